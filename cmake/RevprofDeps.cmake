@@ -1,0 +1,28 @@
+# Finds revprof's dependencies (Debian 12 package names in README).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(GSL REQUIRED IMPORTED_TARGET gsl)
+pkg_check_modules(LUA REQUIRED IMPORTED_TARGET lua5.4)
+pkg_check_modules(PAPI IMPORTED_TARGET papi)
+pkg_check_modules(OTF2 IMPORTED_TARGET otf2)
+find_library(MATH_LIBRARY m)
+
+# MPI: Open MPI by default; -DREVPROF_MPI=mpich selects MPICH's compiler
+# wrapper (Debian installs both side by side).
+if(REVPROF_MPI STREQUAL "mpich")
+  find_program(REVPROF_MPICC NAMES mpicc.mpich REQUIRED)
+  find_program(REVPROF_MPIEXEC NAMES mpiexec.mpich mpiexec.hydra REQUIRED)
+elseif(REVPROF_MPI STREQUAL "openmpi")
+  find_program(REVPROF_MPICC NAMES mpicc.openmpi mpicc REQUIRED)
+  find_program(REVPROF_MPIEXEC NAMES mpiexec.openmpi mpiexec REQUIRED)
+else()
+  message(FATAL_ERROR "REVPROF_MPI must be openmpi or mpich, not '${REVPROF_MPI}'")
+endif()
+set(MPI_C_COMPILER ${REVPROF_MPICC} CACHE FILEPATH "" FORCE)
+set(MPIEXEC_EXECUTABLE ${REVPROF_MPIEXEC} CACHE FILEPATH "" FORCE)
+find_package(MPI REQUIRED COMPONENTS C)
+
+find_program(GNUPLOT_EXECUTABLE gnuplot)
+find_program(PDFLATEX_EXECUTABLE pdflatex)
+find_program(SMPICC_EXECUTABLE smpicc)
+find_program(SMPIRUN_EXECUTABLE smpirun)
+find_program(LUA_INTERPRETER NAMES lua5.4 lua REQUIRED)

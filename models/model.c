@@ -1,0 +1,375 @@
+/* The in-memory machine model: function and basis tables, evaluation of
+ * t(fn, p, d) with its bounds, consistency checks and readable printing. */
+#include "model_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- tables */
+
+const char *revprof_strerror(int code) {
+  switch (code) {
+#define RP_ERR_CASE_(id, c, msg)                                               \
+  case c:                                                                      \
+    return msg;
+    REVPROF_ERROR_TABLE(RP_ERR_CASE_)
+#undef RP_ERR_CASE_
+  default:
+    return "unknown error";
+  }
+}
+
+static const struct {
+  const char *name, *what;
+  revprof_fn_kind kind;
+} fn_table[REVPROF_FN_COUNT] = {
+#define RP_FN_ROW_(id, name, kind, what) {name, what, REVPROF_KIND_##kind},
+    REVPROF_FUNCTION_TABLE(RP_FN_ROW_)
+#undef RP_FN_ROW_
+};
+
+const char *revprof_fn_name(revprof_fn fn) {
+  return (unsigned)fn < REVPROF_FN_COUNT ? fn_table[fn].name : "?";
+}
+
+const char *revprof_fn_what(revprof_fn fn) {
+  return (unsigned)fn < REVPROF_FN_COUNT ? fn_table[fn].what : "?";
+}
+
+revprof_fn_kind revprof_fn_kind_of(revprof_fn fn) {
+  return (unsigned)fn < REVPROF_FN_COUNT ? fn_table[fn].kind
+                                         : REVPROF_KIND_LOCAL;
+}
+
+revprof_fn revprof_fn_lookup(const char *name) {
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    if (strcmp(fn_table[i].name, name) == 0)
+      return (revprof_fn)i;
+  return REVPROF_FN_COUNT;
+}
+
+static const struct {
+  const char *name;
+  int uses_p, uses_d;
+} basis_table[REVPROF_BASIS_COUNT] = {
+#define RP_BASIS_ROW_(id, name, up, ud) {name, up, ud},
+    REVPROF_BASIS_TABLE(RP_BASIS_ROW_)
+#undef RP_BASIS_ROW_
+};
+
+const char *revprof_basis_name(revprof_basis b) {
+  return (unsigned)b < REVPROF_BASIS_COUNT ? basis_table[b].name : "?";
+}
+
+revprof_basis revprof_basis_lookup(const char *name) {
+  for (int i = 0; i < REVPROF_BASIS_COUNT; i++)
+    if (strcmp(basis_table[i].name, name) == 0)
+      return (revprof_basis)i;
+  return REVPROF_BASIS_COUNT;
+}
+
+int revprof_basis_uses_p(revprof_basis b) {
+  return (unsigned)b < REVPROF_BASIS_COUNT && basis_table[b].uses_p;
+}
+
+int revprof_basis_uses_d(revprof_basis b) {
+  return (unsigned)b < REVPROF_BASIS_COUNT && basis_table[b].uses_d;
+}
+
+double revprof_basis_eval(revprof_basis b, double p, double d) {
+  switch (b) {
+  case REVPROF_BASIS_ONE: return 1.0;
+  case REVPROF_BASIS_P: return p;
+  case REVPROF_BASIS_LOG2P: return log2(p);
+  case REVPROF_BASIS_P2: return p * p;
+  case REVPROF_BASIS_LOG2P_2: return log2(p) * log2(p);
+  case REVPROF_BASIS_SQRTP: return sqrt(p);
+  case REVPROF_BASIS_INVP: return 1.0 / p;
+  case REVPROF_BASIS_D: return d;
+  case REVPROF_BASIS_PD: return p * d;
+  case REVPROF_BASIS_LOG2PD: return log2(p) * d;
+  case REVPROF_BASIS_P2D: return p * p * d;
+  case REVPROF_BASIS_PM1_P_D: return (p - 1.0) / p * d;
+  case REVPROF_BASIS_PM1D: return (p - 1.0) * d;
+  case REVPROF_BASIS_SQRTPD: return sqrt(p) * d;
+  case REVPROF_BASIS_COUNT: break;
+  }
+  return 0.0;
+}
+
+/* ---------------------------------------------------------------- model */
+
+revprof_model *revprof_model_alloc(void) {
+  revprof_model *m = calloc(1, sizeof *m);
+  if (m)
+    snprintf(m->method, sizeof m->method, "default");
+  return m;
+}
+
+void revprof_model_free(revprof_model *m) { free(m); }
+
+int revprof_model_has(const revprof_model *m, revprof_fn fn) {
+  return m && (unsigned)fn < REVPROF_FN_COUNT && m->fn[fn].nregimes > 0;
+}
+
+const revprof_regime *revprof_model_regime(const revprof_model *m,
+                                           revprof_fn fn, double d) {
+  if (!revprof_model_has(m, fn))
+    return NULL;
+  const revprof_fnmodel *f = &m->fn[fn];
+  int i = 0;
+  while (i < f->nregimes - 1 && d > f->regime[i].dmax) /* few regimes */
+    i++;
+  return &f->regime[i];
+}
+
+static double eval_coef(const revprof_regime *r, const double *coef,
+                        const double *basis) {
+  double t = 0.0;
+  for (int k = 0; k < r->nterms; k++)
+    t += coef[k] * basis[k];
+  return t;
+}
+
+int revprof_model_eval(const revprof_model *m, revprof_fn fn, double p,
+                       double d, double out[3]) {
+  const revprof_regime *r = revprof_model_regime(m, fn, d);
+  if (r == NULL) {
+    out[0] = out[1] = out[2] = 0.0;
+    return REVPROF_ENOFUNC;
+  }
+  double basis[REVPROF_MAX_TERMS];
+  if (p < 1.0)
+    p = 1.0; /* keeps log2(p) and 1/p finite */
+  for (int k = 0; k < r->nterms; k++)
+    basis[k] = revprof_basis_eval(r->form[k], p, d);
+  double avg = eval_coef(r, r->avg, basis);
+  double lo = eval_coef(r, r->min, basis);
+  double hi = eval_coef(r, r->max, basis);
+  if (avg < 0.0)
+    avg = 0.0;
+  out[REVPROF_AVG] = avg;
+  out[REVPROF_MIN] = lo < 0.0 ? 0.0 : (lo > avg ? avg : lo);
+  out[REVPROF_MAX] = hi < avg ? avg : hi;
+  return 0;
+}
+
+double revprof_model_overhead(const revprof_model *m, const char *name,
+                              double fallback) {
+  for (int i = 0; m && i < m->noverhead; i++)
+    if (strcmp(m->overhead[i].name, name) == 0)
+      return m->overhead[i].seconds;
+  return fallback;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+void rp_errf(char *err, size_t errlen, const char *fmt, ...) {
+  if (err == NULL || errlen == 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+static int check_coefs(const double *c, int n, const char *name,
+                       const char *fn, int reg, const char *field, char *err,
+                       size_t errlen) {
+  for (int k = 0; k < n; k++) {
+    if (!isfinite(c[k])) {
+      rp_errf(err, errlen, "%s: functions.%s[%d].%s[%d]: not a finite number",
+              name, fn, reg + 1, field, k + 1);
+      return REVPROF_EFIELD;
+    }
+    if (c[k] < 0.0) {
+      rp_errf(err, errlen,
+              "%s: functions.%s[%d].%s[%d]: coefficient is negative (%g)",
+              name, fn, reg + 1, field, k + 1, c[k]);
+      return REVPROF_ERANGE;
+    }
+  }
+  return 0;
+}
+
+int revprof_model_check(const revprof_model *m, const char *name, char *err,
+                        size_t errlen) {
+  if (m == NULL)
+    return REVPROF_EINVAL;
+  for (int f = 0; f < REVPROF_FN_COUNT; f++) {
+    const revprof_fnmodel *fm = &m->fn[f];
+    const char *fn = revprof_fn_name((revprof_fn)f);
+    if (fm->nregimes < 0 || fm->nregimes > REVPROF_MAX_REGIMES) {
+      rp_errf(err, errlen, "%s: functions.%s: %d regimes (at most %d)", name,
+              fn, fm->nregimes, REVPROF_MAX_REGIMES);
+      return REVPROF_ERANGE;
+    }
+    for (int i = 0; i < fm->nregimes; i++) {
+      const revprof_regime *r = &fm->regime[i];
+      int rc;
+      if (r->nterms < 1 || r->nterms > REVPROF_MAX_TERMS) {
+        rp_errf(err, errlen, "%s: functions.%s[%d].form: %d terms (1 to %d)",
+                name, fn, i + 1, r->nterms, REVPROF_MAX_TERMS);
+        return REVPROF_EFIELD;
+      }
+      for (int k = 0; k < r->nterms; k++) {
+        if ((unsigned)r->form[k] >= REVPROF_BASIS_COUNT) {
+          rp_errf(err, errlen, "%s: functions.%s[%d].form[%d]: unknown term",
+                  name, fn, i + 1, k + 1);
+          return REVPROF_EFIELD;
+        }
+        for (int j = 0; j < k; j++)
+          if (r->form[j] == r->form[k]) {
+            rp_errf(err, errlen,
+                    "%s: functions.%s[%d].form[%d]: term \"%s\" repeated",
+                    name, fn, i + 1, k + 1, revprof_basis_name(r->form[k]));
+            return REVPROF_EFIELD;
+          }
+      }
+      if ((rc = check_coefs(r->avg, r->nterms, name, fn, i, "avg", err,
+                            errlen)) ||
+          (rc = check_coefs(r->err, r->nterms, name, fn, i, "err", err,
+                            errlen)) ||
+          (rc = check_coefs(r->min, r->nterms, name, fn, i, "min", err,
+                            errlen)) ||
+          (rc = check_coefs(r->max, r->nterms, name, fn, i, "max", err,
+                            errlen)))
+        return rc;
+      if (!(r->dmin >= 0.0) || !(r->dmax >= r->dmin)) {
+        rp_errf(err, errlen,
+                "%s: functions.%s[%d]: bad size range dmin = %g, dmax = %g "
+                "(need 0 <= dmin <= dmax)",
+                name, fn, i + 1, r->dmin, r->dmax);
+        return REVPROF_ERANGE;
+      }
+      if (i > 0) {
+        const revprof_regime *q = &fm->regime[i - 1];
+        if (r->dmin <= q->dmax) {
+          rp_errf(err, errlen,
+                  "%s: functions.%s[%d]: regimes overlap or are unsorted "
+                  "(dmin = %g is not above dmax = %g of regime %d)",
+                  name, fn, i + 1, r->dmin, q->dmax, i);
+          return REVPROF_ERANGE;
+        }
+        if (r->dmin > q->dmax + 1.0) {
+          rp_errf(err, errlen,
+                  "%s: functions.%s[%d]: gap between regimes (dmin = %g, "
+                  "previous dmax = %g; need dmin = previous dmax + 1)",
+                  name, fn, i + 1, r->dmin, q->dmax);
+          return REVPROF_ERANGE;
+        }
+      }
+      if (i < fm->nregimes - 1 && isinf(r->dmax)) {
+        rp_errf(err, errlen,
+                "%s: functions.%s[%d]: dmax missing (only the last regime "
+                "may be open-ended)",
+                name, fn, i + 1);
+        return REVPROF_EFIELD;
+      }
+      if (r->n < 0) {
+        rp_errf(err, errlen, "%s: functions.%s[%d].n: negative", name, fn,
+                i + 1);
+        return REVPROF_ERANGE;
+      }
+    }
+  }
+  for (int i = 0; i < m->noverhead; i++)
+    if (!isfinite(m->overhead[i].seconds) || m->overhead[i].seconds < 0.0) {
+      rp_errf(err, errlen, "%s: overhead.%s: must be a finite number >= 0",
+              name, m->overhead[i].name);
+      return REVPROF_ERANGE;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------- printing */
+
+int revprof_regime_format(const revprof_regime *r, int which, double scale,
+                          char *buf, size_t len) {
+  const double *c = which == REVPROF_MIN   ? r->min
+                    : which == REVPROF_MAX ? r->max
+                                           : r->avg;
+  size_t used = 0;
+  int total = 0;
+  for (int k = 0; k < r->nterms; k++) {
+    const char *b = revprof_basis_name(r->form[k]);
+    int n;
+    if (r->form[k] == REVPROF_BASIS_ONE)
+      n = snprintf(buf + used, used < len ? len - used : 0, "%s%.4g",
+                   k ? " + " : "", c[k] * scale);
+    else
+      n = snprintf(buf + used, used < len ? len - used : 0, "%s%.4g*%s",
+                   k ? " + " : "", c[k] * scale, b);
+    if (n < 0)
+      return n;
+    total += n;
+    used += (size_t)n;
+    if (used > len)
+      used = len;
+  }
+  return total;
+}
+
+static void print_range(const revprof_regime *r, int first, int last,
+                        FILE *f) {
+  if (first && last)
+    fprintf(f, "all d");
+  else if (first)
+    fprintf(f, "d <= %.0f", r->dmax);
+  else if (last)
+    fprintf(f, "d >= %.0f", r->dmin);
+  else
+    fprintf(f, "%.0f <= d <= %.0f", r->dmin, r->dmax);
+}
+
+void revprof_model_print(const revprof_model *m, FILE *f) {
+  char buf[512];
+  fprintf(f, "machine: %s\n", m->machine_name[0] ? m->machine_name : "?");
+  if (m->machine_mpi[0])
+    fprintf(f, "mpi:     %s\n", m->machine_mpi);
+  if (m->machine_date[0])
+    fprintf(f, "date:    %s\n", m->machine_date);
+  if (m->machine_ranks)
+    fprintf(f, "ranks:   %d\n", m->machine_ranks);
+  if (m->machine_notes[0])
+    fprintf(f, "notes:   %s\n", m->machine_notes);
+  fprintf(f, "method:  %s\n", m->method);
+  fprintf(f, "times in microseconds; p = group size, d = bytes; "
+             "coefficient (standard error)\n");
+  for (int fn = 0; fn < REVPROF_FN_COUNT; fn++) {
+    const revprof_fnmodel *fm = &m->fn[fn];
+    if (fm->nregimes == 0)
+      continue;
+    fprintf(f, "\n%s\n", revprof_fn_name((revprof_fn)fn));
+    for (int i = 0; i < fm->nregimes; i++) {
+      const revprof_regime *r = &fm->regime[i];
+      fprintf(f, "  ");
+      print_range(r, i == 0, i == fm->nregimes - 1, f);
+      fprintf(f, ":  t = ");
+      for (int k = 0; k < r->nterms; k++) {
+        fprintf(f, "%s(%.4g ± %.2g)", k ? " + " : "", r->avg[k] * 1e6,
+                r->err[k] * 1e6);
+        if (r->form[k] != REVPROF_BASIS_ONE)
+          fprintf(f, "*%s", revprof_basis_name(r->form[k]));
+      }
+      fprintf(f, "\n");
+      revprof_regime_format(r, REVPROF_MIN, 1e6, buf, sizeof buf);
+      fprintf(f, "      min = %s\n", buf);
+      revprof_regime_format(r, REVPROF_MAX, 1e6, buf, sizeof buf);
+      fprintf(f, "      max = %s\n", buf);
+      if (r->cv_error >= 0.0)
+        fprintf(f, "      %d points, cross-validated error %.1f %%\n", r->n,
+                r->cv_error * 100.0);
+      else
+        fprintf(f, "      %d points\n", r->n);
+    }
+  }
+  if (m->noverhead) {
+    fprintf(f, "\noverhead (microseconds per event)\n");
+    for (int i = 0; i < m->noverhead; i++)
+      fprintf(f, "  %-20s %.4g\n", m->overhead[i].name,
+              m->overhead[i].seconds * 1e6);
+  }
+}

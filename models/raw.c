@@ -1,0 +1,188 @@
+/* Raw characterization data: the CSV written by characterize and read by the
+ * fitter and the datasheet ("function,p,bytes,min,median,mean,max,reps,rse"). */
+#include "model_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+revprof_raw *revprof_raw_alloc(void) { return calloc(1, sizeof(revprof_raw)); }
+
+void revprof_raw_free(revprof_raw *r) {
+  if (r == NULL)
+    return;
+  free(r->pt);
+  free(r);
+}
+
+int revprof_raw_add(revprof_raw *r, const revprof_point *pt) {
+  if (r->n == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 256;
+    revprof_point *np = realloc(r->pt, cap * sizeof *np);
+    if (np == NULL)
+      return REVPROF_ENOMEM;
+    r->pt = np;
+    r->cap = cap;
+  }
+  r->pt[r->n++] = *pt;
+  return 0;
+}
+
+/* Splits line at commas in place; returns the number of fields. */
+static int split(char *line, char **field, int max) {
+  int n = 0;
+  char *s = line;
+  while (n < max) {
+    field[n++] = s;
+    s = strchr(s, ',');
+    if (s == NULL)
+      break;
+    *s++ = '\0';
+  }
+  return n;
+}
+
+static void chomp(char *s) {
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+    s[--n] = '\0';
+}
+
+static int parse_num(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  while (*end == ' ')
+    end++;
+  return end != s && *end == '\0' && errno == 0 && isfinite(*out);
+}
+
+static const char *const columns[] = {"function", "p",   "bytes",
+                                      "min",      "median", "mean",
+                                      "max",      "reps", "rse"};
+
+int revprof_raw_read(const char *path, revprof_raw **out, char *err,
+                     size_t errlen) {
+  *out = NULL;
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    rp_errf(err, errlen, "%s: cannot open raw data: %s", path,
+            strerror(errno));
+    return REVPROF_EIO;
+  }
+  revprof_raw *r = revprof_raw_alloc();
+  char line[4096];
+  char *field[32];
+  long lineno = 0;
+  int rc = 0, header = 0;
+  if (r == NULL) {
+    fclose(f);
+    return REVPROF_ENOMEM;
+  }
+  while (rc == 0 && fgets(line, sizeof line, f)) {
+    lineno++;
+    chomp(line);
+    if (line[0] == '#' || line[0] == '\0')
+      continue;
+    int nf = split(line, field, 32);
+    if (!header) {
+      for (int i = 0; i < 9; i++)
+        if (i >= nf || strcmp(field[i], columns[i]) != 0) {
+          rp_errf(err, errlen,
+                  "%s:%ld: header must start with \"%s\" (column %d is "
+                  "\"%s\")",
+                  path, lineno, REVPROF_RAW_HEADER, i + 1,
+                  i < nf ? field[i] : "missing");
+          rc = REVPROF_EFORMAT;
+          break;
+        }
+      header = 1;
+      continue;
+    }
+    if (nf < 9) {
+      rp_errf(err, errlen, "%s:%ld: %d columns, need 9", path, lineno, nf);
+      rc = REVPROF_EFORMAT;
+      break;
+    }
+    revprof_point pt;
+    double v[8];
+    pt.fn = revprof_fn_lookup(field[0]);
+    if (pt.fn == REVPROF_FN_COUNT) {
+      rp_errf(err, errlen, "%s:%ld: unknown function \"%s\"", path, lineno,
+              field[0]);
+      rc = REVPROF_ENOFUNC;
+      break;
+    }
+    for (int i = 0; i < 8; i++)
+      if (!parse_num(field[i + 1], &v[i]) || v[i] < 0.0) {
+        rp_errf(err, errlen,
+                "%s:%ld: column %s: \"%s\" is not a number >= 0", path,
+                lineno, columns[i + 1], field[i + 1]);
+        rc = REVPROF_EFIELD;
+        break;
+      }
+    if (rc)
+      break;
+    if (v[0] < 1 || v[0] != floor(v[0]) || v[0] > 1e7) {
+      rp_errf(err, errlen, "%s:%ld: p = %s is not a group size", path,
+              lineno, field[1]);
+      rc = REVPROF_EFIELD;
+      break;
+    }
+    if (!(v[2] <= v[3] && v[3] <= v[5] && v[2] <= v[4] && v[4] <= v[5])) {
+      rp_errf(err, errlen,
+              "%s:%ld: need min <= median <= max and min <= mean <= max",
+              path, lineno);
+      rc = REVPROF_EFIELD;
+      break;
+    }
+    pt.p = (int)v[0];
+    pt.d = v[1];
+    pt.min = v[2];
+    pt.median = v[3];
+    pt.mean = v[4];
+    pt.max = v[5];
+    pt.reps = (long)v[6];
+    pt.rse = v[7];
+    rc = revprof_raw_add(r, &pt);
+  }
+  if (rc == 0 && ferror(f)) {
+    rp_errf(err, errlen, "%s: read error", path);
+    rc = REVPROF_EIO;
+  }
+  if (rc == 0 && !header) {
+    rp_errf(err, errlen, "%s: empty file (no header line \"%s\")", path,
+            REVPROF_RAW_HEADER);
+    rc = REVPROF_EFORMAT;
+  }
+  if (rc == 0 && r->n == 0) {
+    rp_errf(err, errlen, "%s: no data rows", path);
+    rc = REVPROF_EFORMAT;
+  }
+  fclose(f);
+  if (rc) {
+    revprof_raw_free(r);
+    return rc;
+  }
+  *out = r;
+  return 0;
+}
+
+void revprof_raw_write_row(FILE *f, const revprof_point *pt) {
+  fprintf(f, "%s,%d,%.0f,%.9g,%.9g,%.9g,%.9g,%ld,%.4g\n",
+          revprof_fn_name(pt->fn), pt->p, pt->d, pt->min, pt->median,
+          pt->mean, pt->max, pt->reps, pt->rse);
+}
+
+int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
+                      size_t errlen) {
+  char tmp[4096];
+  FILE *f = rp_open_tmp(path, tmp, sizeof tmp, err, errlen);
+  if (f == NULL)
+    return REVPROF_EIO;
+  fprintf(f, "%s\n", REVPROF_RAW_HEADER);
+  for (size_t i = 0; i < r->n; i++)
+    revprof_raw_write_row(f, &r->pt[i]);
+  return rp_commit_file(f, tmp, path, 1, err, errlen);
+}

@@ -1,0 +1,61 @@
+/* The MPI functions a machine model can describe, as one X-macro table.
+ * Each row: X(id, "name in model files and raw CSV", kind, what is timed). */
+#ifndef REVPROF_FUNCTIONS_H
+#define REVPROF_FUNCTIONS_H
+
+/* kind: how characterize times the function and what p means for it.
+ *   P2P  - two ranks, p is always 2; d is the message size
+ *   COLL - a collective over a group of p ranks; d is per-rank bytes
+ *   LOCAL- one rank, no communication (p = 1, d = 0) */
+#define REVPROF_FUNCTION_TABLE(X)                                              \
+  X(SEND, "MPI_Send", P2P, "sender's cost of MPI_Send, receive pre-posted")   \
+  X(RECV, "MPI_Recv", P2P, "receiver's cost of MPI_Recv, message arrived")    \
+  X(LATENCY, "latency", P2P, "transit time: half a ping-pong round trip")     \
+  X(ISEND, "MPI_Isend", P2P, "cost of starting MPI_Isend")                   \
+  X(IRECV, "MPI_Irecv", P2P, "MPI_Irecv + MPI_Wait, message arrived")        \
+  X(SENDRECV, "MPI_Sendrecv", P2P, "pairwise exchange, max over both")       \
+  X(BARRIER, "MPI_Barrier", COLL, "barrier, d = 0")                          \
+  X(BCAST, "MPI_Bcast", COLL, "d = buffer bytes, root 0")                    \
+  X(REDUCE, "MPI_Reduce", COLL, "d = bytes per rank, MPI_SUM, root 0")       \
+  X(ALLREDUCE, "MPI_Allreduce", COLL, "d = bytes per rank, MPI_SUM")         \
+  X(GATHER, "MPI_Gather", COLL, "d = bytes sent by each rank")               \
+  X(GATHERV, "MPI_Gatherv", COLL, "d = bytes sent by each rank")             \
+  X(SCATTER, "MPI_Scatter", COLL, "d = bytes received by each rank")         \
+  X(SCATTERV, "MPI_Scatterv", COLL, "d = bytes received by each rank")       \
+  X(ALLGATHER, "MPI_Allgather", COLL, "d = bytes sent by each rank")         \
+  X(ALLGATHERV, "MPI_Allgatherv", COLL, "d = bytes sent by each rank")       \
+  X(ALLTOALL, "MPI_Alltoall", COLL, "d = bytes sent to each rank")           \
+  X(ALLTOALLV, "MPI_Alltoallv", COLL, "d = bytes sent to each rank")         \
+  X(REDUCE_SCATTER, "MPI_Reduce_scatter", COLL, "d = bytes kept per rank")   \
+  X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", COLL,                  \
+    "d = bytes kept per rank")                                               \
+  X(SCAN, "MPI_Scan", COLL, "d = bytes per rank, MPI_SUM")                   \
+  X(EXSCAN, "MPI_Exscan", COLL, "d = bytes per rank, MPI_SUM")               \
+  X(IBARRIER, "MPI_Ibarrier", COLL, "MPI_Ibarrier + MPI_Wait")               \
+  X(IBCAST, "MPI_Ibcast", COLL, "MPI_Ibcast + MPI_Wait")                     \
+  X(IALLREDUCE, "MPI_Iallreduce", COLL, "MPI_Iallreduce + MPI_Wait")         \
+  X(IALLTOALL, "MPI_Ialltoall", COLL, "MPI_Ialltoall + MPI_Wait")            \
+  X(WTIME, "MPI_Wtime", LOCAL, "one call of MPI_Wtime")
+
+typedef enum revprof_fn {
+#define RP_FN_ENUM_(id, name, kind, what) REVPROF_FN_##id,
+  REVPROF_FUNCTION_TABLE(RP_FN_ENUM_)
+#undef RP_FN_ENUM_
+  REVPROF_FN_COUNT
+} revprof_fn;
+
+typedef enum revprof_fn_kind {
+  REVPROF_KIND_P2P,
+  REVPROF_KIND_COLL,
+  REVPROF_KIND_LOCAL
+} revprof_fn_kind;
+
+/* Name as written in model files and raw CSV ("MPI_Send", "latency"). */
+const char *revprof_fn_name(revprof_fn fn);
+/* What characterize times for this function, one line. */
+const char *revprof_fn_what(revprof_fn fn);
+revprof_fn_kind revprof_fn_kind_of(revprof_fn fn);
+/* Looks a name up; case-sensitive. Returns REVPROF_FN_COUNT when unknown. */
+revprof_fn revprof_fn_lookup(const char *name);
+
+#endif

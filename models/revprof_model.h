@@ -1,0 +1,242 @@
+/* revprof model library: machine models of MPI performance (read, check,
+ * evaluate, write), raw characterization data (CSV) and least-squares fitting.
+ * No MPI. Times are seconds (double), message sizes d are bytes. */
+#ifndef REVPROF_MODEL_H
+#define REVPROF_MODEL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "revprof_functions.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+/* Every function that can fail returns 0 or one of these negative codes.
+ * Functions taking (char *err, size_t errlen) also write a full message there
+ * naming the file, line or field at fault (err may be NULL). */
+#define REVPROF_ERROR_TABLE(X)                                                 \
+  X(OK, 0, "success")                                                          \
+  X(EINVAL, -1, "invalid argument")                                            \
+  X(ENOMEM, -2, "out of memory")                                               \
+  X(EIO, -3, "input/output error")                                             \
+  X(ESYNTAX, -4, "syntax error")                                               \
+  X(EFORMAT, -5, "bad or unsupported file format")                             \
+  X(EFIELD, -6, "missing or invalid field")                                    \
+  X(ENOFUNC, -7, "function not in the model")                                  \
+  X(EFIT, -8, "fit failed")                                                    \
+  X(EMPI, -9, "MPI error")                                                     \
+  X(ELUA, -10, "Lua error")                                                    \
+  X(ERANGE, -11, "value out of range")
+
+enum revprof_error {
+#define RP_ERR_ENUM_(id, code, msg) REVPROF_##id = code,
+  REVPROF_ERROR_TABLE(RP_ERR_ENUM_)
+#undef RP_ERR_ENUM_
+};
+
+/* Message for a REVPROF_E* code; never NULL. */
+const char *revprof_strerror(int code);
+
+/* ------------------------------------------------------- basis functions */
+
+/* The terms an equation is built from: t(p,d) = sum_k coef[k] * basis_k(p,d).
+ * X(id, "name in model files", uses p, uses d). log2 is the base-2 log. */
+#define REVPROF_BASIS_TABLE(X)                                                 \
+  X(ONE, "1", 0, 0)                                                            \
+  X(P, "p", 1, 0)                                                              \
+  X(LOG2P, "log2(p)", 1, 0)                                                    \
+  X(P2, "p^2", 1, 0)                                                           \
+  X(LOG2P_2, "log2(p)^2", 1, 0)                                                \
+  X(SQRTP, "sqrt(p)", 1, 0)                                                    \
+  X(INVP, "1/p", 1, 0)                                                         \
+  X(D, "d", 0, 1)                                                              \
+  X(PD, "p*d", 1, 1)                                                           \
+  X(LOG2PD, "log2(p)*d", 1, 1)                                                 \
+  X(P2D, "p^2*d", 1, 1)                                                        \
+  X(PM1_P_D, "(p-1)/p*d", 1, 1)                                                \
+  X(PM1D, "(p-1)*d", 1, 1)                                                     \
+  X(SQRTPD, "sqrt(p)*d", 1, 1)
+
+typedef enum revprof_basis {
+#define RP_BASIS_ENUM_(id, name, up, ud) REVPROF_BASIS_##id,
+  REVPROF_BASIS_TABLE(RP_BASIS_ENUM_)
+#undef RP_BASIS_ENUM_
+  REVPROF_BASIS_COUNT
+} revprof_basis;
+
+const char *revprof_basis_name(revprof_basis b);
+revprof_basis revprof_basis_lookup(const char *name); /* COUNT if unknown */
+int revprof_basis_uses_p(revprof_basis b);
+int revprof_basis_uses_d(revprof_basis b);
+/* Value of one basis function at group size p and d bytes. */
+double revprof_basis_eval(revprof_basis b, double p, double d);
+
+/* ----------------------------------------------------------------- model */
+
+#define REVPROF_MODEL_FORMAT "revprof-model 1"
+#define REVPROF_MAX_TERMS 6    /* terms in one equation */
+#define REVPROF_MAX_REGIMES 12 /* message-size regimes per function */
+#define REVPROF_MAX_OVERHEAD 32
+
+/* One equation, valid for message sizes dmin <= d <= dmax (bytes). The first
+ * regime of a function also covers d < dmin, the last also d > dmax. */
+typedef struct revprof_regime {
+  double dmin, dmax;                  /* bytes; dmax = HUGE_VAL if open */
+  int nterms;                         /* 1..REVPROF_MAX_TERMS */
+  revprof_basis form[REVPROF_MAX_TERMS];
+  double avg[REVPROF_MAX_TERMS];      /* coefficients of the typical time */
+  double err[REVPROF_MAX_TERMS];      /* standard errors of avg */
+  double min[REVPROF_MAX_TERMS];      /* coefficients of the lower bound */
+  double max[REVPROF_MAX_TERMS];      /* coefficients of the upper bound */
+  int n;                              /* measured points fitted */
+  double cv_error;                    /* cross-validated relative error, 0..;
+                                         negative when not computed */
+} revprof_regime;
+
+typedef struct revprof_fnmodel {
+  int nregimes; /* 0: function absent from the model */
+  revprof_regime regime[REVPROF_MAX_REGIMES];
+} revprof_fnmodel;
+
+typedef struct revprof_overhead {
+  char name[32];  /* e.g. "region_enter", "mpi_wrapper", "piggyback" */
+  double seconds; /* cost of one event */
+} revprof_overhead;
+
+typedef struct revprof_model {
+  char machine_name[128];
+  char machine_mpi[128];  /* MPI library and version measured */
+  char machine_date[32];  /* ISO 8601 date of the characterization */
+  char machine_notes[512];
+  int machine_ranks;      /* ranks used to characterize; 0 if unknown */
+  char method[16];        /* fitting method: "default" or "paper" */
+  revprof_fnmodel fn[REVPROF_FN_COUNT];
+  int noverhead;
+  revprof_overhead overhead[REVPROF_MAX_OVERHEAD];
+} revprof_model;
+
+enum revprof_bound { REVPROF_MIN = 0, REVPROF_AVG = 1, REVPROF_MAX = 2 };
+
+/* Allocates an empty model (no functions). NULL when out of memory. */
+revprof_model *revprof_model_alloc(void);
+void revprof_model_free(revprof_model *m); /* NULL is a no-op */
+
+/* Loads and checks a model file: a Lua chunk returning a table, run in an
+ * empty sandbox (text only, no libraries). On error returns < 0 and writes a
+ * message naming the file and the field (or line) to err. */
+int revprof_model_load(const char *path, revprof_model **out, char *err,
+                       size_t errlen);
+/* Same, from a string; name is used in messages. */
+int revprof_model_load_string(const char *text, const char *name,
+                              revprof_model **out, char *err, size_t errlen);
+
+/* Checks the in-memory model (sorted, contiguous regimes, finite and
+ * non-negative coefficients, min <= avg <= max coefficients not required).
+ * name is used in messages. */
+int revprof_model_check(const revprof_model *m, const char *name, char *err,
+                        size_t errlen);
+
+/* Writes the model as a Lua table file; numbers round-trip exactly. The file
+ * is written to path.tmp and renamed, so a failure leaves no partial file. */
+int revprof_model_write(const revprof_model *m, const char *path, char *err,
+                        size_t errlen);
+int revprof_model_write_stream(const revprof_model *m, FILE *f);
+
+/* Prints the model readably (equations in microseconds). */
+void revprof_model_print(const revprof_model *m, FILE *f);
+
+/* 1 when the model has an equation for fn. */
+int revprof_model_has(const revprof_model *m, revprof_fn fn);
+
+/* Regime of fn that applies to d bytes; NULL if fn is absent. */
+const revprof_regime *revprof_model_regime(const revprof_model *m,
+                                           revprof_fn fn, double d);
+
+/* Predicted time in seconds of fn for a group of p ranks and d bytes:
+ * out[REVPROF_MIN] <= out[REVPROF_AVG] <= out[REVPROF_MAX], all >= 0.
+ * O(1), no allocation, no string work. Returns REVPROF_ENOFUNC (and zeros)
+ * if the model lacks fn. */
+int revprof_model_eval(const revprof_model *m, revprof_fn fn, double p,
+                       double d, double out[3]);
+
+/* Equation of one regime as text, e.g. "5.00e+01 + 2.00e+02*log2(p)" in
+ * microseconds when scale = 1e6. Returns the length written (snprintf). */
+int revprof_regime_format(const revprof_regime *r, int which, double scale,
+                          char *buf, size_t len);
+
+/* Value of named overhead, or fallback when absent. */
+double revprof_model_overhead(const revprof_model *m, const char *name,
+                              double fallback);
+
+/* --------------------------------------------------------- raw CSV data */
+
+/* One measured point: statistics over repetitions of the time (seconds) of
+ * fn for a group of p ranks and d bytes; each repetition is the maximum over
+ * the timed ranks. */
+typedef struct revprof_point {
+  revprof_fn fn;
+  int p;
+  double d;   /* bytes */
+  double min, median, mean, max;
+  long reps;  /* repetitions kept */
+  double rse; /* relative standard error of the mean */
+} revprof_point;
+
+typedef struct revprof_raw {
+  size_t n, cap;
+  revprof_point *pt;
+} revprof_raw;
+
+/* The CSV header line every raw file starts with. */
+#define REVPROF_RAW_HEADER "function,p,bytes,min,median,mean,max,reps,rse"
+
+revprof_raw *revprof_raw_alloc(void);
+void revprof_raw_free(revprof_raw *r); /* NULL is a no-op */
+int revprof_raw_add(revprof_raw *r, const revprof_point *pt);
+/* Reads a raw CSV file: header line (extra columns after the nine are
+ * ignored; '#' lines are comments). Errors name the file and line. */
+int revprof_raw_read(const char *path, revprof_raw **out, char *err,
+                     size_t errlen);
+int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
+                      size_t errlen);
+void revprof_raw_write_row(FILE *f, const revprof_point *pt);
+
+/* -------------------------------------------------------------- fitting */
+
+typedef enum revprof_method {
+  REVPROF_METHOD_DEFAULT = 0, /* term search, LOO-CV, pruning, breakpoints */
+  REVPROF_METHOD_PAPER = 1    /* seed 003: 12 forms, chi-squared, small/large */
+} revprof_method;
+
+typedef struct revprof_fit_options {
+  revprof_method method;
+  double paper_split;  /* paper: last d (bytes) of the "small" regime; 32 */
+  int min_sizes;       /* default: fewest distinct d per regime; 4 */
+  int max_regimes;     /* default: most regimes per function; 6 */
+  double regime_gain;  /* default: a new regime must cut the CV error by
+                          this factor (0.1 = 10 %) */
+  int verbose;         /* print each function's choice to stderr */
+} revprof_fit_options;
+
+void revprof_fit_options_init(revprof_fit_options *o);
+const char *revprof_method_name(revprof_method m);
+int revprof_method_lookup(const char *name, revprof_method *out);
+
+/* Fits every function present in raw and stores its regimes in model
+ * (other fields of model untouched). */
+int revprof_fit(const revprof_raw *raw, const revprof_fit_options *o,
+                revprof_model *model, char *err, size_t errlen);
+
+/* Fits one function from n points (all of the same fn). */
+int revprof_fit_function(const revprof_point *pts, size_t n,
+                         const revprof_fit_options *o, revprof_fnmodel *out,
+                         char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,415 @@
+/* The revprof command: one entry point with subcommands for characterizing a
+ * machine, fitting, inspecting and evaluating models, and datasheets. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "revprof_model.h"
+#include "rp_datasheet.h"
+
+#define ERRLEN 1024
+
+static const char *prog = "revprof";
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: revprof COMMAND [ARGS]\n"
+          "\n"
+          "Predict how MPI programs perform on a machine from a model of it.\n"
+          "\n"
+          "commands:\n"
+          "  characterize [OPTIONS]      time every MPI function on this "
+          "machine, fit\n"
+          "                              the model, write raw CSV, model and "
+          "datasheet\n"
+          "  fit RAW.csv -o MODEL.lua    fit a model to raw measurements\n"
+          "  model show FILE             print a model readably\n"
+          "  model check FILE            validate a model file\n"
+          "  model eval FILE FUNCTION P BYTES\n"
+          "                              predicted min avg max time in "
+          "seconds\n"
+          "  datasheet MODEL [RAW.csv] -o DIR\n"
+          "                              write the LaTeX/PDF datasheet, CSV "
+          "and figures\n"
+          "  help [COMMAND]              help on a command\n"
+          "\n"
+          "'revprof COMMAND --help' tells more. Version " RP_VERSION ".\n");
+}
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  return end != s && *end == '\0' && errno == 0 && isfinite(*out);
+}
+
+static int has_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+      return 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ fit */
+
+static void fit_usage(FILE *f) {
+  fprintf(f,
+          "usage: revprof fit RAW.csv -o MODEL.lua [--method default|paper]\n"
+          "                   [--name MACHINE] [--verbose]\n"
+          "\n"
+          "Fits one or more equations per MPI function to raw measurements "
+          "(the CSV\n"
+          "characterize writes: " REVPROF_RAW_HEADER ")\n"
+          "and writes a machine model. --method paper uses seed 003's 12 "
+          "forms with a\n"
+          "small/large split at --split BYTES (default 32).\n");
+}
+
+static int cmd_fit(int argc, char **argv) {
+  const char *in = NULL, *out = NULL, *name = NULL;
+  char err[ERRLEN];
+  revprof_fit_options o;
+  revprof_fit_options_init(&o);
+  if (has_help(argc, argv)) {
+    fit_usage(stdout);
+    return 0;
+  }
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+      out = argv[++i];
+    else if (strcmp(argv[i], "--method") == 0 && i + 1 < argc) {
+      if (revprof_method_lookup(argv[++i], &o.method) != 0) {
+        fprintf(stderr, "%s fit: unknown method '%s' (default or paper)\n",
+                prog, argv[i]);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--split") == 0 && i + 1 < argc) {
+      if (!parse_double(argv[++i], &o.paper_split) || o.paper_split < 0) {
+        fprintf(stderr, "%s fit: --split needs a size in bytes\n", prog);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc)
+      name = argv[++i];
+    else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0)
+      o.verbose = 1;
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "%s fit: unknown option '%s'\n", prog, argv[i]);
+      fit_usage(stderr);
+      return 2;
+    } else if (in == NULL)
+      in = argv[i];
+    else {
+      fit_usage(stderr);
+      return 2;
+    }
+  }
+  if (in == NULL || out == NULL) {
+    fit_usage(stderr);
+    return 2;
+  }
+  revprof_raw *raw = NULL;
+  revprof_model *m = revprof_model_alloc();
+  int rc = m ? revprof_raw_read(in, &raw, err, sizeof err) : REVPROF_ENOMEM;
+  if (rc == 0) {
+    snprintf(m->method, sizeof m->method, "%s",
+             revprof_method_name(o.method));
+    snprintf(m->machine_name, sizeof m->machine_name, "%s",
+             name ? name : in);
+    snprintf(m->machine_notes, sizeof m->machine_notes,
+             "fitted by 'revprof fit' from %s", in);
+    rc = revprof_fit(raw, &o, m, err, sizeof err);
+  }
+  if (rc == 0)
+    rc = revprof_model_write(m, out, err, sizeof err);
+  if (rc != 0)
+    fprintf(stderr, "%s fit: %s\n", prog,
+            err[0] ? err : revprof_strerror(rc));
+  else
+    fprintf(stderr, "%s fit: wrote %s\n", prog, out);
+  revprof_raw_free(raw);
+  revprof_model_free(m);
+  return rc ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- model */
+
+static void model_usage(FILE *f) {
+  fprintf(f, "usage: revprof model show FILE\n"
+             "       revprof model check FILE\n"
+             "       revprof model eval FILE FUNCTION P BYTES\n"
+             "\n"
+             "show prints the equations in microseconds; check validates "
+             "the file and exits\n"
+             "with status 1 naming the first bad field; eval prints the "
+             "predicted time of\n"
+             "FUNCTION (e.g. MPI_Allreduce) for P ranks and BYTES bytes as "
+             "'min avg max' in\n"
+             "seconds.\n");
+}
+
+static int cmd_model(int argc, char **argv) {
+  char err[ERRLEN] = "";
+  revprof_model *m = NULL;
+  if (has_help(argc, argv)) {
+    model_usage(stdout);
+    return 0;
+  }
+  if (argc < 3) {
+    model_usage(stderr);
+    return 2;
+  }
+  const char *sub = argv[1], *file = argv[2];
+  int want = strcmp(sub, "eval") == 0 ? 6 : 3;
+  if ((strcmp(sub, "show") && strcmp(sub, "check") && strcmp(sub, "eval")) ||
+      argc != want) {
+    model_usage(stderr);
+    return 2;
+  }
+  if (revprof_model_load(file, &m, err, sizeof err) != 0) {
+    fprintf(stderr, "%s model %s: %s\n", prog, sub, err);
+    return 1;
+  }
+  int status = 0;
+  if (strcmp(sub, "show") == 0)
+    revprof_model_print(m, stdout);
+  else if (strcmp(sub, "check") == 0) {
+    int nfn = 0;
+    for (int i = 0; i < REVPROF_FN_COUNT; i++)
+      nfn += revprof_model_has(m, (revprof_fn)i);
+    printf("%s: ok (%s, %d functions)\n", file, REVPROF_MODEL_FORMAT, nfn);
+  } else {
+    revprof_fn fn = revprof_fn_lookup(argv[3]);
+    double p, d, t[3];
+    if (fn == REVPROF_FN_COUNT) {
+      fprintf(stderr, "%s model eval: unknown function '%s'\n", prog,
+              argv[3]);
+      status = 2;
+    } else if (!parse_double(argv[4], &p) || p < 1 || p != floor(p)) {
+      fprintf(stderr, "%s model eval: P must be a whole number >= 1, not "
+                      "'%s'\n", prog, argv[4]);
+      status = 2;
+    } else if (!parse_double(argv[5], &d) || d < 0) {
+      fprintf(stderr, "%s model eval: BYTES must be a number >= 0, not "
+                      "'%s'\n", prog, argv[5]);
+      status = 2;
+    } else if (revprof_model_eval(m, fn, p, d, t) != 0) {
+      fprintf(stderr, "%s model eval: %s: the model has no equation for "
+                      "%s\n", prog, file, argv[3]);
+      status = 1;
+    } else
+      printf("%.6e %.6e %.6e\n", t[REVPROF_MIN], t[REVPROF_AVG],
+             t[REVPROF_MAX]);
+  }
+  revprof_model_free(m);
+  return status;
+}
+
+/* ------------------------------------------------------------ datasheet */
+
+static void datasheet_usage(FILE *f) {
+  fprintf(f, "usage: revprof datasheet MODEL.lua [RAW.csv] -o DIR [--no-pdf]\n"
+             "\n"
+             "Writes DIR/datasheet.tex (one section per function: equations "
+             "in microseconds\n"
+             "with errors, regime limits, fit quality, a figure of measured "
+             "points and fitted\n"
+             "curves), DIR/equations.csv and DIR/fig/, and DIR/datasheet.pdf "
+             "when pdflatex is\n"
+             "installed (unless --no-pdf).\n");
+}
+
+static int cmd_datasheet(int argc, char **argv) {
+  const char *model = NULL, *rawf = NULL, *dir = NULL;
+  char err[ERRLEN] = "", pdf[PATH_MAX] = "";
+  rp_datasheet_options o;
+  rp_datasheet_options_init(&o);
+  if (has_help(argc, argv)) {
+    datasheet_usage(stdout);
+    return 0;
+  }
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+      dir = argv[++i];
+    else if (strcmp(argv[i], "--no-pdf") == 0)
+      o.pdf = 0;
+    else if (argv[i][0] == '-') {
+      fprintf(stderr, "%s datasheet: unknown option '%s'\n", prog, argv[i]);
+      return 2;
+    } else if (!model)
+      model = argv[i];
+    else if (!rawf)
+      rawf = argv[i];
+    else {
+      datasheet_usage(stderr);
+      return 2;
+    }
+  }
+  if (!model || !dir) {
+    datasheet_usage(stderr);
+    return 2;
+  }
+  revprof_model *m = NULL;
+  revprof_raw *raw = NULL;
+  int rc = revprof_model_load(model, &m, err, sizeof err);
+  if (rc == 0 && rawf)
+    rc = revprof_raw_read(rawf, &raw, err, sizeof err);
+  if (rc == 0)
+    rc = rp_datasheet_write(m, raw, dir, &o, pdf, sizeof pdf, err,
+                            sizeof err);
+  if (rc != 0)
+    fprintf(stderr, "%s datasheet: %s\n", prog, err);
+  else
+    printf("datasheet: %s/datasheet.tex%s%s\n", dir, pdf[0] ? ", " : "",
+           pdf);
+  revprof_model_free(m);
+  revprof_raw_free(raw);
+  return rc ? 1 : 0;
+}
+
+/* --------------------------------------------------------- characterize */
+
+/* Path of the characterization MPI program: $REVPROF_CHARACTERIZE, else
+ * next to this binary in the build tree, else the installed libexec one. */
+static int find_characterize(char *buf, size_t len) {
+  const char *env = getenv("REVPROF_CHARACTERIZE");
+  char self[PATH_MAX / 2];
+  if (env && *env) {
+    snprintf(buf, len, "%s", env);
+    return access(buf, X_OK) == 0 ? 0 : -1;
+  }
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) {
+      *slash = '\0';
+      snprintf(buf, len, "%s/../characterize/revprof-characterize", self);
+      if (access(buf, X_OK) == 0)
+        return 0;
+      snprintf(buf, len, "%s/../libexec/revprof/revprof-characterize", self);
+      if (access(buf, X_OK) == 0)
+        return 0;
+    }
+  }
+  snprintf(buf, len, "%s/revprof-characterize", RP_LIBEXECDIR);
+  return access(buf, X_OK) == 0 ? 0 : -1;
+}
+
+static int under_mpi_launcher(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                     "PMIX_RANK", "PMI_RANK", NULL};
+  for (int i = 0; vars[i]; i++)
+    if (getenv(vars[i]))
+      return 1;
+  return 0;
+}
+
+static int cmd_characterize(int argc, char **argv) {
+  char exe[PATH_MAX];
+  const char *np = NULL, *mpiexec = getenv("REVPROF_MPIEXEC");
+  if (find_characterize(exe, sizeof exe) != 0) {
+    fprintf(stderr,
+            "%s characterize: cannot find the MPI program "
+            "revprof-characterize (set REVPROF_CHARACTERIZE to its path)\n",
+            prog);
+    return 1;
+  }
+  char **args = calloc((size_t)argc + 16, sizeof *args);
+  int n = 0;
+  if (args == NULL)
+    return 1;
+  if (under_mpi_launcher()) { /* mpirun -np N revprof characterize ... */
+    args[n++] = exe;
+    for (int i = 1; i < argc; i++)
+      args[n++] = argv[i];
+    execv(exe, args);
+    fprintf(stderr, "%s characterize: cannot run %s: %s\n", prog, exe,
+            strerror(errno));
+    free(args);
+    return 1;
+  }
+  if (!mpiexec || !*mpiexec)
+    mpiexec = RP_MPIEXEC;
+  args[n++] = (char *)mpiexec;
+  int help = has_help(argc, argv);
+  int skip_np = 0;
+  for (int i = 1; i < argc; i++)
+    if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--np") == 0) &&
+        i + 1 < argc) {
+      np = argv[i + 1];
+      skip_np = i;
+    }
+  char npbuf[32];
+  if (np == NULL) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(npbuf, sizeof npbuf, "%ld", help ? 1 : (cores < 2 ? 2 : cores));
+    np = npbuf;
+  }
+  if (strstr(mpiexec, "mpich") == NULL && strstr(mpiexec, "hydra") == NULL) {
+    args[n++] = "--oversubscribe"; /* Open MPI: more ranks than cores ok */
+    if (geteuid() == 0) {
+      setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+      setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+  }
+  args[n++] = "-n";
+  args[n++] = (char *)np;
+  args[n++] = exe;
+  for (int i = 1; i < argc; i++) {
+    if (skip_np && (i == skip_np || i == skip_np + 1))
+      continue;
+    args[n++] = argv[i];
+  }
+  args[n] = NULL;
+  execvp(mpiexec, args);
+  fprintf(stderr, "%s characterize: cannot run %s: %s\n", prog, mpiexec,
+          strerror(errno));
+  free(args);
+  return 1;
+}
+
+/* ----------------------------------------------------------------- main */
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    if (argc > 2 && strcmp(cmd, "help") == 0) {
+      static char help_flag[] = "--help";
+      static char *hargv[4];
+      hargv[0] = argv[0];
+      hargv[1] = argv[2];
+      hargv[2] = help_flag;
+      argv = hargv;
+      argc = 3;
+      cmd = argv[1];
+    } else {
+      usage(stdout);
+      return 0;
+    }
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("revprof " RP_VERSION "\n");
+    return 0;
+  }
+  if (strcmp(cmd, "fit") == 0)
+    return cmd_fit(argc - 1, argv + 1);
+  if (strcmp(cmd, "model") == 0)
+    return cmd_model(argc - 1, argv + 1);
+  if (strcmp(cmd, "datasheet") == 0)
+    return cmd_datasheet(argc - 1, argv + 1);
+  if (strcmp(cmd, "characterize") == 0)
+    return cmd_characterize(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+  usage(stderr);
+  return 2;
+}
