@@ -1,0 +1,364 @@
+/* Unit tests of the model library: loading, checking, evaluating and writing
+ * machine models, and every bad model file the README promises to reject. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "revprof_model.h"
+#include "rp_test.h"
+
+#define GOOD_HEAD "return { format = \"revprof-model 1\", "
+
+static const char *good_model =
+    GOOD_HEAD "machine = { name = \"t3d\", mpi = \"EPCC MPI\", "
+              "date = \"1996-01-01\", ranks = 16, notes = \"hand \\\"made\\\"\" },\n"
+              "  method = \"paper\",\n"
+              "  functions = {\n"
+              "    MPI_Allreduce = {\n"
+              "      { dmax = 32, form = { \"1\", \"log2(p)\", \"d\" },\n"
+              "        avg = { 50e-6, 200e-6, 4e-6 }, err = { 30e-6, 10e-6, 1e-6 },\n"
+              "        min = { 20e-6, 190e-6, 3e-6 }, max = { 80e-6, 210e-6, 5e-6 },\n"
+              "        n = 96, cv_error = 0.04 },\n"
+              "      { dmin = 33, form = { \"1\", \"p\", \"log2(p)*d\" },\n"
+              "        avg = { 300e-6, 20e-6, 0.9e-6 } },\n"
+              "    },\n"
+              "    latency = { { form = { \"1\", \"d\" }, avg = { 1.5e-6, 1e-10 } } },\n"
+              "  },\n"
+              "  overhead = { mpi_wrapper = 1.25e-7 },\n"
+              "}\n";
+
+static revprof_model *load_ok(const char *text) {
+  revprof_model *m = NULL;
+  char err[512] = "";
+  int rc = revprof_model_load_string(text, "good.lua", &m, err, sizeof err);
+  if (rc != 0)
+    fail_msg("load failed: %s", err);
+  return m;
+}
+
+/* Loads text, expects failure with code rc and a message containing each
+ * of the given fragments (NULL-terminated). */
+static void load_bad(const char *text, int want_rc, ...) {
+  revprof_model *m = (revprof_model *)0x1;
+  char err[512] = "";
+  int rc = revprof_model_load_string(text, "bad.lua", &m, err, sizeof err);
+  assert_int_equal(rc, want_rc);
+  assert_null(m);
+  assert_non_null(strstr(err, "bad.lua"));
+  va_list ap;
+  va_start(ap, want_rc);
+  for (const char *frag; (frag = va_arg(ap, const char *)) != NULL;)
+    if (strstr(err, frag) == NULL)
+      fail_msg("message \"%s\" lacks \"%s\"", err, frag);
+  va_end(ap);
+}
+
+static void test_model_load_fields(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(good_model);
+  assert_string_equal(m->machine_name, "t3d");
+  assert_string_equal(m->machine_notes, "hand \"made\"");
+  assert_int_equal(m->machine_ranks, 16);
+  assert_string_equal(m->method, "paper");
+  assert_true(revprof_model_has(m, REVPROF_FN_ALLREDUCE));
+  assert_true(revprof_model_has(m, REVPROF_FN_LATENCY));
+  assert_false(revprof_model_has(m, REVPROF_FN_BCAST));
+  const revprof_fnmodel *f = &m->fn[REVPROF_FN_ALLREDUCE];
+  assert_int_equal(f->nregimes, 2);
+  assert_true(f->regime[0].dmin == 0.0 && f->regime[0].dmax == 32.0);
+  assert_true(f->regime[1].dmin == 33.0 && isinf(f->regime[1].dmax));
+  assert_int_equal(f->regime[0].n, 96);
+  assert_true(f->regime[1].cv_error < 0.0); /* absent: not computed */
+  /* bounds default to avg when absent */
+  assert_true(f->regime[1].min[2] == 0.9e-6 && f->regime[1].max[1] == 20e-6);
+  assert_true(revprof_model_overhead(m, "mpi_wrapper", 0) == 1.25e-7);
+  assert_true(revprof_model_overhead(m, "piggyback", -1) == -1);
+  revprof_model_free(m);
+}
+
+/* Seed 003's T3D Allreduce equation, by hand. */
+static void test_model_eval_paper_equation(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(good_model);
+  double t[3];
+  assert_int_equal(revprof_model_eval(m, REVPROF_FN_ALLREDUCE, 8, 16, t), 0);
+  assert_near(t[REVPROF_AVG], 50e-6 + 200e-6 * 3 + 4e-6 * 16, 1e-15);
+  assert_near(t[REVPROF_MIN], 20e-6 + 190e-6 * 3 + 3e-6 * 16, 1e-15);
+  assert_near(t[REVPROF_MAX], 80e-6 + 210e-6 * 3 + 5e-6 * 16, 1e-15);
+  /* regime edges: 32 is small, 33 is large, huge extrapolates */
+  revprof_model_eval(m, REVPROF_FN_ALLREDUCE, 8, 32, t);
+  assert_near(t[REVPROF_AVG], 50e-6 + 600e-6 + 128e-6, 1e-15);
+  revprof_model_eval(m, REVPROF_FN_ALLREDUCE, 8, 33, t);
+  assert_near(t[REVPROF_AVG], 300e-6 + 160e-6 + 0.9e-6 * 3 * 33,
+                      1e-15);
+  revprof_model_eval(m, REVPROF_FN_ALLREDUCE, 4, 1e9, t);
+  assert_near(t[REVPROF_AVG], 300e-6 + 80e-6 + 0.9e-6 * 2 * 1e9,
+                      1e-6);
+  revprof_model_free(m);
+}
+
+static void test_model_eval_missing_function(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(good_model);
+  double t[3] = {1, 1, 1};
+  assert_int_equal(revprof_model_eval(m, REVPROF_FN_BCAST, 4, 8, t),
+                   REVPROF_ENOFUNC);
+  assert_true(t[0] == 0 && t[1] == 0 && t[2] == 0);
+  revprof_model_free(m);
+}
+
+/* The bounds are ordered even when the min/max equations cross avg. */
+static void test_model_eval_bounds_ordered(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(
+      GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\", \"d\" }, "
+                "avg = { 1e-6, 1e-9 }, min = { 2e-6, 0 }, max = { 0, 5e-10 } "
+                "} } } }");
+  double t[3];
+  for (double d = 0; d < 1e7; d = d * 4 + 1) {
+    revprof_model_eval(m, REVPROF_FN_BCAST, 2, d, t);
+    assert_true(t[REVPROF_MIN] >= 0.0);
+    assert_true(t[REVPROF_MIN] <= t[REVPROF_AVG]);
+    assert_true(t[REVPROF_AVG] <= t[REVPROF_MAX]);
+  }
+  revprof_model_free(m);
+}
+
+static void test_model_write_round_trip(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(good_model), *m2 = NULL;
+  char path[] = "/tmp/rp_test_model_XXXXXX";
+  char err[512] = "";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  /* awkward values must survive exactly */
+  m->fn[REVPROF_FN_ALLREDUCE].regime[0].avg[0] = 1.0 / 3.0 * 1e-5;
+  m->fn[REVPROF_FN_ALLREDUCE].regime[0].err[2] = 4.9406564584124654e-324;
+  assert_int_equal(revprof_model_write(m, path, err, sizeof err), 0);
+  assert_int_equal(revprof_model_load(path, &m2, err, sizeof err), 0);
+  assert_string_equal(m->machine_notes, m2->machine_notes);
+  assert_int_equal(m2->noverhead, 1);
+  assert_memory_equal(m->fn, m2->fn, sizeof m->fn);
+  /* the .tmp file is gone */
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  assert_int_equal(access(tmp, F_OK), -1);
+  remove(path);
+  revprof_model_free(m);
+  revprof_model_free(m2);
+}
+
+static void test_model_write_unwritable(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(good_model);
+  char err[512] = "";
+  int rc = revprof_model_write(m, "/nonexistent-dir/model.lua", err,
+                               sizeof err);
+  assert_int_equal(rc, REVPROF_EIO);
+  assert_non_null(strstr(err, "/nonexistent-dir/model.lua"));
+  revprof_model_free(m);
+}
+
+static void test_model_print_readable(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(good_model);
+  char buf[8192];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  revprof_model_print(m, f);
+  fclose(f);
+  assert_non_null(strstr(buf, "MPI_Allreduce"));
+  assert_non_null(strstr(buf, "d <= 32"));
+  assert_non_null(strstr(buf, "(50 ± 30) + (200 ± 10)*log2(p) + (4 ± 1)*d"));
+  revprof_model_free(m);
+}
+
+static void test_model_reject_missing_file(void **state) {
+  (void)state;
+  revprof_model *m = NULL;
+  char err[512] = "";
+  assert_int_equal(revprof_model_load("/nonexistent/m.lua", &m, err,
+                                      sizeof err),
+                   REVPROF_EIO);
+  assert_null(m);
+  assert_non_null(strstr(err, "/nonexistent/m.lua"));
+}
+
+static void test_model_reject_empty_file(void **state) {
+  (void)state;
+  char path[] = "/tmp/rp_test_empty_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  revprof_model *m = NULL;
+  char err[512] = "";
+  assert_int_equal(revprof_model_load(path, &m, err, sizeof err),
+                   REVPROF_EFORMAT);
+  assert_non_null(strstr(err, "empty"));
+  assert_non_null(strstr(err, path));
+  remove(path);
+}
+
+static void test_model_reject_syntax_error(void **state) {
+  (void)state;
+  load_bad("return {\n format = \"revprof-model 1\",\n functions = {,\n}",
+           REVPROF_ESYNTAX, "bad.lua:3:", NULL);
+}
+
+static void test_model_reject_runtime_error(void **state) {
+  (void)state;
+  /* the sandbox has no libraries: io and os are nil */
+  load_bad("os.execute('true')\nreturn {}", REVPROF_ESYNTAX, "bad.lua:1:",
+           NULL);
+  load_bad("while true do end", REVPROF_ESYNTAX, "too long", NULL);
+}
+
+static void test_model_reject_not_a_table(void **state) {
+  (void)state;
+  load_bad("return 42", REVPROF_EFORMAT, "must 'return {", NULL);
+}
+
+static void test_model_reject_wrong_version(void **state) {
+  (void)state;
+  load_bad("return { format = \"revprof-model 2\", functions = {} }",
+           REVPROF_EFORMAT, "format", "revprof-model 2", NULL);
+  load_bad("return { functions = {} }", REVPROF_EFORMAT, "format", NULL);
+}
+
+static void test_model_reject_missing_fields(void **state) {
+  (void)state;
+  load_bad(GOOD_HEAD "}", REVPROF_EFIELD, "functions: missing", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { avg = { 1 } } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1].form: missing", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" } } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1].avg: missing", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { } } }", REVPROF_EFIELD,
+           "functions.MPI_Bcast: 0 regimes", NULL);
+}
+
+static void test_model_reject_non_numeric(void **state) {
+  (void)state;
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" }, "
+                     "avg = { \"5e-6\" } } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1].avg[1]", "number", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" }, "
+                     "avg = { 1 }, dmax = \"big\" } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1].dmax", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\", \"d\" }, "
+                     "avg = { 1 } } } } }",
+           REVPROF_EFIELD, "avg: has 1 entries, but form has 2", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" }, "
+                     "avg = { 1 }, n = 2.5 } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1].n", NULL);
+}
+
+static void test_model_reject_negative_or_nan(void **state) {
+  (void)state;
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\", \"d\" }, "
+                     "avg = { 1e-6, -1e-9 } } } } }",
+           REVPROF_ERANGE, "functions.MPI_Bcast[1].avg[2]", "negative", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" }, "
+                     "avg = { 0/0 } } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1].avg[1]", "NaN", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" }, "
+                     "avg = { 1/0 } } } } }",
+           REVPROF_EFIELD, "avg[1]", "finite", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" }, "
+                     "avg = { 1 }, max = { -2 } } } } }",
+           REVPROF_ERANGE, "max[1]", NULL);
+  load_bad(GOOD_HEAD "functions = {}, overhead = { piggyback = -1 } }",
+           REVPROF_ERANGE, "overhead.piggyback", NULL);
+}
+
+static void test_model_reject_unknown_names(void **state) {
+  (void)state;
+  load_bad(GOOD_HEAD "functions = { MPI_Bcats = { { form = { \"1\" }, "
+                     "avg = { 1 } } } } }",
+           REVPROF_ENOFUNC, "functions.MPI_Bcats", "unknown function", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"ln(p)\" }, "
+                     "avg = { 1 } } } } }",
+           REVPROF_EFIELD, "form[1]", "ln(p)", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"1\" }, "
+                     "avg = { 1 }, cv_eror = 0.1 } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1].cv_eror: unknown field",
+           NULL);
+  load_bad(GOOD_HEAD "machine = { nmae = \"x\" }, functions = {} }",
+           REVPROF_EFIELD, "machine.nmae: unknown field", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"d\", \"d\" }, "
+                     "avg = { 1, 2 } } } } }",
+           REVPROF_EFIELD, "repeated", NULL);
+}
+
+static void test_model_reject_unsorted_or_overlapping(void **state) {
+  (void)state;
+  const char *two = GOOD_HEAD
+      "functions = { MPI_Bcast = {\n"
+      "  { dmax = %s, form = { \"1\" }, avg = { 1 } },\n"
+      "  { dmin = %s, form = { \"1\" }, avg = { 2 } } } } }";
+  char text[1024];
+  snprintf(text, sizeof text, two, "64", "33"); /* unsorted / overlapping */
+  load_bad(text, REVPROF_ERANGE, "functions.MPI_Bcast[2]", "overlap", NULL);
+  snprintf(text, sizeof text, two, "64", "64");
+  load_bad(text, REVPROF_ERANGE, "overlap", NULL);
+  snprintf(text, sizeof text, two, "64", "100"); /* gap */
+  load_bad(text, REVPROF_ERANGE, "gap", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = {\n"
+                     "  { form = { \"1\" }, avg = { 1 } },\n"
+                     "  { form = { \"1\" }, avg = { 2 } } } } }",
+           REVPROF_EFIELD, "functions.MPI_Bcast[1]", "dmax missing", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Bcast = {\n"
+                     "  { dmin = 10, dmax = 5, form = { \"1\" }, avg = { 1 } "
+                     "} } } }",
+           REVPROF_ERANGE, "bad size range", NULL);
+}
+
+static void test_model_function_table(void **state) {
+  (void)state;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    assert_int_equal(revprof_fn_lookup(revprof_fn_name((revprof_fn)i)), i);
+  assert_int_equal(revprof_fn_lookup("MPI_Nope"), REVPROF_FN_COUNT);
+  assert_int_equal(revprof_fn_kind_of(REVPROF_FN_SEND), REVPROF_KIND_P2P);
+  assert_int_equal(revprof_fn_kind_of(REVPROF_FN_ALLTOALL),
+                   REVPROF_KIND_COLL);
+  for (int b = 0; b < REVPROF_BASIS_COUNT; b++)
+    assert_int_equal(revprof_basis_lookup(revprof_basis_name((revprof_basis)b)),
+                     b);
+  assert_near(revprof_basis_eval(REVPROF_BASIS_PM1_P_D, 4, 100), 75,
+                      1e-12);
+  assert_near(revprof_basis_eval(REVPROF_BASIS_LOG2P_2, 8, 0), 9,
+                      1e-12);
+  assert_string_equal(revprof_strerror(REVPROF_ERANGE), "value out of range");
+  assert_string_equal(revprof_strerror(12345), "unknown error");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_model_load_fields),
+      cmocka_unit_test(test_model_eval_paper_equation),
+      cmocka_unit_test(test_model_eval_missing_function),
+      cmocka_unit_test(test_model_eval_bounds_ordered),
+      cmocka_unit_test(test_model_write_round_trip),
+      cmocka_unit_test(test_model_write_unwritable),
+      cmocka_unit_test(test_model_print_readable),
+      cmocka_unit_test(test_model_reject_missing_file),
+      cmocka_unit_test(test_model_reject_empty_file),
+      cmocka_unit_test(test_model_reject_syntax_error),
+      cmocka_unit_test(test_model_reject_runtime_error),
+      cmocka_unit_test(test_model_reject_not_a_table),
+      cmocka_unit_test(test_model_reject_wrong_version),
+      cmocka_unit_test(test_model_reject_missing_fields),
+      cmocka_unit_test(test_model_reject_non_numeric),
+      cmocka_unit_test(test_model_reject_negative_or_nan),
+      cmocka_unit_test(test_model_reject_unknown_names),
+      cmocka_unit_test(test_model_reject_unsorted_or_overlapping),
+      cmocka_unit_test(test_model_function_table),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
