@@ -1,0 +1,126 @@
+/* Unit tests of the raw CSV reader and writer (the format 'revprof fit' and
+ * the datasheet read, which other tools may produce too). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "revprof_model.h"
+#include "rp_test.h"
+
+static char path[64];
+
+static const char *write_tmp(const char *text) {
+  snprintf(path, sizeof path, "/tmp/rp_test_raw_XXXXXX");
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static void read_bad(const char *text, int want_rc, const char *frag) {
+  revprof_raw *r = (revprof_raw *)0x1;
+  char err[512] = "";
+  const char *p = write_tmp(text);
+  assert_int_equal(revprof_raw_read(p, &r, err, sizeof err), want_rc);
+  assert_null(r);
+  assert_non_null(strstr(err, p));
+  if (strstr(err, frag) == NULL)
+    fail_msg("message \"%s\" lacks \"%s\"", err, frag);
+  remove(p);
+}
+
+static void test_raw_read_rows(void **state) {
+  (void)state;
+  const char *p = write_tmp(
+      "# comment line\n" REVPROF_RAW_HEADER ",extra\n"
+      "MPI_Allreduce,4,1024,1.5e-06,2e-06,2.1e-06,3e-06,100,0.012,x\r\n"
+      "\n"
+      "latency,2,0,2.5e-07,3e-07,3e-07,4e-07,1000,0.001\n");
+  revprof_raw *r = NULL;
+  char err[256] = "";
+  assert_int_equal(revprof_raw_read(p, &r, err, sizeof err), 0);
+  assert_int_equal(r->n, 2);
+  assert_int_equal(r->pt[0].fn, REVPROF_FN_ALLREDUCE);
+  assert_int_equal(r->pt[0].p, 4);
+  assert_near(r->pt[0].d, 1024, 0);
+  assert_near(r->pt[0].median, 2e-6, 0);
+  assert_int_equal(r->pt[0].reps, 100);
+  assert_int_equal(r->pt[1].fn, REVPROF_FN_LATENCY);
+  assert_near(r->pt[1].rse, 0.001, 0);
+  remove(p);
+  revprof_raw_free(r);
+}
+
+static void test_raw_write_round_trip(void **state) {
+  (void)state;
+  revprof_raw *r = revprof_raw_alloc(), *r2 = NULL;
+  char err[256] = "";
+  for (int i = 0; i < 1000; i++) { /* grows past the first allocation */
+    revprof_point pt = {REVPROF_FN_BCAST, 2 + i % 7, (double)(i * 8),
+                        1e-6 * (1 + i), 1.5e-6 * (1 + i), 1.6e-6 * (1 + i),
+                        2e-6 * (1 + i), 10 + i, 0.02};
+    assert_int_equal(revprof_raw_add(r, &pt), 0);
+  }
+  const char *p = write_tmp("");
+  assert_int_equal(revprof_raw_write(r, p, err, sizeof err), 0);
+  assert_int_equal(revprof_raw_read(p, &r2, err, sizeof err), 0);
+  assert_int_equal(r2->n, 1000);
+  for (size_t i = 0; i < r->n; i++) {
+    assert_int_equal(r2->pt[i].p, r->pt[i].p);
+    assert_rel(r2->pt[i].median, r->pt[i].median, 1e-8);
+    assert_rel(r2->pt[i].max, r->pt[i].max, 1e-8);
+  }
+  remove(p);
+  revprof_raw_free(r);
+  revprof_raw_free(r2);
+}
+
+static void test_raw_reject_bad_input(void **state) {
+  (void)state;
+  read_bad("", REVPROF_EFORMAT, "empty");
+  read_bad(REVPROF_RAW_HEADER "\n", REVPROF_EFORMAT, "no data rows");
+  read_bad("function,p,size,min,median,mean,max,reps,rse\n", REVPROF_EFORMAT,
+           "column 3");
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,1,2,3\n", REVPROF_EFORMAT,
+           ":2: 6 columns");
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcats,4,8,1,2,2,3,1,0\n",
+           REVPROF_ENOFUNC, ":2: unknown function \"MPI_Bcats\"");
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,eight,1,2,2,3,1,0\n",
+           REVPROF_EFIELD, "column bytes");
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,-1,2,2,3,1,0\n",
+           REVPROF_EFIELD, "column min");
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,2.5,8,1,2,2,3,1,0\n",
+           REVPROF_EFIELD, "not a group size");
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,3,2,2,3,1,0\n",
+           REVPROF_EFIELD, "min <= median");
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,1,2,2,nan,1,0\n",
+           REVPROF_EFIELD, "column max");
+}
+
+static void test_raw_reject_missing_file(void **state) {
+  (void)state;
+  revprof_raw *r = NULL;
+  char err[256] = "";
+  assert_int_equal(revprof_raw_read("/nonexistent/raw.csv", &r, err,
+                                    sizeof err),
+                   REVPROF_EIO);
+  assert_non_null(strstr(err, "/nonexistent/raw.csv"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_raw_read_rows),
+      cmocka_unit_test(test_raw_write_round_trip),
+      cmocka_unit_test(test_raw_reject_bad_input),
+      cmocka_unit_test(test_raw_reject_missing_file),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
