@@ -1,8 +1,51 @@
 /* Least-squares fitting of per-function equations (GSL): seed 003's paper
- * method and the default method (term search, LOO-CV, breakpoints). */
+ * method and the default method (term search, LOO-CV, breakpoints). The
+ * algorithm is described step by step in docs/fitting.md. */
 #include "model_int.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define NB REVPROF_BASIS_COUNT
+#define MAXT REVPROF_MAX_TERMS
+
+/* ------------------------------------------------------------ constants */
+
+/* A negative coefficient whose largest relative contribution
+ * max_i |c * basis(p_i, d_i)| / y_i is below this is round-off: set to 0. */
+static const double neg_tol = 1e-6;
+/* Two cross-validated errors e1 <= e2 count as equal when
+ * e2 <= e1 * (1 + cv_tol_rel) + cv_tol_abs (parsimony and pruning). */
+static const double cv_tol_rel = 0.05;
+static const double cv_tol_abs = 5e-4;
+/* Pruning: a term is worth trying to drop when its largest relative
+ * contribution is below prune_contrib or its t value below prune_t. */
+static const double prune_contrib = 0.01;
+static const double prune_t = 2.0;
+/* Breakpoints: each extra regime must also cut the mean CV error by at least
+ * this much in absolute terms (0.001 = 0.1 percentage point). */
+static const double split_min_abs = 1e-3;
+/* ... and do so significantly: the mean of the paired per-point differences
+ * of LOO errors must be at least this many standard errors. */
+static const double split_t = 2.0;
+/* Cholesky pivot (of the unit-diagonal scaled Gram matrix) below which the
+ * terms count as collinear over the data. */
+static const double pivot_tol = 1e-10;
+/* Singular values below this times the largest are discarded by GSL; a fit
+ * that loses one is rejected as not identifiable. */
+static const double svd_tol = 1e-12;
+/* A point with leverage above this makes the leave-one-out error undefined. */
+static const double leverage_max = 1.0 - 1e-8;
+/* Distinct message sizes are merged into at most this many groups before the
+ * breakpoint search (its table is groups^2). */
+#define MAX_GROUPS 160
+
+/* --------------------------------------------------------------- options */
 
 void revprof_fit_options_init(revprof_fit_options *o) {
   memset(o, 0, sizeof *o);
@@ -27,17 +70,1163 @@ int revprof_method_lookup(const char *name, revprof_method *out) {
   return 0;
 }
 
+/* ------------------------------------------------------ points and forms */
+
+enum { COL_MED, COL_MIN, COL_MAX, COL_MEAN, NCOL };
+enum wmode { W_REL, W_SIGMA }; /* weights 1/y^2, or 1/sigma^2 */
+
+typedef struct fpt {
+  double p, d;      /* group size, bytes */
+  double y[NCOL];   /* median, min, max, mean time (seconds) */
+  double yw[NCOL];  /* the same with zeros raised to the column's floor */
+  double sigma;     /* standard error of the mean (seconds); 0 if unknown */
+} fpt;
+
+typedef struct form {
+  int k; /* number of terms */
+  revprof_basis t[MAXT];
+} form;
+
+typedef struct fitres {
+  double c[MAXT];         /* coefficients */
+  double cov[MAXT][MAXT]; /* (X^T W X)^-1, not scaled by the residuals */
+  double chi2;            /* weighted sum of squared residuals */
+  double cv;              /* mean |loo_i| / y_i; -1 if undefined */
+} fitres;
+
+static int form_has(const form *f, revprof_basis b) {
+  for (int a = 0; a < f->k; a++)
+    if (f->t[a] == b)
+      return 1;
+  return 0;
+}
+
+static void form_drop(form *f, int a) {
+  for (int j = a; j + 1 < f->k; j++)
+    f->t[j] = f->t[j + 1];
+  f->k--;
+}
+
+static void form_text(const form *f, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int a = 0; a < f->k && used < len; a++) {
+    int w = snprintf(buf + used, len - used, "%s%s", a ? " + " : "",
+                     revprof_basis_name(f->t[a]));
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
+/* 1 when a and b (within cv_tol) are the same error for model selection. */
+static int cv_close(double best, double e) {
+  return e <= best * (1.0 + cv_tol_rel) + cv_tol_abs;
+}
+
+static int cmp_fpt(const void *a, const void *b) {
+  const fpt *x = a, *y = b;
+  if (x->d != y->d)
+    return x->d < y->d ? -1 : 1;
+  return (x->p > y->p) - (x->p < y->p);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* ------------------------------------------------------------- workspace */
+
+/* Everything one fit needs, allocated once for the largest function and
+ * reused: GSL accepts matrices smaller than its workspace (GSL >= 2.2). */
+typedef struct fitws {
+  size_t nmax;                          /* points the buffers hold */
+  gsl_multifit_linear_workspace *lin;   /* nmax x MAXT */
+  gsl_matrix *X, *cov;                  /* nmax x MAXT, MAXT x MAXT */
+  gsl_vector *y, *w, *c;                /* nmax, nmax, MAXT */
+  fpt *pt;                              /* points being fitted, sorted */
+  double *z;                            /* nmax x NB: basis / y (default) */
+  double *pv;                           /* distinct group sizes */
+  int *pidx, *pcnt;                     /* point's index into pv; counts */
+  size_t *gstart;                       /* first point of each d group */
+  int *gnd;                             /* distinct d values per group */
+} fitws;
+
+static void ws_free(fitws *ws) {
+  gsl_multifit_linear_free(ws->lin); /* NULL is fine for these */
+  gsl_matrix_free(ws->X);
+  gsl_matrix_free(ws->cov);
+  gsl_vector_free(ws->y);
+  gsl_vector_free(ws->w);
+  gsl_vector_free(ws->c);
+  free(ws->pt);
+  free(ws->z);
+  free(ws->pv);
+  free(ws->pidx);
+  free(ws->pcnt);
+  free(ws->gstart);
+  free(ws->gnd);
+  memset(ws, 0, sizeof *ws);
+}
+
+static int ws_alloc(fitws *ws, size_t nmax) {
+  memset(ws, 0, sizeof *ws);
+  ws->nmax = nmax;
+  ws->lin = gsl_multifit_linear_alloc(nmax, MAXT);
+  ws->X = gsl_matrix_alloc(nmax, MAXT);
+  ws->cov = gsl_matrix_alloc(MAXT, MAXT);
+  ws->y = gsl_vector_alloc(nmax);
+  ws->w = gsl_vector_alloc(nmax);
+  ws->c = gsl_vector_alloc(MAXT);
+  ws->pt = malloc(nmax * sizeof *ws->pt);
+  ws->z = malloc(nmax * NB * sizeof *ws->z);
+  ws->pv = malloc(nmax * sizeof *ws->pv);
+  ws->pidx = malloc(nmax * sizeof *ws->pidx);
+  ws->pcnt = malloc(nmax * sizeof *ws->pcnt);
+  ws->gstart = malloc((nmax + 1) * sizeof *ws->gstart);
+  ws->gnd = malloc(nmax * sizeof *ws->gnd);
+  if (!ws->lin || !ws->X || !ws->cov || !ws->y || !ws->w || !ws->c ||
+      !ws->pt || !ws->z || !ws->pv || !ws->pidx || !ws->pcnt ||
+      !ws->gstart || !ws->gnd) {
+    ws_free(ws);
+    return REVPROF_ENOMEM;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------- weighted fits on GSL */
+
+/* Largest |basis_a(p_i, d_i)| / y_i over the points, per term of f: the
+ * relative contribution of a unit coefficient. */
+static void term_scale(const fpt *pt, size_t n, const form *f, int col,
+                       double *scale) {
+  for (int a = 0; a < f->k; a++) {
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+      double v = fabs(revprof_basis_eval(f->t[a], pt[i].p, pt[i].d)) /
+                 pt[i].yw[col];
+      if (v > m)
+        m = v;
+    }
+    scale[a] = m;
+  }
+}
+
+/* Zeroes negligible negative coefficients; returns the index of the most
+ * negative remaining one (by relative contribution), or -1 if none. */
+static int worst_negative(double *c, const double *scale, int k) {
+  int worst = -1;
+  double wv = 0.0;
+  for (int a = 0; a < k; a++) {
+    if (!(c[a] < 0.0))
+      continue;
+    double v = -c[a] * scale[a];
+    if (v <= neg_tol)
+      c[a] = 0.0;
+    else if (v > wv) {
+      wv = v;
+      worst = a;
+    }
+  }
+  return worst;
+}
+
+/* Weighted least squares on GSL over pt[0..n): column col of the points
+ * against the terms of f, weights 1/yw^2 (W_REL) or 1/sigma^2 (W_SIGMA).
+ * Columns are scaled to unit maximum before the SVD and unscaled after.
+ * Also computes the leave-one-out relative error through the hat matrix:
+ * loo_i = r_i / (1 - h_ii), h_ii = w_i x_i^T cov x_i, cv = mean |loo_i|/y_i.
+ * Returns 0, or REVPROF_EFIT when the terms are not identifiable over the
+ * data (rank deficient) or GSL fails. */
+static int fit_form(fitws *ws, const fpt *pt, size_t n, const form *f,
+                    int col, enum wmode wm, fitres *r) {
+  int k = f->k;
+  double s[MAXT];
+  if (k < 1 || n < (size_t)k || n > ws->nmax)
+    return REVPROF_EFIT;
+  for (int a = 0; a < k; a++) {
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+      double v = revprof_basis_eval(f->t[a], pt[i].p, pt[i].d);
+      gsl_matrix_set(ws->X, i, (size_t)a, v);
+      if (fabs(v) > m)
+        m = fabs(v);
+    }
+    if (!(m > 0.0) || !isfinite(m))
+      return REVPROF_EFIT; /* term is zero over the data */
+    s[a] = m;
+  }
+  for (size_t i = 0; i < n; i++) {
+    for (int a = 0; a < k; a++)
+      gsl_matrix_set(ws->X, i, (size_t)a,
+                     gsl_matrix_get(ws->X, i, (size_t)a) / s[a]);
+    double sw = wm == W_SIGMA ? pt[i].sigma : pt[i].yw[col];
+    gsl_vector_set(ws->y, i, pt[i].y[col]);
+    gsl_vector_set(ws->w, i, 1.0 / (sw * sw));
+  }
+  gsl_matrix_view X = gsl_matrix_submatrix(ws->X, 0, 0, n, (size_t)k);
+  gsl_matrix_view cov = gsl_matrix_submatrix(ws->cov, 0, 0, (size_t)k,
+                                             (size_t)k);
+  gsl_vector_view y = gsl_vector_subvector(ws->y, 0, n);
+  gsl_vector_view w = gsl_vector_subvector(ws->w, 0, n);
+  gsl_vector_view c = gsl_vector_subvector(ws->c, 0, (size_t)k);
+  size_t rank = 0;
+  double chi2 = 0.0;
+  int rc = gsl_multifit_wlinear_tsvd(&X.matrix, &w.vector, &y.vector, svd_tol,
+                                     &c.vector, &cov.matrix, &chi2, &rank,
+                                     ws->lin);
+  if (rc != GSL_SUCCESS || rank < (size_t)k || !isfinite(chi2))
+    return REVPROF_EFIT;
+  for (int a = 0; a < k; a++) {
+    r->c[a] = gsl_vector_get(&c.vector, (size_t)a) / s[a];
+    for (int b = 0; b < k; b++)
+      r->cov[a][b] = gsl_matrix_get(&cov.matrix, (size_t)a, (size_t)b) /
+                     (s[a] * s[b]);
+    if (!isfinite(r->c[a]))
+      return REVPROF_EFIT;
+  }
+  r->chi2 = chi2;
+  /* leave-one-out errors, in the scaled coordinates of the fit */
+  double acc = 0.0;
+  r->cv = 0.0;
+  for (size_t i = 0; i < n && r->cv == 0.0; i++) {
+    double x[MAXT], res = pt[i].y[col], h = 0.0;
+    for (int a = 0; a < k; a++) {
+      x[a] = gsl_matrix_get(ws->X, i, (size_t)a);
+      res -= gsl_vector_get(&c.vector, (size_t)a) * x[a];
+    }
+    for (int a = 0; a < k; a++)
+      for (int b = 0; b < k; b++)
+        h += x[a] * gsl_matrix_get(&cov.matrix, (size_t)a, (size_t)b) * x[b];
+    h *= gsl_vector_get(ws->w, i);
+    if (!(h <= leverage_max))
+      r->cv = -1.0; /* a point the others cannot predict */
+    else
+      acc += fabs(res) / (1.0 - h) / pt[i].yw[col];
+  }
+  if (r->cv == 0.0)
+    r->cv = acc / (double)n;
+  return 0;
+}
+
+/* Non-negative fit by a small active set: fit f, and while a coefficient is
+ * negative drop the most negative term and refit. On return *act holds the
+ * terms kept (a subset of f, same order) and r their fit; c_full (if not
+ * NULL) gets f's coefficients with 0 for dropped terms. A single term with
+ * non-negative basis values and data never goes negative, so this ends
+ * with at least one term. Returns 0 or REVPROF_EFIT. */
+static int fit_nonneg(fitws *ws, const fpt *pt, size_t n, const form *f,
+                      int col, enum wmode wm, form *act, fitres *r,
+                      double *c_full) {
+  double scale[MAXT];
+  *act = *f;
+  for (;;) {
+    int rc = fit_form(ws, pt, n, act, col, wm, r);
+    if (rc)
+      return rc;
+    term_scale(pt, n, act, col, scale);
+    int worst = worst_negative(r->c, scale, act->k);
+    if (worst < 0)
+      break;
+    if (act->k == 1)
+      return REVPROF_EFIT; /* cannot happen with data >= 0 */
+    form_drop(act, worst);
+  }
+  if (c_full) {
+    for (int a = 0; a < f->k; a++) {
+      c_full[a] = 0.0;
+      for (int b = 0; b < act->k; b++)
+        if (act->t[b] == f->t[a])
+          c_full[a] = r->c[b];
+    }
+  }
+  return 0;
+}
+
+/* Standard errors sqrt(cov_aa * scale) with scale = chi2 / (n - k), the
+ * residual variance (relative weights) or at least 1 (measured sigmas);
+ * 0 when there are no degrees of freedom left. */
+static void std_errors(const fitres *r, int k, size_t n, enum wmode wm,
+                       double *se) {
+  double scale = 0.0;
+  if (n > (size_t)k) {
+    scale = r->chi2 / (double)(n - (size_t)k);
+    if (wm == W_SIGMA && scale < 1.0)
+      scale = 1.0;
+  }
+  for (int a = 0; a < k; a++) {
+    double v = r->cov[a][a] * scale;
+    se[a] = v > 0.0 && isfinite(v) ? sqrt(v) : 0.0;
+  }
+}
+
+/* ------------------------------------------------- data-driven term sets */
+
+static const revprof_basis p_terms[] = {
+    REVPROF_BASIS_P,       REVPROF_BASIS_LOG2P, REVPROF_BASIS_P2,
+    REVPROF_BASIS_LOG2P_2, REVPROF_BASIS_SQRTP, REVPROF_BASIS_INVP};
+static const revprof_basis d_terms[] = {
+    REVPROF_BASIS_D,       REVPROF_BASIS_PD,      REVPROF_BASIS_LOG2PD,
+    REVPROF_BASIS_P2D,     REVPROF_BASIS_PM1_P_D, REVPROF_BASIS_PM1D,
+    REVPROF_BASIS_SQRTPD};
+#define N_PTERMS ((int)(sizeof p_terms / sizeof p_terms[0]))
+#define N_DTERMS ((int)(sizeof d_terms / sizeof d_terms[0]))
+
+/* How many p-terms (of p_terms) and d-terms (of d_terms) the data can
+ * identify next to a constant: none with one group size; with two group
+ * sizes every p-term is the same model as "p"; with one group size every
+ * d-term is the same model as "d"; none with one message size. */
+static int n_pterms(int np) { return np >= 3 ? N_PTERMS : np == 2 ? 1 : 0; }
+static int n_dterms(int np, int nd) {
+  return nd < 2 ? 0 : np >= 2 ? N_DTERMS : 1;
+}
+
+/* ------------------------------------------------------ default: screen */
+
+/* One contiguous range of d groups during the breakpoint search: Gram matrix
+ * of the relative-weighted design z_i = basis(p_i, d_i) / y_i over all NB
+ * terms (lower triangle), so that any form's normal equations are a
+ * submatrix; the weighted target is 1 for every point. */
+typedef struct segctx {
+  const double *z; /* first point's NB values */
+  size_t n;        /* points */
+  int np, nd;      /* distinct p and d values */
+  double G[NB][NB], b[NB], zmax[NB];
+} segctx;
+
+typedef struct cand {
+  form f;
+  double c[MAXT];      /* coefficients (seconds per unit of the term) */
+  double L[MAXT][MAXT]; /* Cholesky factor of the scaled Gram matrix */
+  double s[MAXT];      /* column scaling */
+  double chi2;         /* sum of squared relative residuals */
+  double cv;           /* mean |loo| / y; HUGE_VAL if undefined */
+} cand;
+
+static double gram(const segctx *sc, revprof_basis u, revprof_basis v) {
+  return u >= v ? sc->G[u][v] : sc->G[v][u];
+}
+
+/* Normal-equation fit of cd->f on the segment (Cholesky of the Jacobi-scaled
+ * Gram matrix). Returns -1 when the terms are collinear over the segment or
+ * a coefficient is negative beyond round-off, else 0. */
+static int screen(const segctx *sc, cand *cd) {
+  const form *f = &cd->f;
+  int k = f->k;
+  double A[MAXT][MAXT], u[MAXT];
+  for (int a = 0; a < k; a++) {
+    double g = gram(sc, f->t[a], f->t[a]);
+    if (!(g > 0.0) || !isfinite(g))
+      return -1;
+    cd->s[a] = 1.0 / sqrt(g);
+  }
+  for (int a = 0; a < k; a++) {
+    for (int b = 0; b <= a; b++)
+      A[a][b] = gram(sc, f->t[a], f->t[b]) * cd->s[a] * cd->s[b];
+    u[a] = sc->b[f->t[a]] * cd->s[a];
+  }
+  for (int j = 0; j < k; j++) { /* A = L L^T, lower triangle */
+    double dj = A[j][j];
+    for (int m = 0; m < j; m++)
+      dj -= cd->L[j][m] * cd->L[j][m];
+    if (!(dj > pivot_tol))
+      return -1;
+    cd->L[j][j] = sqrt(dj);
+    for (int i = j + 1; i < k; i++) {
+      double v = A[i][j];
+      for (int m = 0; m < j; m++)
+        v -= cd->L[i][m] * cd->L[j][m];
+      cd->L[i][j] = v / cd->L[j][j];
+    }
+  }
+  for (int i = 0; i < k; i++) { /* L v = u */
+    for (int m = 0; m < i; m++)
+      u[i] -= cd->L[i][m] * u[m];
+    u[i] /= cd->L[i][i];
+  }
+  for (int i = k - 1; i >= 0; i--) { /* L^T x = v */
+    for (int m = i + 1; m < k; m++)
+      u[i] -= cd->L[m][i] * u[m];
+    u[i] /= cd->L[i][i];
+  }
+  for (int a = 0; a < k; a++) {
+    cd->c[a] = u[a] * cd->s[a];
+    if (cd->c[a] < 0.0) {
+      if (-cd->c[a] * sc->zmax[f->t[a]] > neg_tol)
+        return -1;
+      cd->c[a] = 0.0;
+    }
+  }
+  double chi2 = (double)sc->n;
+  for (int a = 0; a < k; a++) {
+    chi2 -= 2.0 * cd->c[a] * sc->b[f->t[a]];
+    for (int b = 0; b < k; b++)
+      chi2 += cd->c[a] * gram(sc, f->t[a], f->t[b]) * cd->c[b];
+  }
+  cd->chi2 = chi2 > 0.0 ? chi2 : 0.0;
+  cd->cv = -1.0;
+  return 0;
+}
+
+/* Leave-one-out mean relative error of a screened candidate: with weighted
+ * target 1, e_i = 1 - z_i.c and h_ii = |L^-1 S z_i|^2. */
+static double screen_cv(const segctx *sc, const cand *cd) {
+  int k = cd->f.k;
+  double acc = 0.0;
+  for (size_t i = 0; i < sc->n; i++) {
+    const double *zi = sc->z + i * NB;
+    double e = 1.0, v[MAXT], h = 0.0;
+    for (int a = 0; a < k; a++) {
+      e -= cd->c[a] * zi[cd->f.t[a]];
+      v[a] = zi[cd->f.t[a]] * cd->s[a];
+      for (int m = 0; m < a; m++)
+        v[a] -= cd->L[a][m] * v[m];
+      v[a] /= cd->L[a][a];
+      h += v[a] * v[a];
+    }
+    if (!(h <= leverage_max))
+      return HUGE_VAL;
+    acc += fabs(e) / (1.0 - h);
+  }
+  return acc / (double)sc->n;
+}
+
+/* Keeps the `keep` lowest-chi2 candidates of one size class in list. */
+static void shortlist_add(cand *list, int *len, int keep, const cand *cd) {
+  int pos = *len < keep ? (*len)++ : keep;
+  if (pos == keep) {
+    if (!(cd->chi2 < list[keep - 1].chi2))
+      return;
+    pos = keep - 1;
+  }
+  while (pos > 0 && cd->chi2 < list[pos - 1].chi2) {
+    list[pos] = list[pos - 1];
+    pos--;
+  }
+  list[pos] = *cd;
+}
+
+#define SHORT_KEEP 3
+
+/* Chooses the form of one segment: every [1] + [p-term] + [d-term] the data
+ * identifies (constant optional: where c + k*d would need c < 0 the
+ * non-negative answer is k*d) is screened by its in-sample fit, the SHORT_KEEP best of each
+ * size get their leave-one-out error, then a second d-term is tried on the
+ * best one-d-term model. Winner: the fewest terms whose error is within
+ * cv_tol of the smallest. Returns -1 when nothing could be fitted. */
+static int select_segment(const segctx *sc, form *out, double *cv) {
+  cand list[4][SHORT_KEEP], pool[4 * SHORT_KEEP + 1], cd;
+  int len[4] = {0, 0, 0, 0}, npool = 0;
+  int npt = n_pterms(sc->np), ndt = n_dterms(sc->np, sc->nd);
+  for (int c1 = 0; c1 < 2; c1++)
+    for (int pi = -1; pi < npt; pi++)
+      for (int di = -1; di < ndt; di++) {
+        cd.f.k = 0;
+        if (c1 == 0)
+          cd.f.t[cd.f.k++] = REVPROF_BASIS_ONE;
+        if (pi >= 0)
+          cd.f.t[cd.f.k++] = p_terms[pi];
+        if (di >= 0)
+          cd.f.t[cd.f.k++] = d_terms[di];
+        if (cd.f.k > 0 && screen(sc, &cd) == 0)
+          shortlist_add(list[cd.f.k - 1], &len[cd.f.k - 1], SHORT_KEEP, &cd);
+      }
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < len[k]; j++) {
+      list[k][j].cv = screen_cv(sc, &list[k][j]);
+      if (isfinite(list[k][j].cv))
+        pool[npool++] = list[k][j];
+    }
+  /* forward step: a second d-term on the best model with one d-term */
+  const cand *base = NULL;
+  for (int j = 0; j < npool; j++) {
+    const form *f = &pool[j].f;
+    if (revprof_basis_uses_d(f->t[f->k - 1]) &&
+        (base == NULL || pool[j].cv < base->cv))
+      base = &pool[j];
+  }
+  if (base && ndt > 1) {
+    cand best2;
+    int have = 0;
+    for (int di = 0; di < ndt; di++) {
+      if (form_has(&base->f, d_terms[di]))
+        continue;
+      cd.f = base->f;
+      cd.f.t[cd.f.k++] = d_terms[di];
+      if (screen(sc, &cd) == 0 && (!have || cd.chi2 < best2.chi2)) {
+        best2 = cd;
+        have = 1;
+      }
+    }
+    if (have) {
+      best2.cv = screen_cv(sc, &best2);
+      if (isfinite(best2.cv))
+        pool[npool++] = best2;
+    }
+  }
+  if (npool == 0)
+    return -1;
+  double emin = HUGE_VAL;
+  for (int j = 0; j < npool; j++)
+    if (pool[j].cv < emin)
+      emin = pool[j].cv;
+  int win = -1;
+  for (int j = 0; j < npool; j++) {
+    if (!cv_close(emin, pool[j].cv))
+      continue;
+    if (win < 0 || pool[j].f.k < pool[win].f.k ||
+        (pool[j].f.k == pool[win].f.k && pool[j].cv < pool[win].cv))
+      win = j;
+  }
+  *out = pool[win].f;
+  *cv = pool[win].cv;
+  return 0;
+}
+
+/* ------------------------------------------------- default: final fits */
+
+/* Final fit of one regime over pt[0..n) with the form chosen by the search:
+ * GSL fit of the medians (non-negative), pruning of negligible or
+ * insignificant terms, standard errors, and the min and max columns fitted
+ * with the same form for the bounds. */
+static int finish_regime(fitws *ws, const fpt *pt, size_t n, const form *f0,
+                         revprof_regime *rg) {
+  form f, g;
+  fitres r, q;
+  double se[MAXT], scale[MAXT];
+  int rc = fit_nonneg(ws, pt, n, f0, COL_MED, W_REL, &f, &r, NULL);
+  if (rc) { /* should not happen: fall back to a constant */
+    form one = {1, {REVPROF_BASIS_ONE}};
+    if ((rc = fit_nonneg(ws, pt, n, &one, COL_MED, W_REL, &f, &r, NULL)))
+      return rc;
+  }
+  double cv0 = r.cv;
+  while (f.k > 1 && cv0 >= 0.0) {
+    int order[MAXT], tried = 0;
+    double contrib[MAXT];
+    std_errors(&r, f.k, n, W_REL, se);
+    term_scale(pt, n, &f, COL_MED, scale);
+    for (int a = 0; a < f.k; a++) {
+      contrib[a] = r.c[a] * scale[a];
+      order[a] = a;
+    }
+    for (int a = 1; a < f.k; a++) /* by contribution, smallest first */
+      for (int b = a; b > 0 && contrib[order[b]] < contrib[order[b - 1]];
+           b--) {
+        int t = order[b];
+        order[b] = order[b - 1];
+        order[b - 1] = t;
+      }
+    for (int j = 0; j < f.k && !tried; j++) {
+      int a = order[j];
+      int weak = contrib[a] < prune_contrib ||
+                 (se[a] > 0.0 && r.c[a] < prune_t * se[a]);
+      if (!weak)
+        continue;
+      form h = f;
+      form_drop(&h, a);
+      if (fit_nonneg(ws, pt, n, &h, COL_MED, W_REL, &g, &q, NULL) == 0 &&
+          q.cv >= 0.0 && cv_close(cv0, q.cv)) {
+        f = g;
+        r = q;
+        tried = 1;
+      }
+    }
+    if (!tried)
+      break;
+  }
+  memset(rg, 0, sizeof *rg);
+  rg->nterms = f.k;
+  memcpy(rg->form, f.t, sizeof f.t);
+  memcpy(rg->avg, r.c, sizeof r.c);
+  std_errors(&r, f.k, n, W_REL, rg->err);
+  rg->n = (int)n;
+  rg->cv_error = r.cv;
+  if (fit_nonneg(ws, pt, n, &f, COL_MIN, W_REL, &g, &q, rg->min) ||
+      fit_nonneg(ws, pt, n, &f, COL_MAX, W_REL, &g, &q, rg->max)) {
+    memcpy(rg->min, rg->avg, sizeof rg->min); /* e.g. identical zeros */
+    memcpy(rg->max, rg->avg, sizeof rg->max);
+  }
+  return 0;
+}
+
+/* --------------------------------------------- default: breakpoint search */
+
+typedef struct segfit {
+  double cost; /* cv * points; HUGE_VAL when the segment is not usable */
+  form f;
+} segfit;
+
+static void seg_add_point(segctx *sc, const double *zi) {
+  for (int u = 0; u < NB; u++) {
+    sc->b[u] += zi[u];
+    if (fabs(zi[u]) > sc->zmax[u])
+      sc->zmax[u] = fabs(zi[u]);
+    for (int v = 0; v <= u; v++)
+      sc->G[u][v] += zi[u] * zi[v];
+  }
+}
+
+/* Per-point leave-one-out relative errors of the segmentation whose
+ * segments start at groups starts[0..k) (each with its form in seg), written
+ * to e[0..n). Same screening fit as the search used. */
+static void segmentation_errors(fitws *ws, segctx *sc, const segfit *seg,
+                                size_t m, const size_t *starts, int k,
+                                double *e) {
+  for (int s = 0; s < k; s++) {
+    size_t ga = starts[s], gb = s + 1 < k ? starts[s + 1] - 1 : m - 1;
+    size_t i0 = ws->gstart[ga], i1 = ws->gstart[gb + 1];
+    cand cd;
+    memset(sc, 0, sizeof *sc);
+    sc->z = ws->z + i0 * NB;
+    sc->n = i1 - i0;
+    for (size_t i = i0; i < i1; i++)
+      seg_add_point(sc, ws->z + i * NB);
+    cd.f = seg[ga * m + gb].f;
+    if (screen(sc, &cd) != 0) { /* cannot happen: it was screened */
+      for (size_t i = i0; i < i1; i++)
+        e[i] = HUGE_VAL;
+      continue;
+    }
+    for (size_t i = i0; i < i1; i++) {
+      const double *zi = ws->z + i * NB;
+      double r = 1.0, v[MAXT], h = 0.0;
+      for (int a = 0; a < cd.f.k; a++) {
+        r -= cd.c[a] * zi[cd.f.t[a]];
+        v[a] = zi[cd.f.t[a]] * cd.s[a];
+        for (int j = 0; j < a; j++)
+          v[a] -= cd.L[a][j] * v[j];
+        v[a] /= cd.L[a][a];
+        h += v[a] * v[a];
+      }
+      e[i] = h <= leverage_max ? fabs(r) / (1.0 - h) : HUGE_VAL;
+    }
+  }
+}
+
+/* Group index where each of the k segments of the best k-segmentation of
+ * groups 0..m-1 starts. */
+static void backtrack(const size_t *from, size_t m, int k, size_t *starts) {
+  size_t bend = m - 1;
+  for (int j = k; j >= 1; j--) {
+    starts[j - 1] = from[(size_t)j * m + bend];
+    if (j > 1)
+      bend = starts[j - 1] - 1;
+  }
+}
+
+/* 1 when the per-point errors e1 are better than e0 beyond chance: the mean
+ * paired difference is at least split_t standard errors. */
+static int significantly_better(const double *e0, const double *e1,
+                                size_t n) {
+  double sum = 0.0, sum2 = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double dlt = e0[i] - e1[i];
+    if (!isfinite(dlt))
+      return 0;
+    sum += dlt;
+  }
+  double mean = sum / (double)n;
+  for (size_t i = 0; i < n; i++) {
+    double dlt = e0[i] - e1[i] - mean;
+    sum2 += dlt * dlt;
+  }
+  if (!(mean > 0.0))
+    return 0;
+  if (n < 2)
+    return 1;
+  double se = sqrt(sum2 / (double)(n - 1) / (double)n);
+  return mean >= split_t * se;
+}
+
+/* The default method on ws->pt[0..n), sorted by d: see docs/fitting.md. */
+static int fit_default(fitws *ws, size_t n, const revprof_fit_options *o,
+                       revprof_fnmodel *out) {
+  fpt *pt = ws->pt;
+  size_t npv = 0, m = 0, md = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    for (int b = 0; b < NB; b++)
+      ws->z[i * NB + (size_t)b] =
+          revprof_basis_eval((revprof_basis)b, pt[i].p, pt[i].d) /
+          pt[i].yw[COL_MED];
+    ws->pv[i] = pt[i].p;
+  }
+  qsort(ws->pv, n, sizeof *ws->pv, cmp_double);
+  for (size_t i = 0; i < n; i++)
+    if (npv == 0 || ws->pv[i] != ws->pv[npv - 1])
+      ws->pv[npv++] = ws->pv[i];
+  for (size_t i = 0; i < n; i++) {
+    double *hit = bsearch(&pt[i].p, ws->pv, npv, sizeof *ws->pv, cmp_double);
+    ws->pidx[i] = (int)(hit - ws->pv);
+  }
+  /* groups of distinct d values (several per group beyond MAX_GROUPS) */
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || pt[i].d != pt[i - 1].d)
+      md++;
+  size_t per = (md + MAX_GROUPS - 1) / MAX_GROUPS, seen = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || pt[i].d != pt[i - 1].d) {
+      if (seen % per == 0) {
+        ws->gstart[m] = i;
+        ws->gnd[m++] = 0;
+      }
+      ws->gnd[m - 1]++;
+      seen++;
+    }
+  ws->gstart[m] = n;
+
+  int min_sizes = o->min_sizes;
+  int kmax = o->max_regimes < REVPROF_MAX_REGIMES ? o->max_regimes
+                                                  : REVPROF_MAX_REGIMES;
+  if ((int)(md / (size_t)min_sizes) < kmax)
+    kmax = (int)(md / (size_t)min_sizes);
+  if (kmax < 1 || !(o->regime_gain < 1.0))
+    kmax = 1;
+
+  segfit *seg = malloc(m * m * sizeof *seg);
+  double *best = malloc((size_t)(kmax + 1) * m * sizeof *best);
+  size_t *from = malloc((size_t)(kmax + 1) * m * sizeof *from);
+  int *cum = malloc((m + 1) * sizeof *cum); /* distinct d before group */
+  segctx *sc = malloc(sizeof *sc);
+  double *ebuf = malloc(2 * n * sizeof *ebuf); /* per-point LOO errors */
+  double *e0 = ebuf, *e1 = ebuf ? ebuf + n : NULL;
+  if (!seg || !best || !from || !cum || !sc || !ebuf) {
+    rc = REVPROF_ENOMEM;
+    goto done;
+  }
+  cum[0] = 0;
+  for (size_t g = 0; g < m; g++)
+    cum[g + 1] = cum[g] + ws->gnd[g];
+
+  /* best form and cost of every usable segment [a, b] of groups */
+  for (size_t j = 0; j < m * m; j++)
+    seg[j].cost = HUGE_VAL;
+  for (size_t a = 0; a < m; a++) {
+    if (a > 0 && (kmax == 1 || (int)md - cum[a] < min_sizes))
+      break; /* no later segment can be followed by nothing */
+    if (a > 0 && cum[a] < min_sizes)
+      continue; /* the segments before it would be too small */
+    memset(sc, 0, sizeof *sc);
+    memset(ws->pcnt, 0, npv * sizeof *ws->pcnt);
+    sc->z = ws->z + ws->gstart[a] * NB;
+    for (size_t b = a; b < m; b++) {
+      segfit *sf = &seg[a * m + b];
+      for (size_t i = ws->gstart[b]; i < ws->gstart[b + 1]; i++) {
+        seg_add_point(sc, ws->z + i * NB);
+        if (ws->pcnt[ws->pidx[i]]++ == 0)
+          sc->np++;
+      }
+      sc->n = ws->gstart[b + 1] - ws->gstart[a];
+      sc->nd += ws->gnd[b];
+      int whole = a == 0 && b == m - 1;
+      int tail = (int)md - cum[b + 1]; /* distinct d after the segment */
+      if (!whole && (kmax == 1 || sc->nd < min_sizes ||
+                     (tail > 0 && tail < min_sizes)))
+        continue;
+      double cv;
+      if (select_segment(sc, &sf->f, &cv) == 0)
+        sf->cost = cv * (double)sc->n;
+    }
+  }
+
+  /* dynamic programme: best[k][b] = cheapest cover of groups 0..b by k
+   * segments; then the number of regimes by the gain rule */
+  for (int k = 1; k <= kmax; k++)
+    for (size_t b = 0; b < m; b++) {
+      double *bk = &best[(size_t)k * m + b];
+      *bk = HUGE_VAL;
+      if (k == 1) {
+        *bk = seg[b].cost;
+        from[(size_t)k * m + b] = 0;
+        continue;
+      }
+      for (size_t a = 1; a <= b; a++) {
+        double v = best[(size_t)(k - 1) * m + a - 1] + seg[a * m + b].cost;
+        if (v < *bk) {
+          *bk = v;
+          from[(size_t)k * m + b] = a;
+        }
+      }
+    }
+  int kbest = 1;
+  double ebest = best[1 * m + m - 1] / (double)n;
+  size_t starts[REVPROF_MAX_REGIMES + 1], cand_starts[REVPROF_MAX_REGIMES + 1];
+  starts[0] = 0;
+  if (!isfinite(ebest)) { /* no usable fit of everything: take any */
+    for (int k = 2; k <= kmax; k++)
+      if (best[(size_t)k * m + m - 1] / (double)n < ebest) {
+        ebest = best[(size_t)k * m + m - 1] / (double)n;
+        kbest = k;
+      }
+    if (kbest > 1)
+      backtrack(from, m, kbest, starts);
+  } else if (kmax > 1) {
+    segmentation_errors(ws, sc, seg, m, starts, 1, e0);
+    for (int k = 2; k <= kmax; k++) {
+      double e = best[(size_t)k * m + m - 1] / (double)n;
+      int extra = k - kbest;
+      if (!(isfinite(e) && e <= ebest * pow(1.0 - o->regime_gain, extra) &&
+            ebest - e >= split_min_abs * extra))
+        continue;
+      backtrack(from, m, k, cand_starts);
+      segmentation_errors(ws, sc, seg, m, cand_starts, k, e1);
+      if (!significantly_better(e0, e1, n))
+        continue;
+      kbest = k;
+      ebest = e;
+      memcpy(starts, cand_starts, sizeof starts);
+      double *t = e0;
+      e0 = e1;
+      e1 = t;
+    }
+  }
+  int nreg = kbest;
+  memset(out, 0, sizeof *out);
+  out->nregimes = nreg;
+  for (int k = 0; k < nreg; k++) {
+    size_t ga = starts[k], gb = k + 1 < nreg ? starts[k + 1] - 1 : m - 1;
+    size_t i0 = ws->gstart[ga], i1 = ws->gstart[gb + 1];
+    form f = {1, {REVPROF_BASIS_ONE}};
+    if (isfinite(seg[ga * m + gb].cost))
+      f = seg[ga * m + gb].f;
+    revprof_regime *rg = &out->regime[k];
+    if ((rc = finish_regime(ws, pt + i0, i1 - i0, &f, rg)))
+      goto done;
+    rg->dmin = k == 0 ? 0.0 : out->regime[k - 1].dmax + 1.0;
+    rg->dmax = k + 1 < nreg ? pt[i1 - 1].d : HUGE_VAL;
+  }
+done:
+  free(ebuf);
+  free(seg);
+  free(best);
+  free(from);
+  free(cum);
+  free(sc);
+  return rc;
+}
+
+/* --------------------------------------------------------- paper method */
+
+static int count_distinct_p(fitws *ws, const fpt *pt, size_t n) {
+  size_t np = 0;
+  for (size_t i = 0; i < n; i++)
+    ws->pv[i] = pt[i].p;
+  qsort(ws->pv, n, sizeof *ws->pv, cmp_double);
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || ws->pv[i] != ws->pv[i - 1])
+      np++;
+  return (int)np;
+}
+
+/* Seed 003 on pt[0..n) (sorted by d): t = c + s*startup(p) + k*data(p,d)
+ * over the 12 forms (fewer when the data cannot tell them apart), fitted to
+ * the mean times with weights 1/sigma^2 (sigma = rse * mean, when every
+ * point has one) or 1/mean^2; least chi-squared among the fits with
+ * non-negative coefficients wins; bounds are avg -/+ standard error. */
+static int paper_regime(fitws *ws, const fpt *pt, size_t n,
+                        revprof_regime *rg) {
+  static const revprof_basis startup[] = {REVPROF_BASIS_P, REVPROF_BASIS_LOG2P,
+                                          REVPROF_BASIS_P2};
+  static const revprof_basis data[] = {REVPROF_BASIS_D, REVPROF_BASIS_PD,
+                                       REVPROF_BASIS_LOG2PD,
+                                       REVPROF_BASIS_P2D};
+  int np = count_distinct_p(ws, pt, n), nd = 0;
+  enum wmode wm = W_SIGMA;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || pt[i].d != pt[i - 1].d)
+      nd++;
+    if (!(pt[i].sigma > 0.0))
+      wm = W_REL;
+  }
+  int ns = np >= 3 ? 3 : np == 2 ? 1 : 0;
+  int ndata = nd < 2 ? 0 : np >= 2 ? 4 : 1;
+  form best, f;
+  fitres rb, r;
+  int have = 0;
+  for (int si = ns ? 0 : -1; si < ns; si++)
+    for (int di = ndata ? 0 : -1; di < ndata; di++) {
+      double scale[MAXT];
+      f.k = 0;
+      f.t[f.k++] = REVPROF_BASIS_ONE;
+      if (si >= 0)
+        f.t[f.k++] = startup[si];
+      if (di >= 0)
+        f.t[f.k++] = data[di];
+      if (fit_form(ws, pt, n, &f, COL_MEAN, wm, &r))
+        continue;
+      term_scale(pt, n, &f, COL_MEAN, scale);
+      if (worst_negative(r.c, scale, f.k) >= 0)
+        continue;
+      if (!have || r.chi2 < rb.chi2 * (1.0 - 1e-12)) {
+        best = f;
+        rb = r;
+        have = 1;
+      }
+    }
+  if (!have) { /* every form had a negative term: active set on the first */
+    f.k = 0;
+    f.t[f.k++] = REVPROF_BASIS_ONE;
+    if (ns)
+      f.t[f.k++] = startup[0];
+    if (ndata)
+      f.t[f.k++] = data[0];
+    int rc = fit_nonneg(ws, pt, n, &f, COL_MEAN, wm, &best, &rb, NULL);
+    if (rc)
+      return rc;
+  }
+  memset(rg, 0, sizeof *rg);
+  rg->nterms = best.k;
+  memcpy(rg->form, best.t, sizeof best.t);
+  memcpy(rg->avg, rb.c, sizeof rb.c);
+  std_errors(&rb, best.k, n, wm, rg->err);
+  for (int a = 0; a < best.k; a++) {
+    rg->min[a] = rg->avg[a] > rg->err[a] ? rg->avg[a] - rg->err[a] : 0.0;
+    rg->max[a] = rg->avg[a] + rg->err[a];
+  }
+  rg->n = (int)n;
+  rg->cv_error = rb.cv;
+  return 0;
+}
+
+static int fit_paper(fitws *ws, size_t n, const revprof_fit_options *o,
+                     revprof_fnmodel *out) {
+  size_t ns = 0;
+  int rc;
+  while (ns < n && ws->pt[ns].d <= o->paper_split)
+    ns++;
+  memset(out, 0, sizeof *out);
+  if (ns == 0 || ns == n) {
+    if ((rc = paper_regime(ws, ws->pt, n, &out->regime[0])))
+      return rc;
+    out->regime[0].dmin = 0.0;
+    out->regime[0].dmax = HUGE_VAL;
+    out->nregimes = 1;
+    return 0;
+  }
+  if ((rc = paper_regime(ws, ws->pt, ns, &out->regime[0])) ||
+      (rc = paper_regime(ws, ws->pt + ns, n - ns, &out->regime[1])))
+    return rc;
+  out->regime[0].dmin = 0.0;
+  out->regime[0].dmax = o->paper_split;
+  out->regime[1].dmin = o->paper_split + 1.0;
+  out->regime[1].dmax = HUGE_VAL;
+  out->nregimes = 2;
+  return 0;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+static int check_options(const revprof_fit_options *o, const char *who,
+                         char *err, size_t errlen) {
+  if (o->method != REVPROF_METHOD_DEFAULT && o->method != REVPROF_METHOD_PAPER) {
+    rp_errf(err, errlen, "%s: unknown fitting method %d", who, (int)o->method);
+    return REVPROF_EINVAL;
+  }
+  if (!isfinite(o->paper_split) || o->paper_split < 0.0) {
+    rp_errf(err, errlen, "%s: paper_split = %g must be a size >= 0", who,
+            o->paper_split);
+    return REVPROF_EINVAL;
+  }
+  if (o->min_sizes < 1 || o->max_regimes < 1) {
+    rp_errf(err, errlen,
+            "%s: min_sizes = %d and max_regimes = %d must be >= 1", who,
+            o->min_sizes, o->max_regimes);
+    return REVPROF_EINVAL;
+  }
+  if (!isfinite(o->regime_gain) || o->regime_gain < 0.0) {
+    rp_errf(err, errlen, "%s: regime_gain = %g must be >= 0", who,
+            o->regime_gain);
+    return REVPROF_EINVAL;
+  }
+  return 0;
+}
+
+static int bad_time(double t) { return !isfinite(t) || t < 0.0; }
+
+/* Checks pts[0..n), copies them into ws->pt sorted by (d, p) and sets the
+ * floors: a zero time (below the timer's resolution) is replaced, for
+ * weights and relative errors only, by half the column's smallest positive
+ * time (1 ns if the column is all zeros). */
+static int load_points(fitws *ws, const revprof_point *pts, size_t n,
+                       char *err, size_t errlen) {
+  const char *fn = revprof_fn_name(pts[0].fn);
+  double floor_[NCOL];
+  for (int c = 0; c < NCOL; c++)
+    floor_[c] = HUGE_VAL;
+  for (size_t i = 0; i < n; i++) {
+    const revprof_point *q = &pts[i];
+    if (q->fn != pts[0].fn) {
+      rp_errf(err, errlen,
+              "revprof_fit_function: point %zu is %s, point 1 is %s (one "
+              "function at a time)",
+              i + 1, revprof_fn_name(q->fn), fn);
+      return REVPROF_EINVAL;
+    }
+    if (q->p < 1 || !isfinite(q->d) || q->d < 0.0) {
+      rp_errf(err, errlen,
+              "revprof_fit_function: %s point %zu: p = %d, d = %g (need "
+              "p >= 1 and d >= 0 bytes)",
+              fn, i + 1, q->p, q->d);
+      return REVPROF_EINVAL;
+    }
+    if (bad_time(q->min) || bad_time(q->median) || bad_time(q->mean) ||
+        bad_time(q->max) || !isfinite(q->rse) || q->rse < 0.0) {
+      rp_errf(err, errlen,
+              "revprof_fit_function: %s point %zu (p = %d, d = %g): times "
+              "and rse must be finite and >= 0 (min %g, median %g, mean %g, "
+              "max %g, rse %g)",
+              fn, i + 1, q->p, q->d, q->min, q->median, q->mean, q->max,
+              q->rse);
+      return REVPROF_EINVAL;
+    }
+    fpt *f = &ws->pt[i];
+    f->p = q->p;
+    f->d = q->d;
+    f->y[COL_MED] = q->median;
+    f->y[COL_MIN] = q->min;
+    f->y[COL_MAX] = q->max;
+    f->y[COL_MEAN] = q->mean;
+    f->sigma = q->rse * q->mean;
+    for (int c = 0; c < NCOL; c++)
+      if (f->y[c] > 0.0 && f->y[c] < floor_[c])
+        floor_[c] = f->y[c];
+  }
+  for (int c = 0; c < NCOL; c++)
+    floor_[c] = isfinite(floor_[c]) ? 0.5 * floor_[c] : 1e-9;
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < NCOL; c++)
+      ws->pt[i].yw[c] = ws->pt[i].y[c] > 0.0 ? ws->pt[i].y[c] : floor_[c];
+  qsort(ws->pt, n, sizeof *ws->pt, cmp_fpt);
+  return 0;
+}
+
+static void print_choice(revprof_fn fn, const revprof_fit_options *o,
+                         const revprof_fnmodel *fm) {
+  char buf[256];
+  fprintf(stderr, "revprof fit (%s): %s\n", revprof_method_name(o->method),
+          revprof_fn_name(fn));
+  for (int i = 0; i < fm->nregimes; i++) {
+    const revprof_regime *r = &fm->regime[i];
+    form f;
+    f.k = r->nterms;
+    memcpy(f.t, r->form, sizeof f.t);
+    form_text(&f, buf, sizeof buf);
+    if (r->cv_error >= 0.0)
+      fprintf(stderr, "  d %.0f..%g: %s  (%d points, CV error %.2f %%)\n",
+              r->dmin, r->dmax, buf, r->n, r->cv_error * 100.0);
+    else
+      fprintf(stderr, "  d %.0f..%g: %s  (%d points, no CV error)\n",
+              r->dmin, r->dmax, buf, r->n);
+  }
+}
+
+static int fit_one(fitws *ws, const revprof_point *pts, size_t n,
+                   const revprof_fit_options *o, revprof_fnmodel *out,
+                   char *err, size_t errlen) {
+  revprof_fnmodel fm;
+  int rc = load_points(ws, pts, n, err, errlen);
+  if (rc)
+    return rc;
+  rc = o->method == REVPROF_METHOD_PAPER ? fit_paper(ws, n, o, &fm)
+                                         : fit_default(ws, n, o, &fm);
+  if (rc) {
+    rp_errf(err, errlen, "revprof_fit_function: %s: %s",
+            revprof_fn_name(pts[0].fn),
+            rc == REVPROF_ENOMEM ? "out of memory" : "least-squares fit failed");
+    return rc;
+  }
+  if (o->verbose)
+    print_choice(pts[0].fn, o, &fm);
+  *out = fm;
+  return 0;
+}
+
 int revprof_fit_function(const revprof_point *pts, size_t n,
                          const revprof_fit_options *o, revprof_fnmodel *out,
                          char *err, size_t errlen) {
-  (void)pts; (void)n; (void)o; (void)out;
-  rp_errf(err, errlen, "fitting not implemented yet");
-  return REVPROF_EFIT;
+  revprof_fit_options defaults;
+  fitws ws;
+  if (pts == NULL || n == 0 || out == NULL) {
+    rp_errf(err, errlen, "revprof_fit_function: %s",
+            out == NULL ? "no output model" : "no points to fit");
+    return REVPROF_EINVAL;
+  }
+  if (n > (size_t)1 << 30) {
+    rp_errf(err, errlen, "revprof_fit_function: %zu points is too many", n);
+    return REVPROF_EINVAL;
+  }
+  if (o == NULL) {
+    revprof_fit_options_init(&defaults);
+    o = &defaults;
+  }
+  int rc = check_options(o, "revprof_fit_function", err, errlen);
+  if (rc)
+    return rc;
+  if (ws_alloc(&ws, n)) {
+    rp_errf(err, errlen, "revprof_fit_function: out of memory (%zu points)",
+            n);
+    return REVPROF_ENOMEM;
+  }
+  gsl_error_handler_t *old = gsl_set_error_handler_off();
+  rc = fit_one(&ws, pts, n, o, out, err, errlen);
+  gsl_set_error_handler(old);
+  ws_free(&ws);
+  return rc;
 }
 
 int revprof_fit(const revprof_raw *raw, const revprof_fit_options *o,
                 revprof_model *model, char *err, size_t errlen) {
-  (void)raw; (void)o; (void)model;
-  rp_errf(err, errlen, "fitting not implemented yet");
-  return REVPROF_EFIT;
+  revprof_fit_options defaults;
+  size_t count[REVPROF_FN_COUNT] = {0}, nmax = 0;
+  if (raw == NULL || model == NULL || raw->n == 0) {
+    rp_errf(err, errlen, "revprof_fit: %s",
+            model == NULL ? "no model" : "no raw points to fit");
+    return REVPROF_EINVAL;
+  }
+  if (o == NULL) {
+    revprof_fit_options_init(&defaults);
+    o = &defaults;
+  }
+  int rc = check_options(o, "revprof_fit", err, errlen);
+  if (rc)
+    return rc;
+  for (size_t i = 0; i < raw->n; i++) {
+    if ((unsigned)raw->pt[i].fn >= REVPROF_FN_COUNT) {
+      rp_errf(err, errlen, "revprof_fit: point %zu: unknown function %d",
+              i + 1, (int)raw->pt[i].fn);
+      return REVPROF_EINVAL;
+    }
+    if (++count[raw->pt[i].fn] > nmax)
+      nmax = count[raw->pt[i].fn];
+  }
+  fitws ws;
+  revprof_point *buf = malloc(nmax * sizeof *buf);
+  revprof_fnmodel *fm = malloc(REVPROF_FN_COUNT * sizeof *fm);
+  if (buf == NULL || fm == NULL || ws_alloc(&ws, nmax)) {
+    free(buf);
+    free(fm);
+    rp_errf(err, errlen, "revprof_fit: out of memory");
+    return REVPROF_ENOMEM;
+  }
+  gsl_error_handler_t *old = gsl_set_error_handler_off();
+  for (int f = 0; f < REVPROF_FN_COUNT && rc == 0; f++) {
+    size_t k = 0;
+    if (count[f] == 0)
+      continue;
+    for (size_t i = 0; i < raw->n; i++)
+      if ((int)raw->pt[i].fn == f)
+        buf[k++] = raw->pt[i];
+    rc = fit_one(&ws, buf, k, o, &fm[f], err, errlen);
+  }
+  gsl_set_error_handler(old);
+  if (rc == 0) /* all or nothing */
+    for (int f = 0; f < REVPROF_FN_COUNT; f++)
+      if (count[f])
+        model->fn[f] = fm[f];
+  ws_free(&ws);
+  free(buf);
+  free(fm);
+  return rc;
 }
