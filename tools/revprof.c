@@ -11,6 +11,7 @@
 
 #include "revprof_model.h"
 #include "rp_datasheet.h"
+#include "rp_tools.h"
 
 #define ERRLEN 1024
 
@@ -36,6 +37,13 @@ static void usage(FILE *f) {
           "  datasheet MODEL [RAW.csv] -o DIR\n"
           "                              write the LaTeX/PDF datasheet, CSV "
           "and figures\n"
+          "  run [OPTIONS] -- PROG ARGS  run an MPI program under revprof "
+          "(prediction)\n"
+          "  sweep --np 1,2,4 -- PROG    predicted (and measured) speedup "
+          "over p\n"
+          "  timeline DIR -o PIC.png     timing diagram of a traced run\n"
+          "  trace merge|info DIR        rebuild / summarize a run's "
+          "traces\n"
           "  help [COMMAND]              help on a command\n"
           "\n"
           "'revprof COMMAND --help' tells more. Version " RP_VERSION ".\n");
@@ -409,6 +417,14 @@ int main(int argc, char **argv) {
     return cmd_datasheet(argc - 1, argv + 1);
   if (strcmp(cmd, "characterize") == 0)
     return cmd_characterize(argc - 1, argv + 1);
+  if (strcmp(cmd, "run") == 0)
+    return rp_cmd_run(argc - 1, argv + 1);
+  if (strcmp(cmd, "sweep") == 0)
+    return rp_cmd_sweep(argc - 1, argv + 1);
+  if (strcmp(cmd, "timeline") == 0)
+    return rp_cmd_timeline(argc - 1, argv + 1);
+  if (strcmp(cmd, "trace") == 0)
+    return rp_cmd_trace(argc - 1, argv + 1);
   fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
   usage(stderr);
   return 2;

@@ -1,0 +1,30 @@
+/* Subcommands of the revprof tool that live outside revprof.c (timeline,
+ * trace, run, sweep) and the process helpers they share. */
+#ifndef RP_TOOLS_H
+#define RP_TOOLS_H
+
+#include <stddef.h>
+
+/* Entry points: argv[0] is the subcommand name; return the exit status. */
+int rp_cmd_timeline(int argc, char **argv);
+int rp_cmd_trace(int argc, char **argv);
+int rp_cmd_run(int argc, char **argv);
+int rp_cmd_sweep(int argc, char **argv);
+
+/* Runs argv (argv[0] looked up in PATH) and waits. With out != NULL its
+ * stdout goes to that file (created or truncated), with err_to_out also
+ * stderr. Returns the exit status (0..255, 128 + signal when killed), or
+ * -1 when it could not start (message on stderr). *seconds, when not NULL,
+ * gets the wall time from start to exit. */
+int rp_spawn(char *const argv[], const char *out, int err_to_out,
+             double *seconds);
+
+/* Finds an executable: the env variable's value when set, else name in
+ * PATH. Returns 0 and the path in buf, or -1. */
+int rp_find_program(const char *env, const char *name, char *buf,
+                    size_t len);
+
+/* Creates dir and its parents; 0 or -1 with errno set. */
+int rp_mkdirs(const char *dir);
+
+#endif

@@ -1,0 +1,816 @@
+/* revprof run and revprof sweep: launch an MPI program under librevprof
+ * (LD_PRELOAD through mpiexec), and repeat that over process counts to
+ * compare predicted with measured speedup (seed 003, Figure 3). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "revprof_model.h"
+#include "rp_tools.h"
+
+extern char **environ;
+
+#define MAXNP 64 /* process counts in one sweep */
+
+/* ------------------------------------------------------------ launching */
+
+/* Path of librevprof.so: $REVPROF_LIB, else the build tree's (next to this
+ * binary), else the installed one. */
+static int find_lib(char *buf, size_t len) {
+  const char *env = getenv("REVPROF_LIB");
+  char self[2048];
+  if (env && *env) {
+    snprintf(buf, len, "%s", env);
+    return access(buf, R_OK) == 0 ? 0 : -1;
+  }
+  if (RP_BUILD_LIB[0]) {
+    snprintf(buf, len, "%s", RP_BUILD_LIB);
+    if (access(buf, R_OK) == 0)
+      return 0;
+  }
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) {
+      static const char *const rel[] = {"../revprof/librevprof.so",
+                                        "../lib/librevprof.so",
+                                        "../lib64/librevprof.so", NULL};
+      *slash = '\0';
+      for (int i = 0; rel[i]; i++) {
+        snprintf(buf, len, "%s/%s", self, rel[i]);
+        if (access(buf, R_OK) == 0)
+          return 0;
+      }
+    }
+  }
+  snprintf(buf, len, "%s/librevprof.so", RP_LIBDIR);
+  return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
+static const char *mpiexec_path(void) {
+  const char *m = getenv("REVPROF_MPIEXEC");
+  return m && *m ? m : RP_MPIEXEC;
+}
+
+static int is_mpich(const char *mpiexec) {
+  return strstr(mpiexec, "mpich") || strstr(mpiexec, "hydra");
+}
+
+typedef struct launch {
+  const char *lib;   /* librevprof.so to preload; NULL: run natively */
+  int np;
+  char **app;        /* program and its arguments, NULL-terminated */
+} launch;
+
+/* Builds the mpiexec command line; REVPROF_* variables of this process are
+ * exported to the ranks. Returns a calloc'ed argv (strings not owned,
+ * except the LD_PRELOAD one in *own), or NULL. */
+static char **launch_argv(const launch *l, char *npbuf, char **own) {
+  size_t napp = 0, nenv = 0;
+  const char *mpiexec = mpiexec_path();
+  while (l->app[napp])
+    napp++;
+  for (char **e = environ; *e; e++)
+    nenv += strncmp(*e, "REVPROF_", 8) == 0;
+  char **argv = calloc(napp + 2 * nenv + 16, sizeof *argv);
+  if (!argv)
+    return NULL;
+  size_t n = 0;
+  int mpich = is_mpich(mpiexec);
+  *own = NULL;
+  argv[n++] = (char *)mpiexec;
+  if (!mpich) {
+    argv[n++] = "--oversubscribe"; /* more ranks than cores is fine here */
+    if (geteuid() == 0) {
+      setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+      setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+  }
+  snprintf(npbuf, 16, "%d", l->np);
+  argv[n++] = "-n";
+  argv[n++] = npbuf;
+  if (l->lib) {
+    size_t len = strlen(l->lib) + 16;
+    if (!(*own = malloc(len))) {
+      free(argv);
+      return NULL;
+    }
+    if (mpich) { /* hydra passes the whole environment anyway */
+      argv[n++] = "-genv";
+      argv[n++] = "LD_PRELOAD";
+      snprintf(*own, len, "%s", l->lib);
+    } else {
+      argv[n++] = "-x";
+      snprintf(*own, len, "LD_PRELOAD=%s", l->lib);
+    }
+    argv[n++] = *own;
+    for (char **e = environ; !mpich && *e; e++)
+      if (strncmp(*e, "REVPROF_", 8) == 0) {
+        char *eq = strchr(*e, '=');
+        if (eq) { /* "-x NAME" exports NAME's current value */
+          argv[n++] = "-x";
+          argv[n++] = strndup(*e, (size_t)(eq - *e)); /* freed at exit */
+        }
+      }
+  }
+  for (size_t i = 0; i < napp; i++)
+    argv[n++] = l->app[i];
+  argv[n] = NULL;
+  return argv;
+}
+
+static int run_launch(const launch *l, const char *out, double *seconds) {
+  char npbuf[16], *own = NULL;
+  char **argv = launch_argv(l, npbuf, &own);
+  if (!argv) {
+    fprintf(stderr, "revprof: out of memory\n");
+    return -1;
+  }
+  int st = rp_spawn(argv, out, 1, seconds);
+  free(own);
+  free(argv);
+  return st;
+}
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  return end != s && *end == '\0' && errno == 0 && isfinite(*out);
+}
+
+static int parse_count(const char *s, int *out) {
+  double d;
+  if (!parse_double(s, &d) || d < 1 || d > 1e6 || d != floor(d))
+    return -1;
+  *out = (int)d;
+  return 0;
+}
+
+/* Options shared by run and sweep; they become REVPROF_* variables. */
+typedef struct common {
+  const char *model, *dir, *trace, *compute, *step, *step_min, *step_max;
+  const char *lua;
+} common;
+
+/* Consumes one shared option at argv[*i]: 1 when taken, 0 when not one,
+ * -1 on a bad value (reported). */
+static int common_option(const char *cmd, int argc, char **argv, int *i,
+                         common *c) {
+  static const struct {
+    const char *flag;
+    size_t off;
+    int seconds; /* value must be a time in seconds */
+  } flags[] = {
+      {"--model", offsetof(common, model), 0},
+      {"--trace", offsetof(common, trace), 0},
+      {"--compute", offsetof(common, compute), 0},
+      {"--step", offsetof(common, step), 1},
+      {"--step-min", offsetof(common, step_min), 1},
+      {"--step-max", offsetof(common, step_max), 1},
+      {"--lua", offsetof(common, lua), 0},
+      {"-o", offsetof(common, dir), 0},
+  };
+  for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+    if (strcmp(argv[*i], flags[k].flag) != 0)
+      continue;
+    if (*i + 1 >= argc) {
+      fprintf(stderr, "revprof %s: %s needs a value\n", cmd, flags[k].flag);
+      return -1;
+    }
+    const char *v = argv[++*i];
+    double d;
+    if (flags[k].seconds && (!parse_double(v, &d) || d < 0)) {
+      fprintf(stderr, "revprof %s: %s needs seconds >= 0, not '%s'\n", cmd,
+              flags[k].flag, v);
+      return -1;
+    }
+    *(const char **)((char *)c + flags[k].off) = v;
+    return 1;
+  }
+  return 0;
+}
+
+/* Checks the model and the library and exports the settings. */
+static int common_setup(const char *cmd, const common *c, char *lib,
+                        size_t liblen) {
+  char err[1024];
+  const char *model = c->model ? c->model : getenv("REVPROF_MODEL");
+  if (!model || !*model) {
+    fprintf(stderr, "revprof %s: no machine model: give --model FILE.lua "
+                    "(e.g. from 'revprof characterize') or set "
+                    "REVPROF_MODEL\n", cmd);
+    return -1;
+  }
+  revprof_model *m = NULL;
+  if (revprof_model_load(model, &m, err, sizeof err) != 0) {
+    fprintf(stderr, "revprof %s: %s\n", cmd, err);
+    return -1;
+  }
+  revprof_model_free(m);
+  if (find_lib(lib, liblen) != 0) {
+    fprintf(stderr, "revprof %s: cannot find librevprof.so (build the "
+                    "revprof library, or set REVPROF_LIB to its path)\n",
+            cmd);
+    return -1;
+  }
+  char abs[4096];
+  setenv("REVPROF_MODEL", realpath(model, abs) ? abs : model, 1);
+  if (c->trace)
+    setenv("REVPROF_TRACE", c->trace, 1);
+  if (c->compute)
+    setenv("REVPROF_COMPUTE", c->compute, 1);
+  if (c->step)
+    setenv("REVPROF_STEP", c->step, 1);
+  if (c->step_min)
+    setenv("REVPROF_STEP_MIN", c->step_min, 1);
+  if (c->step_max)
+    setenv("REVPROF_STEP_MAX", c->step_max, 1);
+  if (c->lua)
+    setenv("REVPROF_LUA", realpath(c->lua, abs) ? abs : c->lua, 1);
+  return 0;
+}
+
+static const char common_help[] =
+    "  --model FILE.lua   machine model to predict for (or REVPROF_MODEL)\n"
+    "  --trace FORMATS    traces: otf2,chrome,text (REVPROF_TRACE)\n"
+    "  --compute MODE     zero, annotate or measure (REVPROF_COMPUTE)\n"
+    "  --step S           seconds per REVPROF_COMPUTE_STEPS step "
+    "(REVPROF_STEP);\n"
+    "  --step-min S, --step-max S   its bounds (REVPROF_STEP_MIN/MAX)\n"
+    "  --lua FILE.lua     cost functions of regions (REVPROF_LUA)\n"
+    "Other REVPROF_* variables set in the environment reach the ranks "
+    "too.\n"
+    "mpiexec is " RP_MPIEXEC " (REVPROF_MPIEXEC overrides); librevprof.so "
+    "is found\n"
+    "next to this program, in the install tree, or at REVPROF_LIB.\n";
+
+/* ------------------------------------------------------------------ run */
+
+static void run_usage(FILE *f) {
+  fprintf(f,
+          "usage: revprof run --model M.lua [-np N] [-o DIR] [OPTIONS] -- "
+          "PROGRAM [ARGS]\n"
+          "\n"
+          "Runs the MPI program on N ranks (default 2) with librevprof "
+          "preloaded, so\n"
+          "every MPI call advances a simulated clock by the model's time: "
+          "the report\n"
+          "(predicted elapsed time avg [min, max]) and traces go to DIR "
+          "(default\n"
+          "revprof-out; REVPROF_OUTPUT_DIR). With --timeline PIC.png the "
+          "timing diagram\n"
+          "is drawn afterwards (needs --trace). Exit status: the "
+          "program's.\n"
+          "\n"
+          "options:\n"
+          "  -np N, -n N        ranks\n"
+          "  --timeline PIC     draw the timeline of the run to PIC\n"
+          "%s",
+          common_help);
+}
+
+/* Index of "--" in argv, or argc. */
+static int dashdash(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--") == 0)
+      return i;
+  return argc;
+}
+
+int rp_cmd_run(int argc, char **argv) {
+  common c = {0};
+  const char *timeline = NULL;
+  int np = 2, end = dashdash(argc, argv);
+  for (int i = 1; i < end; i++) {
+    int took = common_option("run", end, argv, &i, &c);
+    if (took < 0)
+      return 2;
+    if (took)
+      continue;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      run_usage(stdout);
+      return 0;
+    } else if ((strcmp(argv[i], "-np") == 0 || strcmp(argv[i], "-n") == 0 ||
+                strcmp(argv[i], "--np") == 0) && i + 1 < end) {
+      if (parse_count(argv[++i], &np) != 0) {
+        fprintf(stderr, "revprof run: -np needs a count >= 1, not '%s'\n",
+                argv[i]);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--timeline") == 0 && i + 1 < end)
+      timeline = argv[++i];
+    else {
+      fprintf(stderr, "revprof run: unknown option '%s' (the program goes "
+                      "after --)\n", argv[i]);
+      run_usage(stderr);
+      return 2;
+    }
+  }
+  if (end + 1 >= argc) {
+    fprintf(stderr, "revprof run: no program: revprof run [OPTIONS] -- "
+                    "PROGRAM [ARGS]\n");
+    return 2;
+  }
+  char lib[4096];
+  if (common_setup("run", &c, lib, sizeof lib) != 0)
+    return 1;
+  const char *dir = c.dir ? c.dir : getenv("REVPROF_OUTPUT_DIR");
+  if (!dir || !*dir)
+    dir = "revprof-out";
+  if (timeline && !c.trace && !getenv("REVPROF_TRACE"))
+    setenv("REVPROF_TRACE", "text", 1);
+  if (rp_mkdirs(dir) != 0) {
+    fprintf(stderr, "revprof run: %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  setenv("REVPROF_OUTPUT_DIR", dir, 1);
+  launch l = {lib, np, argv + end + 1};
+  int st = run_launch(&l, NULL, NULL);
+  if (st != 0) {
+    fprintf(stderr, "revprof run: the program exited with status %d\n", st);
+    return st < 0 ? 1 : st;
+  }
+  fprintf(stderr, "revprof run: output in %s\n", dir);
+  if (timeline) {
+    char *targv[] = {"timeline", (char *)dir, "-o", (char *)timeline, NULL};
+    return rp_cmd_timeline(4, targv);
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------- report.csv */
+
+/* Splits a CSV line in place into at most max fields; quotes are removed
+ * (no embedded commas inside quotes expected in a report). */
+static int split_csv(char *line, char **field, int max) {
+  int n = 0;
+  char *s = line;
+  s[strcspn(s, "\r\n")] = '\0';
+  while (n < max) {
+    while (*s == ' ')
+      s++;
+    field[n++] = s;
+    char *comma = strchr(s, ',');
+    if (comma)
+      *comma = '\0';
+    size_t len = strlen(s);
+    while (len && s[len - 1] == ' ')
+      s[--len] = '\0';
+    if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+      s[len - 1] = '\0';
+      field[n - 1] = s + 1;
+    }
+    if (!comma)
+      break;
+    s = comma + 1;
+  }
+  return n;
+}
+
+static void lower(char *s) {
+  for (; *s; s++)
+    *s = (char)tolower((unsigned char)*s);
+}
+
+/* Which bound a name stands for: 0 min, 1 avg, 2 max, -1 none. */
+static int bound_of(const char *name) {
+  if (strstr(name, "min") || strstr(name, "low"))
+    return 0;
+  if (strstr(name, "max") || strstr(name, "high") || strstr(name, "upp"))
+    return 2;
+  if (strstr(name, "avg") || strstr(name, "mean") || strstr(name, "pred") ||
+      strstr(name, "value") || strstr(name, "typ"))
+    return 1;
+  return -1;
+}
+
+static int is_elapsed(const char *name) {
+  return strstr(name, "elapsed") || strstr(name, "total_time") ||
+         strcmp(name, "time") == 0 || strstr(name, "makespan") ||
+         strstr(name, "run_time") || strstr(name, "runtime");
+}
+
+/* Scope column values naming the whole run rather than one rank. */
+static int whole_run(const char *v) {
+  return strcmp(v, "all") == 0 || strcmp(v, "total") == 0 ||
+         strcmp(v, "run") == 0 || strcmp(v, "elapsed") == 0 ||
+         strcmp(v, "max") == 0 || strcmp(v, "-1") == 0 ||
+         strcmp(v, "*") == 0 || strcmp(v, "program") == 0;
+}
+
+/* Reads the predicted elapsed time avg [min, max] (seconds) from the
+ * report.csv that librevprof writes at MPI_Finalize. Understands, whatever
+ * the column order and case:
+ *  - wide: a header with elapsed_min / elapsed_avg / elapsed_max columns
+ *    (first row, or the row whose rank/scope column says all/total/-1);
+ *  - long: rows "elapsed,<min>,<avg>,<max>" under a header naming min, avg
+ *    and max columns, or "elapsed_avg,<value>" key/value rows.
+ * A missing min or max is set to avg. Returns 0, or -1 with a message. */
+static int read_report(const char *path, double t[3], char *err,
+                       size_t errlen) {
+  FILE *f = fopen(path, "r");
+  char line[4096], hdr[4096], *h[64], *v[64];
+  int nh = 0, found[3] = {0, 0, 0};
+  if (!f) {
+    snprintf(err, errlen, "%.900s: %s (did the program call MPI_Finalize "
+                          "under revprof?)", path, strerror(errno));
+    return -1;
+  }
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || line[strspn(line, " \r\n")] == '\0')
+      continue;
+    lower(line);
+    if (nh == 0) { /* first line: the header */
+      snprintf(hdr, sizeof hdr, "%s", line);
+      nh = split_csv(hdr, h, 64);
+      /* a header that is itself a key/value row: "elapsed_avg,1.2" */
+      if (nh >= 2 && is_elapsed(h[0])) {
+        double d;
+        int b = bound_of(h[0]);
+        if (parse_double(h[1], &d) && b >= 0) {
+          t[b] = d;
+          found[b] = 1;
+        }
+      }
+      continue;
+    }
+    int nv = split_csv(line, v, 64);
+    /* wide: elapsed columns, in the whole-run row or the first */
+    int scope_col = -1, wide = 0;
+    for (int k = 0; k < nh; k++)
+      if (strcmp(h[k], "rank") == 0 || strcmp(h[k], "scope") == 0 ||
+          strcmp(h[k], "what") == 0)
+        scope_col = k;
+    for (int k = 0; k < nh && k < nv; k++) {
+      int b = bound_of(h[k]);
+      double d;
+      if (is_elapsed(h[k]) && b >= 0 && parse_double(v[k], &d)) {
+        if (!found[b] || (scope_col >= 0 && whole_run(v[scope_col]))) {
+          t[b] = d;
+          found[b] = 1;
+          wide = 1;
+        }
+      }
+    }
+    if (wide || nv < 2)
+      continue;
+    /* long: the first field names the quantity */
+    if (!is_elapsed(v[0]))
+      continue;
+    double d;
+    int b0 = bound_of(v[0]);
+    if (b0 >= 0 && parse_double(v[1], &d)) { /* elapsed_avg,1.2 */
+      t[b0] = d;
+      found[b0] = 1;
+      continue;
+    }
+    for (int k = 1; k < nh && k < nv; k++) { /* elapsed,min,avg,max */
+      int b = bound_of(h[k]);
+      if (b >= 0 && parse_double(v[k], &d)) {
+        t[b] = d;
+        found[b] = 1;
+      }
+    }
+  }
+  fclose(f);
+  if (!found[1] && found[0] && found[2]) {
+    t[1] = 0.5 * (t[0] + t[2]);
+    found[1] = 1;
+  }
+  if (!found[1]) {
+    snprintf(err, errlen, "%.900s: no predicted elapsed time found (looked for "
+                          "columns or rows named elapsed with min/avg/max)",
+             path);
+    return -1;
+  }
+  for (int b = 0; b < 3; b += 2)
+    if (!found[b])
+      t[b] = t[1];
+  return 0;
+}
+
+/* The number after key in a program's output (e.g. "elapsed 0.25 s" with
+ * key "elapsed"), the last such line. Returns 0 or -1. */
+static int read_keyed_time(const char *path, const char *key, double *out) {
+  FILE *f = fopen(path, "r");
+  char line[4096];
+  int got = 0;
+  if (!f)
+    return -1;
+  while (fgets(line, sizeof line, f)) {
+    char *at = strstr(line, key);
+    if (!at)
+      continue;
+    at += strlen(key);
+    while (*at && !(isdigit((unsigned char)*at) || *at == '.' ||
+                    ((*at == '-' || *at == '+') &&
+                     isdigit((unsigned char)at[1]))))
+      at++;
+    char *end;
+    double d = strtod(at, &end);
+    if (end != at && isfinite(d)) {
+      *out = d;
+      got = 1;
+    }
+  }
+  fclose(f);
+  return got ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- sweep */
+
+static void sweep_usage(FILE *f) {
+  fprintf(f,
+          "usage: revprof sweep --np 1,2,4,8 --model M.lua [-o DIR] "
+          "[--measure] [--reps R]\n"
+          "                     [--time-key KEY] [OPTIONS] -- PROGRAM "
+          "[ARGS]\n"
+          "\n"
+          "Runs the program under revprof at each process count and reads "
+          "the predicted\n"
+          "elapsed time avg [min, max] from DIR/p<N>/report.csv; with "
+          "--measure also runs\n"
+          "it natively (best of R runs, default 1) and takes the wall time "
+          "of mpiexec,\n"
+          "or with --time-key KEY the number after KEY in the program's "
+          "output (its\n"
+          "own MPI_Wtime timing, without the launch cost). Writes "
+          "DIR/sweep.csv and\n"
+          "DIR/sweep.png (gnuplot): speedup vs p, predicted with its "
+          "interval and\n"
+          "measured, beside the elapsed times. Speedup is T(p0)/T(p) x p0 "
+          "for the\n"
+          "smallest count p0; the interval is the min-bound and max-bound "
+          "predictions,\n"
+          "each against its own base. DIR defaults to revprof-sweep; each "
+          "run's output\n"
+          "is kept in DIR/p<N>/ (stdout.txt, native.txt, report, "
+          "traces).\n"
+          "\n"
+          "options:\n"
+          "%s",
+          common_help);
+}
+
+typedef struct point {
+  int np;
+  double t[3];     /* predicted elapsed min avg max, seconds */
+  double measured; /* seconds; NAN when not measured */
+} point;
+
+static int parse_np_list(const char *s, int *np, int max) {
+  int n = 0;
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", ")) {
+    int v;
+    if (parse_count(tok, &v) != 0 || n == max)
+      return -1;
+    int k = n++;
+    while (k > 0 && np[k - 1] > v) { /* keep sorted */
+      np[k] = np[k - 1];
+      k--;
+    }
+    if (k > 0 && np[k - 1] == v) { /* duplicate */
+      for (int j = k; j < n - 1; j++)
+        np[j] = np[j + 1];
+      n--;
+      continue;
+    }
+    np[k] = v;
+  }
+  return n;
+}
+
+static void tail(const char *path, int lines) {
+  FILE *f = fopen(path, "r");
+  char buf[512][160];
+  int n = 0;
+  if (!f)
+    return;
+  while (n < 512 && fgets(buf[n % 512], sizeof buf[0], f))
+    n++;
+  fclose(f);
+  int from = n > lines ? n - lines : 0;
+  for (int i = from; i < n; i++)
+    fprintf(stderr, "  | %s", buf[i % 512]);
+}
+
+static int write_sweep(const char *dir, const point *pt, int n,
+                       int measured) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/sweep.csv", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "revprof sweep: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  /* speedup against the smallest count, scaled by it */
+  const point *b = &pt[0];
+  fprintf(f, "np,pred_min_s,pred_avg_s,pred_max_s,speedup_avg,"
+             "speedup_lo,speedup_hi,measured_s,measured_speedup\n");
+  for (int i = 0; i < n; i++) {
+    double s[3];
+    for (int k = 0; k < 3; k++)
+      s[k] = pt[i].t[k] > 0 ? b->np * b->t[k] / pt[i].t[k] : NAN;
+    double lo = fmin(s[0], s[2]), hi = fmax(s[0], s[2]);
+    fprintf(f, "%d,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g", pt[i].np, pt[i].t[0],
+            pt[i].t[1], pt[i].t[2], s[1], fmin(lo, s[1]), fmax(hi, s[1]));
+    if (measured && isfinite(pt[i].measured) && pt[i].measured > 0 &&
+        isfinite(b->measured))
+      fprintf(f, ",%.9g,%.6g\n", pt[i].measured,
+              b->np * b->measured / pt[i].measured);
+    else
+      fputs(",,\n", f);
+  }
+  if (fclose(f) != 0) {
+    fprintf(stderr, "revprof sweep: %s: write error\n", path);
+    return -1;
+  }
+  printf("sweep: %s\n", path);
+
+  char gnuplot[4096];
+  if (rp_find_program("REVPROF_GNUPLOT", "gnuplot", gnuplot,
+                      sizeof gnuplot) != 0) {
+    fprintf(stderr, "revprof sweep: gnuplot not found: no sweep.png\n");
+    return 0;
+  }
+  snprintf(path, sizeof path, "%s/sweep.gp", dir);
+  if (!(f = fopen(path, "w"))) {
+    fprintf(stderr, "revprof sweep: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  int pmax = pt[n - 1].np, logx = pmax / pt[0].np >= 8;
+  fprintf(f,
+          "# revprof sweep: predicted and measured speedup (seed 003 Fig. 3)\n"
+          "set terminal pngcairo size 1300,540 font 'Sans,11' noenhanced\n"
+          "set output 'sweep.png'\n"
+          "set datafile separator ','\n"
+          "set key top left box opaque\n"
+          "set grid lc rgb '#e0e0e0'\n"
+          "set multiplot layout 1,2 title 'revprof sweep: %s'\n",
+          measured ? "predicted vs measured" : "predicted");
+  if (logx)
+    fputs("set logscale x 2\n", f);
+  fprintf(f,
+          "set xrange [%g:%g]\nset xtics (", logx ? pt[0].np / 1.2
+                                                  : pt[0].np - 0.5,
+          logx ? pmax * 1.2 : pmax + 0.5);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "%s%d", i ? ", " : "", pt[i].np);
+  fprintf(f,
+          ")\nset xlabel 'processes p'\n"
+          "set ylabel 'speedup'\nset title 'speedup'\n"
+          "set yrange [0:*]\n"
+          "plot x with lines dt 2 lc rgb '#888888' title 'ideal', \\\n"
+          "  'sweep.csv' skip 1 using 1:5:6:7 with yerrorlines lw 2 pt 7 "
+          "lc rgb '#377eb8' title 'predicted [min, max]'%s\n",
+          measured ? ", \\\n  'sweep.csv' skip 1 using 1:9 with linespoints "
+                     "lw 2 pt 5 lc rgb '#e41a1c' title 'measured'"
+                   : "");
+  fprintf(f,
+          "set title 'elapsed time'\nset ylabel 'seconds'\n"
+          "set logscale y 10\nset yrange [*:*]\nset format y '%%g'\n"
+          "plot 'sweep.csv' skip 1 using 1:3:2:4 with yerrorlines lw 2 pt 7 "
+          "lc rgb '#377eb8' title 'predicted [min, max]'%s\n"
+          "unset multiplot\n",
+          measured ? ", \\\n  'sweep.csv' skip 1 using 1:8 with linespoints "
+                     "lw 2 pt 5 lc rgb '#e41a1c' title 'measured'"
+                   : "");
+  if (fclose(f) != 0)
+    return -1;
+  /* gnuplot runs in dir so the script refers to sweep.csv by name */
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd) || chdir(dir) != 0) {
+    fprintf(stderr, "revprof sweep: cannot enter %s\n", dir);
+    return -1;
+  }
+  char *gargv[] = {gnuplot, "sweep.gp", NULL};
+  int st = rp_spawn(gargv, NULL, 0, NULL);
+  if (chdir(cwd) != 0)
+    return -1;
+  if (st != 0) {
+    fprintf(stderr, "revprof sweep: gnuplot failed on %s/sweep.gp\n", dir);
+    return -1;
+  }
+  printf("sweep: %s/sweep.png\n", dir);
+  return 0;
+}
+
+int rp_cmd_sweep(int argc, char **argv) {
+  common c = {0};
+  int np[MAXNP], nnp = 0, measure = 0, reps = 1;
+  const char *key = NULL;
+  int end = dashdash(argc, argv);
+  for (int i = 1; i < end; i++) {
+    int took = common_option("sweep", end, argv, &i, &c);
+    if (took < 0)
+      return 2;
+    if (took)
+      continue;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      sweep_usage(stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--np") == 0 && i + 1 < end) {
+      if ((nnp = parse_np_list(argv[++i], np, MAXNP)) <= 0) {
+        fprintf(stderr, "revprof sweep: --np needs a list of counts >= 1 "
+                        "like 1,2,4,8 (at most %d), not '%s'\n", MAXNP,
+                argv[i]);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--measure") == 0)
+      measure = 1;
+    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < end) {
+      if (parse_count(argv[++i], &reps) != 0) {
+        fprintf(stderr, "revprof sweep: --reps needs a count >= 1\n");
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--time-key") == 0 && i + 1 < end)
+      key = argv[++i];
+    else {
+      fprintf(stderr, "revprof sweep: unknown option '%s' (the program goes "
+                      "after --)\n", argv[i]);
+      sweep_usage(stderr);
+      return 2;
+    }
+  }
+  if (nnp == 0) {
+    fprintf(stderr, "revprof sweep: give the process counts: --np "
+                    "1,2,4,8\n");
+    return 2;
+  }
+  if (end + 1 >= argc) {
+    fprintf(stderr, "revprof sweep: no program: revprof sweep [OPTIONS] -- "
+                    "PROGRAM [ARGS]\n");
+    return 2;
+  }
+  char lib[4096], err[1024];
+  if (common_setup("sweep", &c, lib, sizeof lib) != 0)
+    return 1;
+  const char *dir = c.dir ? c.dir : "revprof-sweep";
+  if (rp_mkdirs(dir) != 0) {
+    fprintf(stderr, "revprof sweep: %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  point pt[MAXNP];
+  for (int i = 0; i < nnp; i++) {
+    char sub[4200], out[4300], rep[4300];
+    pt[i].np = np[i];
+    pt[i].measured = NAN;
+    snprintf(sub, sizeof sub, "%s/p%d", dir, np[i]);
+    if (rp_mkdirs(sub) != 0) {
+      fprintf(stderr, "revprof sweep: %s: %s\n", sub, strerror(errno));
+      return 1;
+    }
+    snprintf(rep, sizeof rep, "%s/report.csv", sub);
+    remove(rep);
+    setenv("REVPROF_OUTPUT_DIR", sub, 1);
+    snprintf(out, sizeof out, "%s/stdout.txt", sub);
+    launch l = {lib, np[i], argv + end + 1};
+    fprintf(stderr, "revprof sweep: p = %d under revprof ...\n", np[i]);
+    int st = run_launch(&l, out, NULL);
+    if (st != 0) {
+      fprintf(stderr, "revprof sweep: p = %d: the program exited with "
+                      "status %d; its output (%s) ends:\n", np[i], st, out);
+      tail(out, 15);
+      return 1;
+    }
+    if (read_report(rep, pt[i].t, err, sizeof err) != 0) {
+      fprintf(stderr, "revprof sweep: p = %d: %s\n", np[i], err);
+      return 1;
+    }
+    if (!measure)
+      continue;
+    l.lib = NULL;
+    snprintf(out, sizeof out, "%s/native.txt", sub);
+    for (int r = 0; r < reps; r++) {
+      double wall, t;
+      fprintf(stderr, "revprof sweep: p = %d natively (%d/%d) ...\n", np[i],
+              r + 1, reps);
+      if ((st = run_launch(&l, out, &wall)) != 0) {
+        fprintf(stderr, "revprof sweep: p = %d natively: status %d; its "
+                        "output (%s) ends:\n", np[i], st, out);
+        tail(out, 15);
+        return 1;
+      }
+      if (key && read_keyed_time(out, key, &t) != 0) {
+        fprintf(stderr, "revprof sweep: p = %d: no number after '%s' in the "
+                        "program's output %s\n", np[i], key, out);
+        return 1;
+      }
+      t = key ? t : wall;
+      if (isnan(pt[i].measured) || t < pt[i].measured)
+        pt[i].measured = t;
+    }
+  }
+  unsetenv("REVPROF_OUTPUT_DIR");
+  return write_sweep(dir, pt, nnp, measure) ? 1 : 0;
+}

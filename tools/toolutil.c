@@ -1,0 +1,101 @@
+/* Process and file helpers shared by the revprof subcommands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rp_tools.h"
+
+static int is_exe(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+         access(path, X_OK) == 0;
+}
+
+int rp_find_program(const char *env, const char *name, char *buf,
+                    size_t len) {
+  const char *v = env ? getenv(env) : NULL;
+  if (v && *v)
+    name = v;
+  if (strchr(name, '/')) {
+    snprintf(buf, len, "%s", name);
+    return is_exe(buf) ? 0 : -1;
+  }
+  for (const char *p = getenv("PATH"); p && *p;) {
+    const char *colon = strchr(p, ':');
+    size_t n = colon ? (size_t)(colon - p) : strlen(p);
+    int w = snprintf(buf, len, "%.*s/%s", (int)n, n ? p : ".", name);
+    if (w > 0 && (size_t)w < len && is_exe(buf))
+      return 0;
+    p = colon ? colon + 1 : NULL;
+  }
+  buf[0] = '\0';
+  return -1;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int rp_spawn(char *const argv[], const char *out, int err_to_out,
+             double *seconds) {
+  int fd = -1;
+  if (out && (fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0) {
+    fprintf(stderr, "revprof: %s: %s\n", out, strerror(errno));
+    return -1;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  double t0 = now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "revprof: cannot start %s: %s\n", argv[0],
+            strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  if (pid == 0) { /* child: only async-signal-safe calls until exec */
+    if (fd >= 0 && (dup2(fd, 1) < 0 || (err_to_out && dup2(fd, 2) < 0)))
+      _exit(126);
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  if (fd >= 0)
+    close(fd);
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  if (seconds)
+    *seconds = now() - t0;
+  if (WIFEXITED(status)) {
+    if (WEXITSTATUS(status) == 127)
+      fprintf(stderr, "revprof: cannot run %s\n", argv[0]);
+    return WEXITSTATUS(status);
+  }
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+int rp_mkdirs(const char *dir) {
+  char p[4096];
+  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/') {
+      *s = '\0';
+      if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        return -1;
+      *s = '/';
+    }
+  return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
