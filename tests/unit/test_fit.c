@@ -228,7 +228,48 @@ static void test_fit_paper_recovers_exact_equations(void **state) {
   expect_coefs(&fm.regime[0], cs, 1e-8);
   expect_coefs(&fm.regime[1], cl, 1e-8);
   assert_int_equal(fm.regime[0].n + fm.regime[1].n, (int)n);
+  /* exact data, yet the points' 1 % standard errors propagate (not just
+   * round-off, which is 1e-12 of the coefficients) */
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < 3; k++)
+      assert_true(fm.regime[i].err[k] > 1e-5 * fm.regime[i].avg[k]);
   expect_checks(&fm, REVPROF_FN_ALLREDUCE);
+  free(pt);
+}
+
+/* The stored cv_error is the mean relative leave-one-out error: compare
+ * with refitting c + k*d without each point in turn (weights 1/y^2). */
+static void test_fit_cv_error_is_leave_one_out(void **state) {
+  (void)state;
+  static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_D};
+  size_t n;
+  revprof_fnmodel fm;
+  char err[256];
+  rng = 2718;
+  revprof_point *pt =
+      make_points(REVPROF_FN_RECV, 2, 2, NSIZES, eq_sqrt, 0.05, &n);
+  revprof_fit_options o = opts(REVPROF_METHOD_DEFAULT);
+  o.max_regimes = 1;
+  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
+  expect_form(&fm.regime[0], 2, t);
+  double acc = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double s0 = 0, s1 = 0, s2 = 0, b0 = 0, b1 = 0; /* normal equations */
+    for (size_t j = 0; j < n; j++) {
+      double w = 1.0 / (pt[j].median * pt[j].median), d = pt[j].d;
+      if (j == i)
+        continue;
+      s0 += w;
+      s1 += w * d;
+      s2 += w * d * d;
+      b0 += w * pt[j].median;
+      b1 += w * d * pt[j].median;
+    }
+    double det = s0 * s2 - s1 * s1;
+    double c = (b0 * s2 - b1 * s1) / det, k = (s0 * b1 - s1 * b0) / det;
+    acc += fabs(pt[i].median - c - k * pt[i].d) / pt[i].median;
+  }
+  expect_rel(fm.regime[0].cv_error, acc / (double)n, 1e-6);
   free(pt);
 }
 
@@ -280,6 +321,56 @@ static void test_fit_paper_noisy_within_tolerance(void **state) {
     fail_msg("deviation from the truth %.4f > 0.03", dev);
   expect_checks(&fm, REVPROF_FN_ALLREDUCE);
   free(pt);
+}
+
+/* Paper weights are 1/sigma^2 with sigma = rse * mean: a point measured
+ * imprecisely (large rse) barely moves the fit, while with relative
+ * weights (some point without rse) it would. */
+static void test_fit_paper_weights_by_standard_error(void **state) {
+  (void)state;
+  size_t n;
+  revprof_fnmodel precise, relative;
+  revprof_point *pt =
+      make_points(REVPROF_FN_ALLREDUCE, 2, 16, NSIZES, eq_paper, 0.0, &n);
+  for (size_t i = 0; i < n; i++)
+    if (pt[i].d == 0.0 && pt[i].p == 9) { /* one bad point, known to be */
+      pt[i].mean = pt[i].median = 3.0 * pt[i].mean;
+      pt[i].max = 1.2 * pt[i].mean;
+      pt[i].rse = 0.5;
+    }
+  fit_ok(pt, n, REVPROF_METHOD_PAPER, &precise);
+  pt[1].rse = 0.0; /* a small-message point without rse: relative weights */
+  fit_ok(pt, n, REVPROF_METHOD_PAPER, &relative);
+  double dp = max_dev(&precise, REVPROF_FN_ALLREDUCE, 2, 16, 7, eq_paper);
+  double dr = max_dev(&relative, REVPROF_FN_ALLREDUCE, 2, 16, 7, eq_paper);
+  if (!(dp < 0.01 && dr > 2.0 * dp))
+    fail_msg("small-message deviation %.4f with sigma weights, %.4f with "
+             "relative weights",
+             dp, dr);
+  free(pt);
+}
+
+/* A p-independent time with noise: no p-term may survive selection and
+ * pruning, whatever the noise happens to favour. */
+static double eq_flat_p(double p, double d) {
+  (void)p;
+  return 3.3e-6 + 2.1e-10 * d;
+}
+
+static void test_fit_default_prunes_unneeded_terms(void **state) {
+  (void)state;
+  static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_D};
+  for (unsigned long long seed = 1; seed <= 8; seed++) {
+    size_t n;
+    revprof_fnmodel fm;
+    rng = seed * 104729;
+    revprof_point *pt =
+        make_points(REVPROF_FN_ALLGATHER, 2, 16, NSIZES, eq_flat_p, 0.04, &n);
+    fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
+    assert_int_equal(fm.nregimes, 1);
+    expect_form(&fm.regime[0], 2, t);
+    free(pt);
+  }
 }
 
 /* ----------------------------------------------------------- breakpoints */
@@ -863,6 +954,9 @@ int main(void) {
       cmocka_unit_test(test_fit_paper_recovers_exact_equations),
       cmocka_unit_test(test_fit_default_noisy_within_tolerance),
       cmocka_unit_test(test_fit_paper_noisy_within_tolerance),
+      cmocka_unit_test(test_fit_paper_weights_by_standard_error),
+      cmocka_unit_test(test_fit_cv_error_is_leave_one_out),
+      cmocka_unit_test(test_fit_default_prunes_unneeded_terms),
       cmocka_unit_test(test_fit_default_finds_eager_rendezvous_breakpoint),
       cmocka_unit_test(test_fit_default_finds_collective_breakpoint),
       cmocka_unit_test(test_fit_default_no_spurious_breakpoint),
