@@ -7,9 +7,17 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_vector.h>
+#include <gsl/gsl_version.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* gsl_multifit_wlinear_tsvd (with its rank) and fits smaller than the
+ * workspace (n <= nmax, p <= pmax) both need GSL 2.3 or later. */
+#if !defined(GSL_MAJOR_VERSION) || GSL_MAJOR_VERSION < 2 ||                    \
+    (GSL_MAJOR_VERSION == 2 && GSL_MINOR_VERSION < 3)
+#error "revprof's fitter needs GSL 2.3 or later"
+#endif
 
 #define NB REVPROF_BASIS_COUNT
 #define MAXT REVPROF_MAX_TERMS
@@ -119,7 +127,7 @@ static void form_text(const form *f, char *buf, size_t len) {
   }
 }
 
-/* 1 when a and b (within cv_tol) are the same error for model selection. */
+/* 1 when error e is as good as the best error for model selection. */
 static int cv_close(double best, double e) {
   return e <= best * (1.0 + cv_tol_rel) + cv_tol_abs;
 }
