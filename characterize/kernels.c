@@ -1,0 +1,324 @@
+/* One timing kernel per MPI function of REVPROF_FUNCTION_TABLE. The timed
+ * part holds only the measured call(s); everything a function needs to be
+ * measured in its intended state (receive pre-posted, message arrived) is
+ * set up before the synchronization and completed after the clock stops. */
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "charlib.h"
+
+#define TAG 4242
+
+/* ------------------------------------------------------------- helpers */
+
+/* Waits until the message from the partner has arrived (or at least its
+ * envelope, for rendezvous protocols). */
+static void await_arrival(rp_kctx *k) {
+  int flag = 0;
+  while (!flag)
+    MPI_Iprobe(0, TAG, k->comm, &flag, MPI_STATUS_IGNORE);
+}
+
+static void post_irecv_on_1(rp_kctx *k) {
+  if (k->rank == 1)
+    MPI_Irecv(k->rbuf, k->count, MPI_BYTE, 0, TAG, k->comm, &k->req);
+}
+
+/* The message of Recv/Irecv: sent by 0 before the sync, seen by 1. */
+static void send_ahead(rp_kctx *k) {
+  if (k->rank == 0)
+    MPI_Isend(k->sbuf, k->count, MPI_BYTE, 1, TAG, k->comm, &k->req);
+  else
+    await_arrival(k);
+}
+
+static void wait_req(rp_kctx *k) {
+  if (k->req != MPI_REQUEST_NULL)
+    MPI_Wait(&k->req, MPI_STATUS_IGNORE);
+}
+
+static double since(double t0) { return MPI_Wtime() - t0; }
+
+/* ------------------------------------------------------ point-to-point */
+
+static double run_send(rp_kctx *k, double t0) {
+  if (k->rank != 0)
+    return RP_NOT_TIMED;
+  MPI_Send(k->sbuf, k->count, MPI_BYTE, 1, TAG, k->comm);
+  return since(t0);
+}
+
+static double run_recv(rp_kctx *k, double t0) {
+  if (k->rank != 1)
+    return RP_NOT_TIMED;
+  MPI_Recv(k->rbuf, k->count, MPI_BYTE, 0, TAG, k->comm, MPI_STATUS_IGNORE);
+  return since(t0);
+}
+
+/* Half a ping-pong round trip, timed by rank 0 from the second exchange:
+ * the first one absorbs the skew left by the synchronization, so the
+ * partner is known to wait in MPI_Recv when the timed ping leaves. */
+static double run_latency(rp_kctx *k, double t0) {
+  (void)t0;
+  if (k->rank == 0) {
+    double t = 0.0;
+    for (int i = 0; i < 2; i++) {
+      t = MPI_Wtime();
+      MPI_Send(k->sbuf, k->count, MPI_BYTE, 1, TAG, k->comm);
+      MPI_Recv(k->rbuf, k->count, MPI_BYTE, 1, TAG, k->comm,
+               MPI_STATUS_IGNORE);
+    }
+    return since(t) / 2.0;
+  }
+  for (int i = 0; i < 2; i++) {
+    MPI_Recv(k->rbuf, k->count, MPI_BYTE, 0, TAG, k->comm,
+             MPI_STATUS_IGNORE);
+    MPI_Send(k->sbuf, k->count, MPI_BYTE, 0, TAG, k->comm);
+  }
+  return RP_NOT_TIMED;
+}
+
+static double run_isend(rp_kctx *k, double t0) {
+  if (k->rank != 0)
+    return RP_NOT_TIMED;
+  MPI_Isend(k->sbuf, k->count, MPI_BYTE, 1, TAG, k->comm, &k->req);
+  return since(t0); /* initiation only; completed in post */
+}
+
+static double run_irecv(rp_kctx *k, double t0) {
+  if (k->rank != 1)
+    return RP_NOT_TIMED;
+  MPI_Irecv(k->rbuf, k->count, MPI_BYTE, 0, TAG, k->comm, &k->req);
+  MPI_Wait(&k->req, MPI_STATUS_IGNORE);
+  return since(t0);
+}
+
+static double run_sendrecv(rp_kctx *k, double t0) {
+  int other = 1 - k->rank;
+  MPI_Sendrecv(k->sbuf, k->count, MPI_BYTE, other, TAG, k->rbuf, k->count,
+               MPI_BYTE, other, TAG, k->comm, MPI_STATUS_IGNORE);
+  return since(t0);
+}
+
+/* --------------------------------------------------------- collectives */
+
+static double run_barrier(rp_kctx *k, double t0) {
+  MPI_Barrier(k->comm);
+  return since(t0);
+}
+
+static double run_bcast(rp_kctx *k, double t0) {
+  MPI_Bcast(k->sbuf, k->count, MPI_BYTE, 0, k->comm);
+  return since(t0);
+}
+
+static double run_reduce(rp_kctx *k, double t0) {
+  MPI_Reduce(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR, MPI_SUM, 0,
+             k->comm);
+  return since(t0);
+}
+
+static double run_allreduce(rp_kctx *k, double t0) {
+  MPI_Allreduce(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR, MPI_SUM,
+                k->comm);
+  return since(t0);
+}
+
+static double run_gather(rp_kctx *k, double t0) {
+  MPI_Gather(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count, MPI_BYTE, 0,
+             k->comm);
+  return since(t0);
+}
+
+static double run_gatherv(rp_kctx *k, double t0) {
+  MPI_Gatherv(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->counts, k->displs,
+              MPI_BYTE, 0, k->comm);
+  return since(t0);
+}
+
+static double run_scatter(rp_kctx *k, double t0) {
+  MPI_Scatter(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count, MPI_BYTE, 0,
+              k->comm);
+  return since(t0);
+}
+
+static double run_scatterv(rp_kctx *k, double t0) {
+  MPI_Scatterv(k->sbuf, k->counts, k->displs, MPI_BYTE, k->rbuf, k->count,
+               MPI_BYTE, 0, k->comm);
+  return since(t0);
+}
+
+static double run_allgather(rp_kctx *k, double t0) {
+  MPI_Allgather(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count, MPI_BYTE,
+                k->comm);
+  return since(t0);
+}
+
+static double run_allgatherv(rp_kctx *k, double t0) {
+  MPI_Allgatherv(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->counts, k->displs,
+                 MPI_BYTE, k->comm);
+  return since(t0);
+}
+
+static double run_alltoall(rp_kctx *k, double t0) {
+  MPI_Alltoall(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count, MPI_BYTE,
+               k->comm);
+  return since(t0);
+}
+
+static double run_alltoallv(rp_kctx *k, double t0) {
+  MPI_Alltoallv(k->sbuf, k->counts, k->displs, MPI_BYTE, k->rbuf, k->counts,
+                k->displs, MPI_BYTE, k->comm);
+  return since(t0);
+}
+
+static double run_reduce_scatter(rp_kctx *k, double t0) {
+  MPI_Reduce_scatter(k->sbuf, k->rbuf, k->counts, MPI_UNSIGNED_CHAR, MPI_SUM,
+                     k->comm);
+  return since(t0);
+}
+
+static double run_reduce_scatter_block(rp_kctx *k, double t0) {
+  MPI_Reduce_scatter_block(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR,
+                           MPI_SUM, k->comm);
+  return since(t0);
+}
+
+static double run_scan(rp_kctx *k, double t0) {
+  MPI_Scan(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR, MPI_SUM, k->comm);
+  return since(t0);
+}
+
+static double run_exscan(rp_kctx *k, double t0) {
+  MPI_Exscan(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR, MPI_SUM,
+             k->comm);
+  return since(t0);
+}
+
+/* Non-blocking collectives: initiation and completion by MPI_Wait. */
+static double run_ibarrier(rp_kctx *k, double t0) {
+  MPI_Ibarrier(k->comm, &k->req);
+  MPI_Wait(&k->req, MPI_STATUS_IGNORE);
+  return since(t0);
+}
+
+static double run_ibcast(rp_kctx *k, double t0) {
+  MPI_Ibcast(k->sbuf, k->count, MPI_BYTE, 0, k->comm, &k->req);
+  MPI_Wait(&k->req, MPI_STATUS_IGNORE);
+  return since(t0);
+}
+
+static double run_iallreduce(rp_kctx *k, double t0) {
+  MPI_Iallreduce(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR, MPI_SUM,
+                 k->comm, &k->req);
+  MPI_Wait(&k->req, MPI_STATUS_IGNORE);
+  return since(t0);
+}
+
+static double run_ialltoall(rp_kctx *k, double t0) {
+  MPI_Ialltoall(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count, MPI_BYTE,
+                k->comm, &k->req);
+  MPI_Wait(&k->req, MPI_STATUS_IGNORE);
+  return since(t0);
+}
+
+/* --------------------------------------------------------------- local */
+
+/* Cost of one MPI_Wtime call: a loop of RP_WTIME_CALLS calls between two
+ * more, so the start of the repetition does not matter. */
+static double run_wtime(rp_kctx *k, double t0) {
+  volatile double sink = 0.0;
+  (void)k;
+  (void)t0;
+  double a = MPI_Wtime();
+  for (int i = 0; i < RP_WTIME_CALLS; i++)
+    sink += MPI_Wtime();
+  double b = MPI_Wtime();
+  (void)sink;
+  return (b - a) / RP_WTIME_CALLS;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const rp_kernel kernels[REVPROF_FN_COUNT] = {
+    [REVPROF_FN_SEND] = {post_irecv_on_1, run_send, wait_req},
+    [REVPROF_FN_RECV] = {send_ahead, run_recv, wait_req},
+    [REVPROF_FN_LATENCY] = {NULL, run_latency, NULL},
+    [REVPROF_FN_ISEND] = {post_irecv_on_1, run_isend, wait_req},
+    [REVPROF_FN_IRECV] = {send_ahead, run_irecv, wait_req},
+    [REVPROF_FN_SENDRECV] = {NULL, run_sendrecv, NULL},
+    [REVPROF_FN_BARRIER] = {NULL, run_barrier, NULL},
+    [REVPROF_FN_BCAST] = {NULL, run_bcast, NULL},
+    [REVPROF_FN_REDUCE] = {NULL, run_reduce, NULL},
+    [REVPROF_FN_ALLREDUCE] = {NULL, run_allreduce, NULL},
+    [REVPROF_FN_GATHER] = {NULL, run_gather, NULL},
+    [REVPROF_FN_GATHERV] = {NULL, run_gatherv, NULL},
+    [REVPROF_FN_SCATTER] = {NULL, run_scatter, NULL},
+    [REVPROF_FN_SCATTERV] = {NULL, run_scatterv, NULL},
+    [REVPROF_FN_ALLGATHER] = {NULL, run_allgather, NULL},
+    [REVPROF_FN_ALLGATHERV] = {NULL, run_allgatherv, NULL},
+    [REVPROF_FN_ALLTOALL] = {NULL, run_alltoall, NULL},
+    [REVPROF_FN_ALLTOALLV] = {NULL, run_alltoallv, NULL},
+    [REVPROF_FN_REDUCE_SCATTER] = {NULL, run_reduce_scatter, NULL},
+    [REVPROF_FN_REDUCE_SCATTER_BLOCK] = {NULL, run_reduce_scatter_block,
+                                         NULL},
+    [REVPROF_FN_SCAN] = {NULL, run_scan, NULL},
+    [REVPROF_FN_EXSCAN] = {NULL, run_exscan, NULL},
+    [REVPROF_FN_IBARRIER] = {NULL, run_ibarrier, NULL},
+    [REVPROF_FN_IBCAST] = {NULL, run_ibcast, NULL},
+    [REVPROF_FN_IALLREDUCE] = {NULL, run_iallreduce, NULL},
+    [REVPROF_FN_IALLTOALL] = {NULL, run_ialltoall, NULL},
+    [REVPROF_FN_WTIME] = {NULL, run_wtime, NULL},
+};
+
+const rp_kernel *rp_kernel_get(revprof_fn fn) {
+  if ((unsigned)fn >= REVPROF_FN_COUNT || kernels[fn].run == NULL)
+    return NULL;
+  return &kernels[fn];
+}
+
+/* Page-aligned buffer of at least 64 bytes, filled with val. */
+static unsigned char *buffer(size_t bytes, int val) {
+  void *p = NULL;
+  size_t n = bytes < 64 ? 64 : bytes;
+  if (posix_memalign(&p, 4096, n) != 0)
+    return NULL;
+  memset(p, val, n); /* first touch before timing */
+  return p;
+}
+
+int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
+  size_t s, r;
+  memset(k, 0, sizeof *k);
+  k->fn = fn;
+  k->comm = comm;
+  k->req = MPI_REQUEST_NULL;
+  MPI_Comm_rank(comm, &k->rank);
+  MPI_Comm_size(comm, &k->size);
+  k->count = (int)d;
+  rp_char_buffers(fn, k->size, d, &s, &r);
+  k->sbuf = buffer(s, 1);
+  k->rbuf = buffer(r, 0);
+  k->counts = malloc((size_t)k->size * sizeof *k->counts);
+  k->displs = malloc((size_t)k->size * sizeof *k->displs);
+  if (!k->sbuf || !k->rbuf || !k->counts || !k->displs) {
+    rp_kctx_free(k);
+    return REVPROF_ENOMEM;
+  }
+  for (int i = 0; i < k->size; i++) {
+    k->counts[i] = k->count;
+    k->displs[i] = i * k->count; /* fits: rp_char_fits checked p * d */
+  }
+  return 0;
+}
+
+void rp_kctx_free(rp_kctx *k) {
+  free(k->sbuf);
+  free(k->rbuf);
+  free(k->counts);
+  free(k->displs);
+  k->sbuf = k->rbuf = NULL;
+  k->counts = k->displs = NULL;
+}

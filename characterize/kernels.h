@@ -1,0 +1,44 @@
+/* Timing kernels of revprof-characterize: for each MPI function of the model,
+ * what happens before the synchronization (pre-posted receives, messages
+ * that must have arrived), the timed call, and the completion afterwards. */
+#ifndef RP_KERNELS_H
+#define RP_KERNELS_H
+
+#include <mpi.h>
+
+#include "revprof_functions.h"
+
+#define RP_NOT_TIMED (-1.0) /* this rank's time does not count */
+#define RP_WTIME_CALLS 100  /* MPI_Wtime calls per repetition */
+
+/* One point's buffers and arguments on one rank of its group. */
+typedef struct rp_kctx {
+  revprof_fn fn;
+  MPI_Comm comm;        /* the group of the point */
+  int rank, size;       /* in comm; P2P: 0 sends or pings, 1 receives */
+  int count;            /* d as a count of MPI_BYTE / MPI_UNSIGNED_CHAR */
+  unsigned char *sbuf;  /* send buffer, touched before timing */
+  unsigned char *rbuf;  /* receive buffer, touched before timing */
+  int *counts, *displs; /* size entries (v-variants, Reduce_scatter) */
+  MPI_Request req;      /* request left open by pre or run */
+} rp_kctx;
+
+/* The three phases of one repetition. pre runs before the synchronization,
+ * run is timed: it returns the seconds this rank spent since t0 (its local
+ * start of the repetition) or RP_NOT_TIMED; post completes what they left
+ * open. pre and post may be NULL. */
+typedef struct rp_kernel {
+  void (*pre)(rp_kctx *k);
+  double (*run)(rp_kctx *k, double t0);
+  void (*post)(rp_kctx *k);
+} rp_kernel;
+
+/* Kernel of fn; NULL when there is none (a table row without a kernel). */
+const rp_kernel *rp_kernel_get(revprof_fn fn);
+
+/* Allocates and touches the buffers for fn with d bytes on comm. Returns 0
+ * or REVPROF_ENOMEM. */
+int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d);
+void rp_kctx_free(rp_kctx *k);
+
+#endif

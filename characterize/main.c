@@ -1,0 +1,882 @@
+/* revprof-characterize: the MPI program that times every function of the
+ * machine model over group sizes p and message sizes d, writes raw.csv and,
+ * on rank 0, fits model.lua and writes the datasheet (see docs/characterize.md).
+ * Built with -DRP_RAW_ONLY (SimGrid's smpicc) it needs only MPI and libc. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "charlib.h"
+#include "kernels.h"
+#include "revprof_model.h"
+#ifndef RP_RAW_ONLY
+#include "rp_datasheet.h"
+#endif
+
+#define PROG "revprof-characterize"
+#define ERRLEN 1024
+#define PATHLEN 2048
+#define CLOCK_PINGS 10     /* ping-pongs per rank for a clock offset */
+#define TAG_CLOCK 4343
+#define SLACK_MIN 20e-6    /* window: shortest lead of the agreed start, s */
+#define SLACK_MAX 1.0
+#define PROGRESS_EVERY 2.0 /* seconds between progress lines */
+
+/* One measured point (rank 0). */
+typedef struct result {
+  revprof_point pt;
+  rp_stop stop;
+  long nrejected; /* repetitions dropped as outliers */
+  int shrunk;     /* cap lowered by --budget */
+  int round;      /* 0: base sweep, 1..: extra sizes */
+} result;
+
+typedef struct run {
+  rp_char_options o;
+  int argc;
+  char **argv;
+  int rank, world;
+  uint64_t seed;
+  MPI_Comm *comm_p; /* [p]: ranks 0..p-1; MPI_COMM_NULL outside or unused */
+  MPI_Comm p2p;     /* ranks 0 and --peer */
+  double slack;     /* window sync: lead time of the agreed start, s */
+  long on_time;     /* window sync: repetitions in a row that were on time */
+  double *samples, *work; /* repetition maxima of the current point */
+  size_t samples_cap;
+  /* rank 0 only */
+  double t_begin, t_progress; /* Wtime at the start, at the last line */
+  size_t done, total;         /* points over all rounds, for progress */
+  result *res;
+  size_t nres, capres;
+  rp_char_spec *skipped, *failed, *extra; /* budget, < 2 reps, jumps */
+  size_t nskipped, capskipped, nfailed, capfailed, nextra, capextra;
+  size_t nshrunk, nlimited, nstop[4];
+} run;
+
+/* ------------------------------------------------------------- helpers */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void errf(char *err, size_t errlen, const char *fmt, ...);
+
+/* snprintf into err; a long path is cut, never overrun. */
+static void errf(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* Grows *arr (elements of size bytes) so that index n fits; 0 or -1. */
+static int grow(void **arr, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return 0;
+  size_t nc = *cap ? 2 * *cap : 64;
+  while (nc <= n)
+    nc *= 2;
+  void *p = realloc(*arr, nc * size);
+  if (p == NULL)
+    return -1;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
+
+static void oom(const char *what) {
+  fprintf(stderr, PROG ": out of memory (%s)\n", what);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void spec_push(rp_char_spec **arr, size_t *n, size_t *cap,
+                      const rp_char_spec *s) {
+  if (grow((void **)arr, cap, *n, sizeof **arr))
+    oom("point list");
+  (*arr)[(*n)++] = *s;
+}
+
+/* Waits for req without spinning hard, so that ranks outside the measured
+ * group leave the cores to it (they sleep between tests, 20 us .. 1 ms). */
+static void sleepy_wait(MPI_Request *req) {
+#ifdef RP_SMPI
+  MPI_Wait(req, MPI_STATUS_IGNORE); /* simulated: no cores to share */
+#else
+  int done = 0;
+  long ns = 20000;
+  MPI_Test(req, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+    if (ns < 1000000)
+      ns *= 2;
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+  }
+#endif
+}
+
+static void bcast_sleepy(void *buf, int count, MPI_Datatype type) {
+  MPI_Request req;
+  MPI_Ibcast(buf, count, type, 0, MPI_COMM_WORLD, &req);
+  sleepy_wait(&req);
+}
+
+/* mkdir -p; 0 or -1 with errno. */
+static int mkdir_p(const char *dir) {
+  char buf[PATHLEN];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return -1;
+      *p = '/';
+    }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+    return -1;
+  return 0;
+}
+
+/* Creates dir if needed and proves a file can be written and renamed in
+ * it, before any time is spent measuring. */
+static int check_outdir(const char *dir, char *err, size_t errlen) {
+  struct stat st;
+  char probe[PATHLEN], probe2[PATHLEN];
+  if (mkdir_p(dir) != 0) {
+    errf(err, errlen, "cannot create output directory %s: %s", dir,
+             strerror(errno));
+    return -1;
+  }
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    errf(err, errlen, "output %s is not a directory", dir);
+    return -1;
+  }
+  snprintf(probe, sizeof probe, "%s/.revprof-probe-%ld.tmp", dir,
+           (long)getpid());
+  snprintf(probe2, sizeof probe2, "%s/.revprof-probe-%ld", dir,
+           (long)getpid());
+  FILE *f = fopen(probe, "w");
+  int ok = f != NULL && fputs("probe\n", f) >= 0;
+  if (f && fclose(f) != 0)
+    ok = 0;
+  if (ok && rename(probe, probe2) != 0)
+    ok = 0;
+  int saved = errno;
+  remove(probe);
+  remove(probe2);
+  if (!ok) {
+    errf(err, errlen, "cannot write in output directory %s: %s", dir,
+             strerror(saved));
+    return -1;
+  }
+  return 0;
+}
+
+static MPI_Comm comm_for(const run *r, const rp_char_spec *s) {
+  switch (revprof_fn_kind_of(s->fn)) {
+  case REVPROF_KIND_P2P:
+    return r->p2p;
+  case REVPROF_KIND_LOCAL:
+    return r->rank == 0 ? MPI_COMM_SELF : MPI_COMM_NULL;
+  case REVPROF_KIND_COLL:
+    break;
+  }
+  return s->p <= r->world ? r->comm_p[s->p] : MPI_COMM_NULL;
+}
+
+/* --------------------------------------------------------- measurement */
+
+/* This rank's clock minus that of the group's rank 0 (world rank 0), by
+ * ping-pong; rank 0 tells each member its offset (seed 003 §3.1). */
+static double clock_offset(MPI_Comm c) {
+  int me, p;
+  char dummy = 0;
+  double off = 0.0;
+  MPI_Comm_rank(c, &me);
+  MPI_Comm_size(c, &p);
+  if (me == 0) {
+    for (int q = 1; q < p; q++) {
+      double ts[CLOCK_PINGS], tr[CLOCK_PINGS], te[CLOCK_PINGS];
+      for (int i = 0; i < CLOCK_PINGS; i++) {
+        ts[i] = MPI_Wtime();
+        MPI_Send(&dummy, 0, MPI_BYTE, q, TAG_CLOCK, c);
+        MPI_Recv(&tr[i], 1, MPI_DOUBLE, q, TAG_CLOCK, c, MPI_STATUS_IGNORE);
+        te[i] = MPI_Wtime();
+      }
+      double o = rp_clock_offset(ts, tr, te, CLOCK_PINGS);
+      MPI_Send(&o, 1, MPI_DOUBLE, q, TAG_CLOCK, c);
+    }
+  } else {
+    for (int i = 0; i < CLOCK_PINGS; i++) {
+      MPI_Recv(&dummy, 0, MPI_BYTE, 0, TAG_CLOCK, c, MPI_STATUS_IGNORE);
+      double t = MPI_Wtime();
+      MPI_Send(&t, 1, MPI_DOUBLE, 0, TAG_CLOCK, c);
+    }
+    MPI_Recv(&off, 1, MPI_DOUBLE, 0, TAG_CLOCK, c, MPI_STATUS_IGNORE);
+  }
+  return off;
+}
+
+/* One repetition on a member of the group. red[] comes back identical on
+ * all members (MPI_MAX): [0] the time of the timed ranks, [1] seconds since
+ * the point began, [2] 1 when a rank reached the agreed start late (window
+ * sync), [3] the next agreed start on rank 0's clock. start is the agreed
+ * start of this repetition on rank 0's clock, offset this rank's clock
+ * minus rank 0's. */
+static void one_rep(run *r, const rp_kernel *K, rp_kctx *k, double t_point,
+                    double start, double offset, double red[4]) {
+  double mine[4], t0;
+  int late = 0;
+  if (K->pre)
+    K->pre(k);
+  if (r->o.sync == RP_SYNC_BARRIER) {
+    MPI_Barrier(k->comm);
+    t0 = MPI_Wtime();
+  } else {
+    t0 = start + offset;
+    late = MPI_Wtime() > t0;
+#ifdef RP_SMPI
+    double now = MPI_Wtime(); /* simulated clock: sleep to the start */
+    if (now < t0) {
+      double w = t0 - now;
+      struct timespec ts = {(time_t)w, (long)((w - floor(w)) * 1e9) + 1};
+      if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+      }
+      nanosleep(&ts, NULL); /* smpi_nanosleep: advances simulated time */
+    }
+#else
+    while (MPI_Wtime() < t0)
+      ; /* spin to the agreed start */
+#endif
+  }
+  double t = K->run(k, t0);
+  if (K->post)
+    K->post(k);
+  double now = MPI_Wtime();
+  mine[0] = t;
+  mine[1] = now - t_point;
+  mine[2] = late;
+  mine[3] = k->rank == 0 ? now + r->slack : -HUGE_VAL;
+  MPI_Allreduce(mine, red, 4, MPI_DOUBLE, MPI_MAX, k->comm);
+}
+
+/* Adapts the window lead: doubled after a late start, halved after 100
+ * repetitions on time. Every rank sees the same flags, so all agree. */
+static void adapt_slack(run *r, int late) {
+  if (late) {
+    r->slack = fmin(2.0 * r->slack, SLACK_MAX);
+    r->on_time = 0;
+  } else if (++r->on_time >= 100) {
+    r->slack = fmax(0.5 * r->slack, SLACK_MIN);
+    r->on_time = 0;
+  }
+}
+
+/* Measures one point on the members of its group c with a time cap (s).
+ * Returns 0 with the statistics, or -1 when fewer than 2 repetitions were
+ * made (or buffers could not be allocated on some member). */
+static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
+                   rp_stats *st, rp_stop *why) {
+  const rp_kernel *K = rp_kernel_get(s->fn);
+  rp_kctx k;
+  int ok = rp_kctx_init(&k, s->fn, c, s->d) == 0, all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c);
+  if (!all_ok) {
+    if (ok)
+      rp_kctx_free(&k);
+    *why = RP_STOP_NO;
+    return -1;
+  }
+  double t_point = MPI_Wtime(), offset = 0.0, start = 0.0, red[4];
+  if (r->o.sync == RP_SYNC_WINDOW) {
+    offset = clock_offset(c);
+    double mine[4] = {RP_NOT_TIMED, 0.0, 0.0,
+                      k.rank == 0 ? MPI_Wtime() + r->slack : -HUGE_VAL};
+    MPI_Allreduce(mine, red, 4, MPI_DOUBLE, MPI_MAX, c);
+    start = red[3];
+  }
+  rp_stop_rule rule = {r->o.rse, cap, r->o.min_reps, r->o.max_reps};
+  for (int w = 0; w < r->o.warmup; w++) {
+    one_rep(r, K, &k, t_point, start, offset, red);
+    start = red[3];
+    adapt_slack(r, red[2] > 0.0);
+  }
+  long n = 0;
+  for (;;) {
+    one_rep(r, K, &k, t_point, start, offset, red);
+    start = red[3];
+    int late = red[2] > 0.0;
+    adapt_slack(r, late);
+    if (red[0] < 0.0) /* no timed rank or a clock going backwards */
+      late = 1;
+    double rse = -1.0;
+    if (!late) {
+      if (grow((void **)&r->samples, &r->samples_cap, (size_t)n,
+               sizeof *r->samples) ||
+          (r->work = realloc(r->work, r->samples_cap * sizeof *r->work)) ==
+              NULL)
+        oom("samples");
+      r->samples[n++] = red[0];
+      if (n >= 2 && rp_stop_check_due(n)) {
+        rp_stats tmp;
+        rp_stats_compute(r->samples, (size_t)n, r->work, &tmp);
+        rse = tmp.rse;
+      }
+    }
+    *why = rp_stop_decide(&rule, n, red[1], rse);
+    if (*why != RP_STOP_NO)
+      break;
+  }
+  rp_kctx_free(&k);
+  if (n < 2)
+    return -1;
+  rp_stats_compute(r->samples, (size_t)n, r->work, st);
+  return 0;
+}
+
+/* ------------------------------------------------------ progress, rank 0 */
+
+static void progress(run *r, int force) {
+  double now = MPI_Wtime();
+  if (r->o.verbose < 0 || (!force && now - r->t_progress < PROGRESS_EVERY))
+    return;
+  r->t_progress = now;
+  char el[32], left[32];
+  double elapsed = now - r->t_begin;
+  rp_fmt_duration(elapsed, el, sizeof el);
+  rp_fmt_duration(rp_eta(elapsed, r->done, r->total, r->o.budget), left, sizeof left);
+  fprintf(stderr, "characterize: %zu/%zu points (%.0f%%), %s elapsed, "
+                  "about %s left\n",
+          r->done, r->total,
+          r->total ? 100.0 * (double)r->done / (double)r->total : 100.0, el,
+          left);
+}
+
+static void record(run *r, const rp_char_spec *s, int rc, const rp_stats *st,
+                   rp_stop why, int shrunk, int round) {
+  r->done++;
+  if (rc != 0) {
+    spec_push(&r->failed, &r->nfailed, &r->capfailed, s);
+    if (r->o.verbose > 0)
+      fprintf(stderr, "  %s p=%d d=%ld: fewer than 2 repetitions, left out\n",
+              revprof_fn_name(s->fn), s->p, s->d);
+    progress(r, 0);
+    return;
+  }
+  if (grow((void **)&r->res, &r->capres, r->nres, sizeof *r->res))
+    oom("results");
+  result *x = &r->res[r->nres++];
+  x->pt.fn = s->fn;
+  x->pt.p = s->p;
+  x->pt.d = (double)s->d;
+  x->pt.min = st->min;
+  x->pt.median = st->median;
+  x->pt.mean = st->mean;
+  x->pt.max = st->max;
+  x->pt.reps = st->n;
+  x->pt.rse = st->rse;
+  x->stop = why;
+  x->nrejected = st->nrejected;
+  x->shrunk = shrunk;
+  x->round = round;
+  r->nstop[why]++;
+  r->nshrunk += shrunk != 0;
+  if (r->o.verbose > 0)
+    fprintf(stderr, "  %s p=%d d=%ld: median %.3g us, rse %.1f%%, %ld reps "
+                    "(%ld outliers), stopped by %s\n",
+            revprof_fn_name(s->fn), s->p, s->d, st->median * 1e6,
+            100.0 * st->rse, st->n, st->nrejected, rp_stop_name(why));
+  progress(r, 0);
+}
+
+/* Runs the points of plan in its order; every rank walks the same list.
+ * Rank 0 decides each point's cap under the budget and broadcasts it. */
+static void run_plan(run *r, const rp_char_plan *plan, int round) {
+  for (size_t i = 0; i < plan->n; i++) {
+    const rp_char_spec *s = &plan->pt[i];
+    double dec[2] = {0.0, 0.0};
+    if (r->rank == 0) {
+      double cap;
+      rp_budget b = rp_budget_cap(r->o.budget, MPI_Wtime() - r->t_begin,
+                                  plan->n - i, r->o.point_time, &cap);
+      dec[0] = (double)b;
+      dec[1] = cap;
+    }
+    bcast_sleepy(dec, 2, MPI_DOUBLE);
+    if ((rp_budget)dec[0] == RP_BUDGET_SKIP) {
+      if (r->rank == 0) {
+        spec_push(&r->skipped, &r->nskipped, &r->capskipped, s);
+        r->done++;
+      }
+      continue;
+    }
+    MPI_Comm c = comm_for(r, s);
+    if (c == MPI_COMM_NULL)
+      continue; /* not in this group: wait in the next broadcast */
+    rp_stats st;
+    rp_stop why;
+    int rc = measure(r, s, c, dec[1], &st, &why);
+    if (r->rank == 0)
+      record(r, s, rc, &st, why,
+             (rp_budget)dec[0] == RP_BUDGET_SHRINK, round);
+  }
+}
+
+/* Extra sizes where the data jump (rank 0 decides, all receive the list).
+ * Returns the number of points added to extra. */
+static size_t plan_extra(run *r, int round, rp_char_plan *extra) {
+  long n = 0;
+  long *buf = NULL;
+  if (r->rank == 0) {
+    double left = r->o.budget > 0 ? r->o.budget - (MPI_Wtime() - r->t_begin)
+                                  : 1.0;
+    revprof_point *pts = malloc((r->nres + 1) * sizeof *pts);
+    if (pts == NULL)
+      oom("extra sizes");
+    for (size_t i = 0; i < r->nres; i++)
+      pts[i] = r->res[i].pt;
+    if (left > 0 && rp_char_refine(pts, r->nres, r->o.jump, r->o.max_extra,
+                                   r->o.max_buffer, extra) != 0)
+      oom("extra sizes");
+    free(pts);
+    rp_char_plan_shuffle(extra, r->seed + (uint64_t)round);
+    r->nlimited += extra->nlimited;
+    n = (long)extra->n;
+    buf = malloc((size_t)(3 * n + 1) * sizeof *buf);
+    if (buf == NULL)
+      oom("extra sizes");
+    for (long i = 0; i < n; i++) {
+      buf[3 * i] = extra->pt[i].fn;
+      buf[3 * i + 1] = extra->pt[i].p;
+      buf[3 * i + 2] = extra->pt[i].d;
+      spec_push(&r->extra, &r->nextra, &r->capextra, &extra->pt[i]);
+    }
+  }
+  bcast_sleepy(&n, 1, MPI_LONG);
+  if (n == 0) {
+    free(buf);
+    return 0;
+  }
+  if (r->rank != 0 && (buf = malloc((size_t)(3 * n) * sizeof *buf)) == NULL)
+    oom("extra sizes");
+  bcast_sleepy(buf, (int)(3 * n), MPI_LONG);
+  if (r->rank != 0)
+    for (long i = 0; i < n; i++) {
+      rp_char_spec s = {(revprof_fn)buf[3 * i], (int)buf[3 * i + 1],
+                        buf[3 * i + 2]};
+      if (rp_char_plan_add(extra, &s))
+        oom("extra sizes");
+    }
+  free(buf);
+  return (size_t)n;
+}
+
+/* ------------------------------------------------------ outputs, rank 0 */
+
+static int cmp_result(const void *a, const void *b) {
+  const revprof_point *x = &((const result *)a)->pt;
+  const revprof_point *y = &((const result *)b)->pt;
+  if (x->fn != y->fn)
+    return x->fn < y->fn ? -1 : 1;
+  if (x->p != y->p)
+    return x->p < y->p ? -1 : 1;
+  return (x->d > y->d) - (x->d < y->d);
+}
+
+static int cmp_spec(const void *a, const void *b) {
+  const rp_char_spec *x = a, *y = b;
+  if (x->fn != y->fn)
+    return x->fn < y->fn ? -1 : 1;
+  if (x->p != y->p)
+    return x->p < y->p ? -1 : 1;
+  return (x->d > y->d) - (x->d < y->d);
+}
+
+static void first_line(char *s) { s[strcspn(s, "\r\n")] = '\0'; }
+
+static void mpi_library(char *buf, size_t len) {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  v[0] = '\0';
+  MPI_Get_library_version(v, &n);
+  first_line(v);
+  for (char *p = v; *p; p++)
+    if (*p == '"' || *p == '\\')
+      *p = ' ';
+  snprintf(buf, len, "%s", v);
+}
+
+static void today(char *buf, size_t len) {
+  time_t t = time(NULL);
+  struct tm tm;
+  localtime_r(&t, &tm);
+  strftime(buf, len, "%Y-%m-%d", &tm);
+}
+
+static void spec_list(FILE *f, const char *title, const rp_char_spec *s,
+                      size_t n) {
+  if (n == 0)
+    return;
+  fprintf(f, "\n%s (%zu):\n", title, n);
+  for (size_t i = 0; i < n; i++)
+    fprintf(f, "  %s p=%d d=%ld\n", revprof_fn_name(s[i].fn), s[i].p, s[i].d);
+}
+
+/* DIR/run.txt: settings, counts and every point that was skipped, left out
+ * or missed the rse target. Written to a temporary name and renamed. */
+static int write_summary(const run *r, const char *path, double seconds,
+                         char *err, size_t errlen) {
+  char tmp[PATHLEN + 8], desc[1024], mpi[256], host[256] = "?", date[32];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL) {
+    errf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    return -1;
+  }
+  rp_char_describe(&r->o, r->world, desc, sizeof desc);
+  mpi_library(mpi, sizeof mpi);
+  gethostname(host, sizeof host - 1);
+  today(date, sizeof date);
+  fprintf(f, "# revprof-characterize run summary\ncommand:");
+  for (int i = 0; i < r->argc; i++)
+    fprintf(f, " %s", r->argv[i]);
+  fprintf(f, "\nsettings: %s\nseed: %llu\nmpi: %s\nhost: %s\ndate: %s\n"
+             "ranks: %d\nwtick: %g s\nmeasuring time: %.1f s\n",
+          desc, (unsigned long long)r->seed, mpi, host, date, r->world,
+          MPI_Wtick(), seconds);
+  fprintf(f, "points measured: %zu (%zu at extra sizes)\n", r->nres,
+          r->nextra);
+  fprintf(f, "stopped by: rse target %zu, time cap %zu, max reps %zu\n",
+          r->nstop[RP_STOP_RSE], r->nstop[RP_STOP_TIME],
+          r->nstop[RP_STOP_REPS]);
+  fprintf(f, "budget: %zu points skipped (not measured), %zu ran with a "
+             "cap below --point-time\n",
+          r->nskipped, r->nshrunk);
+  fprintf(f, "left out: %zu over --max-buffer, %zu with fewer than 2 "
+             "repetitions\n",
+          r->nlimited, r->nfailed);
+  spec_list(f, "extra sizes added where the time jumps", r->extra,
+            r->nextra);
+  spec_list(f, "skipped by the budget", r->skipped, r->nskipped);
+  spec_list(f, "fewer than 2 repetitions", r->failed, r->nfailed);
+  size_t nmiss = 0;
+  for (size_t i = 0; i < r->nres; i++)
+    nmiss += r->res[i].pt.rse > r->o.rse;
+  if (nmiss) {
+    fprintf(f, "\nabove the rse target %g (%zu):\n", r->o.rse, nmiss);
+    for (size_t i = 0; i < r->nres; i++)
+      if (r->res[i].pt.rse > r->o.rse)
+        fprintf(f, "  %s p=%d d=%.0f rse=%.3g reps=%ld (%s)\n",
+                revprof_fn_name(r->res[i].pt.fn), r->res[i].pt.p,
+                r->res[i].pt.d, r->res[i].pt.rse, r->res[i].pt.reps,
+                rp_stop_name(r->res[i].stop));
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+    errf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+    remove(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+#ifndef RP_RAW_ONLY
+/* Fits the model, writes model.lua and the datasheet; 0 or 1. */
+static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
+                         double seconds) {
+  char err[ERRLEN] = "", path[PATHLEN], pdf[PATHLEN] = "", notes[1200];
+  revprof_fit_options fo;
+  revprof_fit_options_init(&fo);
+  fo.verbose = r->o.verbose > 0;
+  revprof_model *m = revprof_model_alloc();
+  if (m == NULL || revprof_method_lookup(r->o.method, &fo.method) != 0) {
+    fprintf(stderr, PROG ": out of memory or bad method\n");
+    revprof_model_free(m);
+    return 1;
+  }
+  snprintf(m->method, sizeof m->method, "%s", revprof_method_name(fo.method));
+  if (r->o.name[0])
+    snprintf(m->machine_name, sizeof m->machine_name, "%s", r->o.name);
+  else if (gethostname(m->machine_name, sizeof m->machine_name - 1) != 0)
+    snprintf(m->machine_name, sizeof m->machine_name, "unknown");
+  mpi_library(m->machine_mpi, sizeof m->machine_mpi);
+  today(m->machine_date, sizeof m->machine_date);
+  m->machine_ranks = r->world;
+  rp_char_describe(&r->o, r->world, notes, sizeof notes);
+  size_t nl = strlen(notes);
+  snprintf(notes + nl, sizeof notes - nl,
+           "; %zu points in %.0f s, %zu skipped by budget, %zu shrunk",
+           r->nres, seconds, r->nskipped, r->nshrunk);
+  snprintf(m->machine_notes, sizeof m->machine_notes, "%s", notes);
+  if (strlen(notes) >= sizeof m->machine_notes) /* mark the cut */
+    memcpy(m->machine_notes + sizeof m->machine_notes - 4, "...", 4);
+
+  int rc = revprof_fit(raw, &fo, m, err, sizeof err);
+  snprintf(path, sizeof path, "%s/model.lua", dir);
+  if (rc != 0) {
+    fprintf(stderr, PROG ": fitting failed: %s\n"
+                    "  the raw data are kept in %s/raw.csv; fit them later "
+                    "with 'revprof fit %s/raw.csv -o MODEL.lua'\n",
+            err[0] ? err : revprof_strerror(rc), dir, dir);
+    if (access(path, F_OK) == 0)
+      fprintf(stderr, "  note: %s is left from an earlier run\n", path);
+    revprof_model_free(m);
+    return 1;
+  }
+  rc = revprof_model_write(m, path, err, sizeof err);
+  if (rc != 0) {
+    fprintf(stderr, PROG ": cannot write the model: %s\n", err);
+    revprof_model_free(m);
+    return 1;
+  }
+  printf("  model      %s\n", path);
+  if (!r->o.no_datasheet) {
+    rp_datasheet_options dso;
+    rp_datasheet_options_init(&dso);
+    dso.pdf = !r->o.no_pdf;
+    dso.verbose = r->o.verbose > 0;
+    snprintf(path, sizeof path, "%s/datasheet", dir);
+    err[0] = '\0';
+    rc = rp_datasheet_write(m, raw, path, &dso, pdf, sizeof pdf, err,
+                            sizeof err);
+    if (rc != 0) {
+      fprintf(stderr, PROG ": datasheet failed: %s\n",
+              err[0] ? err : revprof_strerror(rc));
+      revprof_model_free(m);
+      return 1;
+    }
+    printf("  datasheet  %s/datasheet.tex%s%s\n", path, pdf[0] ? ", " : "",
+           pdf);
+  }
+  revprof_model_free(m);
+  return 0;
+}
+#endif
+
+/* Rank 0 after measuring: raw.csv, run.txt, then the fit and datasheet.
+ * Returns the exit status. */
+static int finish(run *r) {
+  char path[PATHLEN], err[ERRLEN] = "";
+  const char *dir = r->o.outdir;
+  double seconds = MPI_Wtime() - r->t_begin;
+  int status = 0;
+  char took[32];
+  rp_fmt_duration(seconds, took, sizeof took);
+  if (r->o.verbose >= 0)
+    fprintf(stderr, "characterize: %zu points measured in %s (%zu skipped "
+                    "by the budget, %zu left out)\n",
+            r->nres, took, r->nskipped, r->nfailed + r->nlimited);
+  qsort(r->res, r->nres, sizeof *r->res, cmp_result);
+  qsort(r->extra, r->nextra, sizeof *r->extra, cmp_spec);
+  qsort(r->skipped, r->nskipped, sizeof *r->skipped, cmp_spec);
+  qsort(r->failed, r->nfailed, sizeof *r->failed, cmp_spec);
+  revprof_raw *raw = revprof_raw_alloc();
+  if (raw == NULL)
+    oom("raw data");
+  for (size_t i = 0; i < r->nres; i++)
+    if (revprof_raw_add(raw, &r->res[i].pt) != 0)
+      oom("raw data");
+  snprintf(path, sizeof path, "%s/run.txt", dir);
+  if (write_summary(r, path, seconds, err, sizeof err) != 0) {
+    fprintf(stderr, PROG ": %s\n", err);
+    status = 1;
+  }
+  if (raw->n == 0) {
+    fprintf(stderr, PROG ": no point was measured (see %s); raw.csv not "
+                    "written\n", path);
+    revprof_raw_free(raw);
+    return 1;
+  }
+  snprintf(path, sizeof path, "%s/raw.csv", dir);
+  if (revprof_raw_write(raw, path, err, sizeof err) != 0) {
+    fprintf(stderr, PROG ": %s\n", err);
+    revprof_raw_free(raw);
+    return 1;
+  }
+  printf("%s: results in %s\n  raw data   %s (%zu points)\n  summary    "
+         "%s/run.txt\n",
+         PROG, dir, path, raw->n, dir);
+  fflush(stdout);
+#ifndef RP_RAW_ONLY
+  if (!r->o.raw_only && fit_and_write(r, raw, dir, seconds) != 0)
+    status = 1;
+#endif
+  revprof_raw_free(raw);
+  return status;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void free_run(run *r) {
+  if (r->comm_p)
+    for (int p = 0; p <= r->world; p++)
+      if (r->comm_p[p] != MPI_COMM_NULL)
+        MPI_Comm_free(&r->comm_p[p]);
+  if (r->p2p != MPI_COMM_NULL)
+    MPI_Comm_free(&r->p2p);
+  free(r->comm_p);
+  free(r->samples);
+  free(r->work);
+  free(r->res);
+  free(r->skipped);
+  free(r->failed);
+  free(r->extra);
+}
+
+/* Communicators of the groups: ranks 0..p-1 for every p measured, and
+ * ranks 0 and --peer for point-to-point. Collective over the world. */
+static void make_groups(run *r) {
+  int coll = 0, p2p = 0;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    revprof_fn_kind k = revprof_fn_kind_of((revprof_fn)i);
+    coll |= r->o.fn_on[i] && k == REVPROF_KIND_COLL;
+    p2p |= r->o.fn_on[i] && k == REVPROF_KIND_P2P;
+  }
+  r->comm_p = malloc(((size_t)r->world + 1) * sizeof *r->comm_p);
+  if (r->comm_p == NULL)
+    oom("communicators");
+  for (int p = 0; p <= r->world; p++)
+    r->comm_p[p] = MPI_COMM_NULL;
+  if (coll) {
+    int *procs = malloc((size_t)r->world * sizeof *procs);
+    if (procs == NULL)
+      oom("communicators");
+    int np = rp_char_procs(&r->o, r->world, procs, r->world);
+    for (int i = 0; i < np; i++)
+      MPI_Comm_split(MPI_COMM_WORLD, r->rank < procs[i] ? 0 : MPI_UNDEFINED,
+                     r->rank, &r->comm_p[procs[i]]);
+    free(procs);
+  }
+  if (p2p) {
+    int in = r->rank == 0 || r->rank == r->o.peer;
+    MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED,
+                   r->rank == 0 ? 0 : 1, &r->p2p);
+  }
+}
+
+/* Everything after the checks: plan, groups, sweeps, outputs. */
+static int characterize(run *r) {
+  char err[ERRLEN] = "";
+  rp_char_plan plan = {0};
+  unsigned long long seed = r->o.seed;
+  if (!r->o.seed_set && r->rank == 0)
+    seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid()
+                                             << 16);
+  MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  r->seed = seed;
+  int rc = rp_char_plan_build(&r->o, r->world, &plan, err, sizeof err);
+  if (rc != 0) { /* same on every rank */
+    if (r->rank == 0)
+      fprintf(stderr, PROG ": %s\n", err);
+    return 2;
+  }
+  rp_char_plan_shuffle(&plan, r->seed);
+  r->nlimited = plan.nlimited;
+  make_groups(r);
+  r->slack = 100e-6;
+  if (r->rank == 0) {
+    char desc[1024];
+    rp_char_describe(&r->o, r->world, desc, sizeof desc);
+    r->total = plan.n;
+    if (r->o.verbose >= 0)
+      fprintf(stderr, "characterize: %zu points on %d ranks (seed %llu); "
+                      "%s\n", plan.n, r->world, seed, desc);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  r->t_begin = r->t_progress = MPI_Wtime();
+  run_plan(r, &plan, 0);
+  for (int round = 1; round <= r->o.refine && r->o.jump > 1.0; round++) {
+    rp_char_plan extra = {0};
+    size_t n = plan_extra(r, round, &extra);
+    if (n > 0) {
+      if (r->rank == 0) {
+        r->total += n;
+        if (r->o.verbose >= 0)
+          fprintf(stderr, "characterize: %zu extra points where the time "
+                          "jumps between sizes (round %d)\n", n, round);
+      }
+      run_plan(r, &extra, round);
+    }
+    rp_char_plan_free(&extra);
+    if (n == 0)
+      break;
+  }
+  rp_char_plan_free(&plan);
+  int status = 0;
+  if (r->rank == 0) {
+    progress(r, 1);
+    status = finish(r);
+  }
+  bcast_sleepy(&status, 1, MPI_INT);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  run r;
+  char err[ERRLEN] = "";
+  int status = 0;
+  MPI_Init(&argc, &argv);
+  memset(&r, 0, sizeof r);
+  r.p2p = MPI_COMM_NULL;
+  r.argc = argc;
+  r.argv = argv;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &r.world);
+  /* Parsing and validation give the same verdict on every rank. */
+  if (rp_char_parse(argc, argv, &r.o, err, sizeof err) != 0) {
+    if (r.rank == 0)
+      fprintf(stderr, PROG ": %s\n", err);
+    status = 2;
+  } else if (r.o.help) {
+    if (r.rank == 0)
+      rp_char_usage(stdout);
+  } else if (r.o.list) {
+    if (r.rank == 0)
+      rp_char_list(stdout);
+  } else if (rp_char_validate(&r.o, r.world, err, sizeof err) != 0) {
+    if (r.rank == 0)
+      fprintf(stderr, PROG ": %s\n", err);
+    status = 2;
+  } else {
+    int verdict = 0;
+    for (int i = 0; i < REVPROF_FN_COUNT; i++)
+      if (r.o.fn_on[i] && rp_kernel_get((revprof_fn)i) == NULL) {
+        if (r.rank == 0)
+          fprintf(stderr, PROG ": no timing kernel for %s\n",
+                  revprof_fn_name((revprof_fn)i));
+        verdict = 1;
+      }
+    if (r.rank == 0 && verdict == 0) {
+#ifdef RP_RAW_ONLY
+      if (!r.o.raw_only && r.o.verbose >= 0)
+        fprintf(stderr, PROG ": this build writes raw.csv only; fit it "
+                            "with 'revprof fit DIR/raw.csv -o MODEL.lua'\n");
+#endif
+      if (r.o.np && r.o.np != r.world)
+        fprintf(stderr, PROG ": note: -n %d ignored, %d ranks were "
+                            "launched\n", r.o.np, r.world);
+      if (check_outdir(r.o.outdir, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        verdict = 1;
+      }
+    }
+    MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    status = verdict ? 1 : characterize(&r);
+  }
+  free_run(&r);
+  MPI_Finalize();
+  return status;
+}
