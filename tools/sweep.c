@@ -70,21 +70,27 @@ typedef struct launch {
 } launch;
 
 /* Builds the mpiexec command line; REVPROF_* variables of this process are
- * exported to the ranks. Returns a calloc'ed argv (strings not owned,
- * except the LD_PRELOAD one in *own), or NULL. */
+ * exported to the ranks. Returns a calloc'ed argv whose own strings live in
+ * one buffer *own (both freed by the caller), or NULL. */
 static char **launch_argv(const launch *l, char *npbuf, char **own) {
-  size_t napp = 0, nenv = 0;
+  size_t napp = 0, nenv = 0, room = l->lib ? strlen(l->lib) + 16 : 1;
   const char *mpiexec = mpiexec_path();
   while (l->app[napp])
     napp++;
   for (char **e = environ; *e; e++)
-    nenv += strncmp(*e, "REVPROF_", 8) == 0;
+    if (strncmp(*e, "REVPROF_", 8) == 0) {
+      nenv++;
+      room += strlen(*e) + 1;
+    }
   char **argv = calloc(napp + 2 * nenv + 16, sizeof *argv);
-  if (!argv)
+  char *buf = *own = malloc(room);
+  if (!argv || !buf) {
+    free(argv);
+    free(buf);
     return NULL;
+  }
   size_t n = 0;
   int mpich = is_mpich(mpiexec);
-  *own = NULL;
   argv[n++] = (char *)mpiexec;
   if (!mpich) {
     argv[n++] = "--oversubscribe"; /* more ranks than cores is fine here */
@@ -97,28 +103,23 @@ static char **launch_argv(const launch *l, char *npbuf, char **own) {
   argv[n++] = "-n";
   argv[n++] = npbuf;
   if (l->lib) {
-    size_t len = strlen(l->lib) + 16;
-    if (!(*own = malloc(len))) {
-      free(argv);
-      return NULL;
-    }
-    if (mpich) { /* hydra passes the whole environment anyway */
+    if (mpich) { /* hydra passes the rest of the environment anyway */
       argv[n++] = "-genv";
       argv[n++] = "LD_PRELOAD";
-      snprintf(*own, len, "%s", l->lib);
+      buf += sprintf(buf, "%s", l->lib) + 1;
     } else {
       argv[n++] = "-x";
-      snprintf(*own, len, "LD_PRELOAD=%s", l->lib);
+      buf += sprintf(buf, "LD_PRELOAD=%s", l->lib) + 1;
     }
     argv[n++] = *own;
-    for (char **e = environ; !mpich && *e; e++)
-      if (strncmp(*e, "REVPROF_", 8) == 0) {
-        char *eq = strchr(*e, '=');
-        if (eq) { /* "-x NAME" exports NAME's current value */
-          argv[n++] = "-x";
-          argv[n++] = strndup(*e, (size_t)(eq - *e)); /* freed at exit */
-        }
-      }
+  }
+  for (char **e = environ; !mpich && *e; e++) {
+    char *eq = strchr(*e, '=');
+    if (strncmp(*e, "REVPROF_", 8) == 0 && eq) {
+      argv[n++] = "-x"; /* "-x NAME" exports NAME's current value */
+      argv[n++] = buf;
+      buf += sprintf(buf, "%.*s", (int)(eq - *e), *e) + 1;
+    }
   }
   for (size_t i = 0; i < napp; i++)
     argv[n++] = l->app[i];
@@ -789,7 +790,10 @@ int rp_cmd_sweep(int argc, char **argv) {
     }
     if (!measure)
       continue;
+    /* natively: no preload, and a program linked with librevprof (the
+     * _rp examples) passes every call straight through */
     l.lib = NULL;
+    setenv("REVPROF_MODE", "off", 1);
     snprintf(out, sizeof out, "%s/native.txt", sub);
     for (int r = 0; r < reps; r++) {
       double wall, t;
@@ -810,6 +814,7 @@ int rp_cmd_sweep(int argc, char **argv) {
       if (isnan(pt[i].measured) || t < pt[i].measured)
         pt[i].measured = t;
     }
+    unsetenv("REVPROF_MODE");
   }
   unsetenv("REVPROF_OUTPUT_DIR");
   return write_sweep(dir, pt, nnp, measure) ? 1 : 0;

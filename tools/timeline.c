@@ -19,7 +19,7 @@ static const char *const colours[RP_TRACE_CLASS_COUNT] = {
     "#e41a1c", /* collective: red */
     "#777777", /* other MPI: grey */
     "#d9d9d9", /* waiting: light grey */
-    "#e6ab02", /* user region: gold band */
+    "#e6ab02", /* user region (revprof_region's computation): gold */
 };
 
 typedef struct box {
@@ -73,9 +73,9 @@ static void usage(FILE *f) {
           "row per rank,\n"
           "a box per state coloured by kind (compute, MPI send, receive, "
           "wait/test,\n"
-          "collective, other MPI, waiting), user regions as a gold band "
-          "above the row,\n"
-          "and an arrow per message from its send to its receive.\n"
+          "collective, other MPI, waiting, user region) and an arrow per "
+          "message from\n"
+          "its send to its arrival.\n"
           "\n"
           "TRACE is the run's output directory (REVPROF_OUTPUT_DIR) holding "
           "the per-rank\n"
@@ -122,11 +122,10 @@ static int cmp_box(const void *a, const void *b) {
   return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
-/* Reads one rank: its boxes (states and regions separately) and the
- * messages it received. Returns 0, 1 when the stream is missing, -1 on a
- * read error (reported). */
-static int read_rank(const char *dir, int rank, vec *states, vec *regions,
-                     vec *arrows, int *partial, double *tmax) {
+/* Reads one rank: its boxes and the messages it received. Returns 0, 1
+ * when the stream is missing, -1 on a read error (reported). */
+static int read_rank(const char *dir, int rank, vec *states, vec *arrows,
+                     int *partial, double *tmax) {
   char path[4096], err[1024];
   rp_trace_reader *r = NULL;
   rp_trace_event ev;
@@ -139,7 +138,7 @@ static int read_rank(const char *dir, int rank, vec *states, vec *regions,
     rc = 0;
     if (ev.kind == 'S') {
       int c = (int)rp_trace_classify(ev.name);
-      box *b = push(c == RP_TRACE_CLASS_REGION ? regions : states);
+      box *b = push(states);
       b->t0 = ev.t0;
       b->t1 = ev.t1 > ev.t0 ? ev.t1 : ev.t0;
       b->rank = rank;
@@ -264,9 +263,16 @@ static const char *ext_of(const char *path) {
   return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
+/* Classes in drawing order: later ones on top (a region's computation
+ * under the MPI calls it may surround). */
+static const rp_trace_class draw_order[RP_TRACE_CLASS_COUNT] = {
+    RP_TRACE_CLASS_REGION, RP_TRACE_CLASS_COMPUTE, RP_TRACE_CLASS_IDLE,
+    RP_TRACE_CLASS_MPI,    RP_TRACE_CLASS_SEND,    RP_TRACE_CLASS_RECV,
+    RP_TRACE_CLASS_WAIT,   RP_TRACE_CLASS_COLL};
+
 static int write_script(FILE *f, const opts *o, int size, int partial,
-                        const vec *states, const vec *regions,
-                        const vec *arrows, size_t nshown) {
+                        const vec *states, const vec *arrows,
+                        size_t nshown) {
   const char *uname, *ext = ext_of(o->out);
   double scale, span = o->to - o->from, px = span / (o->width - 160);
   unit_of(span, &uname, &scale);
@@ -322,19 +328,15 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
   /* data: x y xlow xhigh ylow yhigh, a block per class */
   int present[RP_TRACE_CLASS_COUNT] = {0};
   for (int c = 0; c < RP_TRACE_CLASS_COUNT; c++) {
-    const vec *v = c == RP_TRACE_CLASS_REGION ? regions : states;
-    const box *b = v->p;
+    const box *b = sb;
     fprintf(f, "$c%d << EOD\n", c);
-    for (size_t i = 0; i < v->n; i++) {
+    for (size_t i = 0; i < states->n; i++) {
       if (b[i].cls != c)
         continue;
       double t0 = b[i].t0, t1 = b[i].t1;
       if (t1 - t0 < px) /* at least a pixel wide */
         t1 = t0 + px;
-      double y0 = c == RP_TRACE_CLASS_REGION ? b[i].rank - 0.46
-                                              : b[i].rank - 0.3;
-      double y1 = c == RP_TRACE_CLASS_REGION ? b[i].rank - 0.36
-                                              : b[i].rank + 0.3;
+      double y0 = b[i].rank - 0.3, y1 = b[i].rank + 0.3;
       fprintf(f, "%.9g %g %.9g %.9g %g %g\n", 0.5 * (t0 + t1) * scale,
               0.5 * (y0 + y1), t0 * scale, t1 * scale, y0, y1);
       present[c] = 1;
@@ -358,7 +360,8 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
   }
   fputs("EOD\nplot ", f);
   int first = 1;
-  for (int c = 0; c < RP_TRACE_CLASS_COUNT; c++) {
+  for (int k = 0; k < RP_TRACE_CLASS_COUNT; k++) {
+    int c = (int)draw_order[k];
     if (!present[c])
       continue;
     fprintf(f, "%s$c%d using 1:2:3:4:5:6 with boxxyerror lc rgb '%s' "
@@ -445,6 +448,11 @@ int rp_cmd_timeline(int argc, char **argv) {
     return 2;
   }
   char dir[4096], path[4096], err[1024], gnuplot[4096];
+  struct stat tst;
+  if (stat(o.trace, &tst) != 0) {
+    fprintf(stderr, "revprof timeline: %s: %s\n", o.trace, strerror(errno));
+    return 1;
+  }
   trace_dir(o.trace, dir, sizeof dir);
   rp_trace_reader *r0 = NULL;
   if (rp_trace_stream_path(dir, 0, path, sizeof path) != 0) {
@@ -466,23 +474,19 @@ int rp_cmd_timeline(int argc, char **argv) {
   }
 
   /* read every rank: boxes and arrows; then fit them to the window */
-  vec states = {.elt = sizeof(box)}, regions = {.elt = sizeof(box)};
-  vec arrows = {.elt = sizeof(arrow)};
-  size_t *s_first = calloc((size_t)size + 1, sizeof *s_first);
-  size_t *r_first = calloc((size_t)size + 1, sizeof *r_first);
+  vec states = {.elt = sizeof(box)}, arrows = {.elt = sizeof(arrow)};
+  size_t *first = calloc((size_t)size + 1, sizeof *first);
   double tmax = 0;
-  if (!s_first || !r_first) {
+  if (!first) {
     fprintf(stderr, "revprof timeline: out of memory\n");
     return 1;
   }
   for (int rank = 0; rank < size; rank++) {
-    s_first[rank] = states.n;
-    r_first[rank] = regions.n;
-    if (read_rank(dir, rank, &states, &regions, &arrows, &partial, &tmax) < 0)
+    first[rank] = states.n;
+    if (read_rank(dir, rank, &states, &arrows, &partial, &tmax) < 0)
       return 1;
   }
-  s_first[size] = states.n;
-  r_first[size] = regions.n;
+  first[size] = states.n;
   if (isnan(o.from))
     o.from = 0;
   if (isnan(o.to))
@@ -494,24 +498,17 @@ int rp_cmd_timeline(int argc, char **argv) {
   }
   double px = (o.to - o.from) / (o.width - 160);
   /* per rank: copy, clip to the window, merge, rasterize when too many */
-  vec s2 = {.elt = sizeof(box)}, r2 = {.elt = sizeof(box)};
+  vec shown = {.elt = sizeof(box)};
   for (int rank = 0; rank < size; rank++) {
-    for (int k = 0; k < 2; k++) {
-      vec *src = k ? &regions : &states, *dst = k ? &r2 : &s2;
-      size_t lo = (k ? r_first : s_first)[rank];
-      size_t hi = (k ? r_first : s_first)[rank + 1];
-      size_t first = dst->n;
-      for (size_t i = lo; i < hi; i++)
-        *(box *)push(dst) = ((box *)src->p)[i];
-      simplify(dst, first, o.from, o.to, px);
-      if ((long)(dst->n - first) > o.max_boxes)
-        rasterize(dst, first, o.from, o.to, o.width - 160);
-    }
+    size_t at = shown.n;
+    for (size_t i = first[rank]; i < first[rank + 1]; i++)
+      *(box *)push(&shown) = ((box *)states.p)[i];
+    simplify(&shown, at, o.from, o.to, px);
+    if ((long)(shown.n - at) > o.max_boxes)
+      rasterize(&shown, at, o.from, o.to, o.width - 160);
   }
   free(states.p);
-  free(regions.p);
-  free(s_first);
-  free(r_first);
+  free(first);
 
   char script[4200];
   snprintf(script, sizeof script, "%.*s.gp",
@@ -521,14 +518,13 @@ int rp_cmd_timeline(int argc, char **argv) {
     fprintf(stderr, "revprof timeline: %s: %s\n", script, strerror(errno));
     return 1;
   }
-  int rc = write_script(f, &o, size, partial, &s2, &r2, &arrows,
+  int rc = write_script(f, &o, size, partial, &shown, &arrows,
                         (size_t)o.max_messages);
   if (fclose(f) != 0 || rc != 0) {
     fprintf(stderr, "revprof timeline: %s: write error\n", script);
     return 1;
   }
-  free(s2.p);
-  free(r2.p);
+  free(shown.p);
   free(arrows.p);
   remove(o.out);
   char *gargv[] = {gnuplot, script, NULL};
