@@ -23,11 +23,14 @@ static const char *const colours[RP_TRACE_CLASS_COUNT] = {
 };
 
 typedef struct box {
-  double t0, t1; /* seconds */
+  double t0, t1;  /* seconds */
   int rank;
-  int cls;       /* rp_trace_class */
+  int cls;        /* rp_trace_class */
+  int lo, hi;     /* the part of the row's height it fills, in LEVELS_ */
   char label[40]; /* name shown inside a wide box; "" none */
 } box;
+
+#define LEVELS_ 12 /* height steps of a row in the per-pixel view */
 
 typedef struct arrow {
   double ts, tr; /* send and receive time, seconds */
@@ -40,7 +43,7 @@ typedef struct opts {
   int width, height;  /* pixels; 0 = automatic height */
   int messages;       /* draw message arrows */
   long max_messages;  /* arrows drawn at most (evenly thinned beyond) */
-  long max_boxes;     /* boxes per rank before rasterizing per pixel */
+  long max_boxes;     /* boxes per rank before the per-pixel view */
 } opts;
 
 typedef struct vec {
@@ -85,11 +88,13 @@ static void usage(FILE *f) {
           "it (.gp) to\n"
           "edit and re-run. --from/--to zoom to a window in seconds of "
           "simulated time.\n"
-          "Boxes narrower than a pixel are drawn one pixel wide; a rank "
-          "with more than\n"
-          "20000 boxes is drawn per pixel column (the kind that fills most "
-          "of it). At\n"
-          "most --max-messages arrows (default 3000) are drawn, evenly "
+          "Boxes narrower than a pixel are drawn one pixel wide. A rank "
+          "with more boxes\n"
+          "than half the plot's pixel columns is drawn per column instead: "
+          "a stack with\n"
+          "a part per kind, as high as the share of the column's time it "
+          "takes. At most\n"
+          "--max-messages arrows (default 1500) are drawn, evenly "
           "thinned.\n");
 }
 
@@ -143,6 +148,8 @@ static int read_rank(const char *dir, int rank, vec *states, vec *arrows,
       b->t1 = ev.t1 > ev.t0 ? ev.t1 : ev.t0;
       b->rank = rank;
       b->cls = c;
+      b->lo = 0;
+      b->hi = LEVELS_;
       snprintf(b->label, sizeof b->label, "%.39s", ev.name);
       *tmax = b->t1 > *tmax ? b->t1 : *tmax;
     } else if (arrows) {
@@ -186,8 +193,18 @@ static void simplify(vec *v, size_t first, double from, double to,
   v->n = first + k;
 }
 
-/* Replaces a rank's boxes by one per run of pixel columns where one class
- * fills most of the column. */
+/* Classes in drawing order: later ones on top (a region's computation
+ * under the MPI calls it may surround). */
+static const rp_trace_class draw_order[RP_TRACE_CLASS_COUNT] = {
+    RP_TRACE_CLASS_REGION, RP_TRACE_CLASS_COMPUTE, RP_TRACE_CLASS_IDLE,
+    RP_TRACE_CLASS_MPI,    RP_TRACE_CLASS_SEND,    RP_TRACE_CLASS_RECV,
+    RP_TRACE_CLASS_WAIT,   RP_TRACE_CLASS_COLL};
+
+/* Replaces a rank's boxes by a per-pixel-column view: each column is a
+ * stack, one part per class in proportion to the time it takes in that
+ * column (at least a step when it takes 2 %), and runs of equal columns
+ * are merged. Shows what a column holds when boxes are thinner than a
+ * pixel. */
 static void rasterize(vec *v, size_t first, double from, double to,
                       int width) {
   size_t n = v->n - first;
@@ -210,24 +227,39 @@ static void rasterize(vec *v, size_t first, double from, double to,
     }
   }
   v->n = first;
+  size_t open[RP_TRACE_CLASS_COUNT]; /* box extended by the next column */
+  for (int k = 0; k < RP_TRACE_CLASS_COUNT; k++)
+    open[k] = SIZE_MAX;
   for (int c = 0; c < width; c++) {
-    int best = -1;
-    double most = 0.05; /* a column less than 5 % busy stays empty */
-    for (int k = 0; k < RP_TRACE_CLASS_COUNT; k++)
-      if (fill[(size_t)c * RP_TRACE_CLASS_COUNT + (size_t)k] > most) {
-        most = fill[(size_t)c * RP_TRACE_CLASS_COUNT + (size_t)k];
-        best = k;
-      }
-    if (best < 0)
-      continue;
-    box *last = v->n > first ? (box *)v->p + v->n - 1 : NULL;
-    double t0 = from + c * px;
-    if (last && last->cls == best && last->t1 >= t0 - 1e-9 * px) {
-      last->t1 = t0 + px;
-      continue;
+    double *f = &fill[(size_t)c * RP_TRACE_CLASS_COUNT], t0 = from + c * px;
+    int q[RP_TRACE_CLASS_COUNT], sum = 0, big = 0;
+    for (int k = 0; k < RP_TRACE_CLASS_COUNT; k++) {
+      q[k] = (int)lround(f[k] * LEVELS_);
+      if (q[k] == 0 && f[k] > 0.02)
+        q[k] = 1;
+      sum += q[k];
+      big = q[k] > q[big] ? k : big;
     }
-    box *x = push(v);
-    *x = (box){t0, t0 + px, rank, best, ""};
+    if (sum > LEVELS_) /* overlapping states: trim the largest part */
+      q[big] -= sum - LEVELS_ < q[big] ? sum - LEVELS_ : q[big] - 1;
+    int at = 0;
+    for (int j = 0; j < RP_TRACE_CLASS_COUNT; j++) {
+      int k = (int)draw_order[j];
+      if (q[k] <= 0 || at >= LEVELS_) {
+        open[k] = SIZE_MAX;
+        continue;
+      }
+      int lo = at, hi = at + q[k] > LEVELS_ ? LEVELS_ : at + q[k];
+      at = hi;
+      box *o = open[k] != SIZE_MAX ? (box *)v->p + open[k] : NULL;
+      if (o && o->lo == lo && o->hi == hi) {
+        o->t1 = t0 + px;
+        continue;
+      }
+      open[k] = v->n;
+      box *x = push(v);
+      *x = (box){t0, t0 + px, rank, k, lo, hi, ""};
+    }
   }
   free(fill);
 }
@@ -262,13 +294,6 @@ static const char *ext_of(const char *path) {
   const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
   return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
-
-/* Classes in drawing order: later ones on top (a region's computation
- * under the MPI calls it may surround). */
-static const rp_trace_class draw_order[RP_TRACE_CLASS_COUNT] = {
-    RP_TRACE_CLASS_REGION, RP_TRACE_CLASS_COMPUTE, RP_TRACE_CLASS_IDLE,
-    RP_TRACE_CLASS_MPI,    RP_TRACE_CLASS_SEND,    RP_TRACE_CLASS_RECV,
-    RP_TRACE_CLASS_WAIT,   RP_TRACE_CLASS_COLL};
 
 static int write_script(FILE *f, const opts *o, int size, int partial,
                         const vec *states, const vec *arrows,
@@ -336,7 +361,9 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
       double t0 = b[i].t0, t1 = b[i].t1;
       if (t1 - t0 < px) /* at least a pixel wide */
         t1 = t0 + px;
-      double y0 = b[i].rank - 0.3, y1 = b[i].rank + 0.3;
+      t1 += 0.3 * px; /* no antialiasing seams between neighbours */
+      double y0 = b[i].rank - 0.3 + 0.6 * b[i].lo / LEVELS_;
+      double y1 = b[i].rank - 0.3 + 0.6 * b[i].hi / LEVELS_;
       fprintf(f, "%.9g %g %.9g %.9g %g %g\n", 0.5 * (t0 + t1) * scale,
               0.5 * (y0 + y1), t0 * scale, t1 * scale, y0, y1);
       present[c] = 1;
@@ -345,12 +372,16 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
   }
   const arrow *a = arrows->p;
   fputs("$msg << EOD\n", f);
-  size_t stride = arrows->n > nshown && nshown ? (arrows->n + nshown - 1) /
-                                                     nshown
-                                               : 1;
+  size_t inside = 0, seen = 0; /* drawable messages touching the window */
+  for (size_t i = 0; o->messages && i < arrows->n; i++)
+    inside += a[i].src != a[i].dst && a[i].src < size &&
+              a[i].ts <= o->to && a[i].tr >= o->from;
+  size_t stride = inside > nshown && nshown ? (inside + nshown - 1) / nshown
+                                            : 1;
   int any_msg = 0;
-  for (size_t i = 0; o->messages && i < arrows->n; i += stride) {
-    if (a[i].src == a[i].dst || a[i].src >= size)
+  for (size_t i = 0; inside && i < arrows->n; i++) {
+    if (a[i].src == a[i].dst || a[i].src >= size || a[i].ts > o->to ||
+        a[i].tr < o->from || seen++ % stride != 0)
       continue;
     double dir = a[i].dst > a[i].src ? 1 : -1;
     double y0 = a[i].src + 0.3 * dir, y1 = a[i].dst - 0.3 * dir;
@@ -374,9 +405,14 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
     char t[64];
     snprintf(t, sizeof t, stride > 1 ? "message (1 in %zu)" : "message",
              stride);
-    fprintf(f, "%s$msg using 1:2:3:4 with vectors head filled size "
-               "screen 0.006,20 lc rgb '#202020' lw 0.8 title '%s'",
-            first ? "" : ", \\\n     ", t);
+    if (stride > 1) /* dense: light lines, no heads */
+      fprintf(f, "%s$msg using 1:2:3:4 with vectors nohead lc rgb "
+                 "'#a0202020' lw 0.6 title '%s'",
+              first ? "" : ", \\\n     ", t);
+    else
+      fprintf(f, "%s$msg using 1:2:3:4 with vectors head filled size "
+                 "screen 0.006,20 lc rgb '#202020' lw 0.8 title '%s'",
+              first ? "" : ", \\\n     ", t);
     first = 0;
   }
   if (first) /* nothing in the window: an empty frame */
@@ -387,7 +423,7 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
 
 int rp_cmd_timeline(int argc, char **argv) {
   opts o = {.out = "timeline.png", .from = NAN, .to = NAN, .width = 1400,
-            .messages = 1, .max_messages = 3000, .max_boxes = 20000};
+            .messages = 1, .max_messages = 1500};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int more = i + 1 < argc;
@@ -497,6 +533,7 @@ int rp_cmd_timeline(int argc, char **argv) {
     return 2;
   }
   double px = (o.to - o.from) / (o.width - 160);
+  o.max_boxes = (o.width - 160) / 2; /* more: boxes thinner than 2 px */
   /* per rank: copy, clip to the window, merge, rasterize when too many */
   vec shown = {.elt = sizeof(box)};
   for (int rank = 0; rank < size; rank++) {
