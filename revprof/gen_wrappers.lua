@@ -1,0 +1,135 @@
+-- Expands wrappers.spec with the template rp_wrappers.c.in into the MPI
+-- wrappers of librevprof and the table of wrapper ids (build time only).
+-- usage: lua5.4 gen_wrappers.lua SPEC TEMPLATE OUT.c OUT_IDS.h
+local spec_path, tmpl_path, out_c, out_h = ...
+if not out_h then
+  io.stderr:write("usage: gen_wrappers.lua SPEC TEMPLATE OUT.c OUT_IDS.h\n")
+  os.exit(2)
+end
+
+local function fail(where, msg)
+  io.stderr:write(where .. ": " .. msg .. "\n")
+  os.exit(1)
+end
+
+local function read(path)
+  local f, err = io.open(path, "r")
+  if not f then fail(path, err) end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function basename(p) return (p:gsub(".*/", "")) end
+
+-- Template: "/*@ head @*/" then "/*@ kind NAME @*/" blocks, "/*@ end @*/".
+local head, kinds = nil, {}
+do
+  local text = read(tmpl_path)
+  local pos, cur_name, cur_start = 1, nil, nil
+  for s, tag, e in text:gmatch("()/%*@ ([^@]-) @%*/\n?()") do
+    if cur_name then
+      local body = text:sub(cur_start, s - 1)
+      if cur_name == "head" then head = body else kinds[cur_name] = body end
+    end
+    if tag == "end" then
+      cur_name = nil
+    elseif tag == "head" then
+      cur_name = "head"
+    else
+      cur_name = tag:match("^kind (%w[%w_]*)$")
+      if not cur_name then fail(tmpl_path, "bad marker /*@ " .. tag .. " @*/") end
+    end
+    cur_start, pos = e, e
+  end
+  if not head then fail(tmpl_path, "no /*@ head @*/ block") end
+end
+
+local roles_known = { buf = 1, count = 1, datatype = 1, peer = 1, tag = 1,
+  comm = 1, request = 1, status = 1, newcomm = 1 }
+
+-- Spec: KIND NAME MODEL [SIZE] | DECL : ROLE, ...
+local funcs = {}
+do
+  local n = 0
+  for line in (read(spec_path) .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    local where = spec_path .. ":" .. n
+    line = line:gsub("#.*", "")
+    if line:match("%S") then
+      local left, right = line:match("^([^|]*)|(.*)$")
+      left = left or line
+      local kind, name, rest = left:match("^%s*(%S+)%s+(%S+)%s*(.-)%s*$")
+      if not kind then fail(where, "expected KIND NAME MODEL ...") end
+      local f = { kind = kind, name = name, where = where, params = {} }
+      if kind ~= "manual" then
+        if not kinds[kind] then fail(where, "no template block for kind '" .. kind .. "'") end
+        local model, size = rest:match("^(%S+)%s*(.-)$")
+        if not model then fail(where, "missing MODEL") end
+        f.model = model ~= "-" and ("REVPROF_FN_" .. model) or "REVPROF_FN_COUNT"
+        f.size = size ~= "" and size or "0"
+        if not right then fail(where, "missing '| parameters'") end
+        f.roles = {}
+        for item in right:gmatch("[^,]+") do
+          local decl, role = item:match("^%s*(.-)%s*:%s*(%S+)%s*$")
+          if not decl then fail(where, "parameter '" .. item .. "' needs ': ROLE'") end
+          local pname = decl:match("([%a_][%w_]*)%s*%[%s*%]$") or decl:match("([%a_][%w_]*)$")
+          if not pname then fail(where, "cannot find the name in '" .. decl .. "'") end
+          if role ~= "-" then
+            if not roles_known[role] then fail(where, "unknown role '" .. role .. "'") end
+            f.roles[role] = pname
+          end
+          f.params[#f.params + 1] = { decl = decl, name = pname }
+        end
+      end
+      funcs[#funcs + 1] = f
+    end
+  end
+end
+
+local function expand(f)
+  local decls, names = {}, {}
+  for _, p in ipairs(f.params) do
+    decls[#decls + 1] = p.decl
+    names[#names + 1] = p.name
+  end
+  local subst = {
+    NAME = f.name, PMPI = "P" .. f.name, WID = "RP_W_" .. f.name,
+    FN = f.model, D = f.size,
+    PARAMS = #decls > 0 and table.concat(decls, ", ") or "void",
+    ARGS = table.concat(names, ", "),
+  }
+  return (kinds[f.kind]:gsub("@([%w_]+)@", function(key)
+    local v = subst[key] or f.roles[key]
+    if not v then fail(f.where, "template kind '" .. f.kind .. "' uses @" .. key .. "@, which this function has no role for") end
+    return v
+  end))
+end
+
+local banner = "/* generated from " .. basename(spec_path) .. " and " .. basename(tmpl_path) ..
+  " by " .. basename(arg[0]) .. " — do not edit */\n"
+
+local c = { banner, head }
+for _, f in ipairs(funcs) do
+  if f.kind ~= "manual" then c[#c + 1] = expand(f) end
+end
+c[#c + 1] = "\nconst char *const rp_wrap_name[RP_W_COUNT] = {\n"
+for _, f in ipairs(funcs) do c[#c + 1] = "    \"" .. f.name .. "\",\n" end
+c[#c + 1] = "};\n"
+
+local h = { banner, "/* Ids of the MPI functions librevprof wraps (per-function statistics). */\n",
+  "#ifndef RP_WRAP_IDS_H\n#define RP_WRAP_IDS_H\n\ntypedef enum rp_wid {\n" }
+for _, f in ipairs(funcs) do h[#h + 1] = "  RP_W_" .. f.name .. ",\n" end
+h[#h + 1] = "  RP_W_COUNT\n} rp_wid;\n\n/* \"MPI_Send\", ... indexed by rp_wid. */\nextern const char *const rp_wrap_name[RP_W_COUNT];\n\n#endif\n"
+
+local function write(path, parts)
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "w")
+  if not f then fail(path, err) end
+  f:write(table.concat(parts))
+  f:close()
+  local ok, rerr = os.rename(tmp, path)
+  if not ok then fail(path, rerr) end
+end
+write(out_c, c)
+write(out_h, h)

@@ -1,0 +1,60 @@
+/* librevprof public API: annotations a program may add so that reverse
+ * profiling accounts for its computation, and read access to the simulated
+ * clock. Link with -lrevprof (before the MPI library) or LD_PRELOAD it.
+ * Every function is a no-op returning 0 when revprof is off or not yet
+ * initialized. Call them from the thread that calls MPI. */
+#ifndef REVPROF_H
+#define REVPROF_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define REVPROF_API __attribute__((visibility("default")))
+#else
+#define REVPROF_API
+#endif
+
+/* Adds n compute steps to the simulated clocks: n * REVPROF_STEP_MIN on
+ * the min clock, n * REVPROF_STEP on the avg clock, n * REVPROF_STEP_MAX on
+ * the max clock. Counts only when REVPROF_COMPUTE=annotate. */
+REVPROF_API void revprof_compute_steps(double n);
+#define REVPROF_COMPUTE_STEPS(n) revprof_compute_steps((double)(n))
+
+/* Adds s seconds of computation to all three clocks (annotate mode). */
+REVPROF_API void revprof_compute_seconds(double s);
+
+/* Adds the cost of region name, computed by the Lua function of that name
+ * in the REVPROF_LUA file from nargs numeric arguments (annotate mode).
+ * Returns 0, or a negative code after a fault (the fault is reported once
+ * with file and line; Lua costs then stay off for the rest of the run). */
+REVPROF_API int revprof_region_v(const char *name, int nargs,
+                                 const double *args);
+
+/* revprof_region("name", a, b, ...): the same with up to 16 arguments,
+ * each converted to double. */
+#define REVPROF_FIRST_(a, ...) a
+#define REVPROF_REST_(a, ...) __VA_ARGS__
+#define REVPROF_ARGS_(...) ((const double[]){REVPROF_REST_(__VA_ARGS__, 0)})
+#define revprof_region(...)                                                    \
+  revprof_region_v(REVPROF_FIRST_(__VA_ARGS__, 0),                             \
+                   (int)(sizeof REVPROF_ARGS_(__VA_ARGS__) / sizeof(double)) - \
+                       1,                                                      \
+                   REVPROF_ARGS_(__VA_ARGS__))
+
+/* The simulated time of this rank (avg clock), seconds since MPI_Init; what
+ * MPI_Wtime returns unless REVPROF_WTIME=real. */
+REVPROF_API double revprof_now(void);
+
+/* The three simulated clocks, seconds: *min <= *avg <= *max (any pointer
+ * may be NULL). */
+REVPROF_API void revprof_now_bounds(double *min, double *avg, double *max);
+
+/* 1 when prediction is running (predict mode, model loaded), else 0. */
+REVPROF_API int revprof_enabled(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,209 @@
+/* Prediction rules of librevprof: clock advance for compute, sends,
+ * receives and collectives, collective message sizes, and the wildcard
+ * order detector. Pure functions, no MPI (see rp_clock.h). */
+#include "rp_clock.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- clocks */
+
+void rp_clock_init(rp_clock *c) { memset(c, 0, sizeof *c); }
+
+void rp_clock_compute(rp_clock *c, const double dt[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++) {
+    c->now[b] += dt[b];
+    c->compute[b] += dt[b];
+  }
+}
+
+void rp_clock_local(rp_clock *c, const double cost[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++) {
+    c->now[b] += cost[b];
+    c->comm[b] += cost[b];
+  }
+}
+
+void rp_clock_send(rp_clock *c, const double cost[RP_NB],
+                   double t_send[RP_NB]) {
+  if (t_send)
+    memcpy(t_send, c->now, sizeof c->now);
+  rp_clock_local(c, cost);
+}
+
+double rp_clock_recv(rp_clock *c, const double cost[RP_NB],
+                     const double t_send[RP_NB],
+                     const double latency[RP_NB]) {
+  double wavg = 0.0;
+  for (int b = 0; b < RP_NB; b++) {
+    double ready = c->now[b] + cost[b];     /* receiver done copying */
+    double arrive = t_send[b] + latency[b]; /* message there */
+    double w = arrive > ready ? arrive - ready : 0.0;
+    c->comm[b] += cost[b];
+    c->wait[b] += w;
+    c->now[b] = ready + w;
+    if (b == RP_AVG)
+      wavg = w;
+  }
+  return wavg;
+}
+
+double rp_clock_coll(rp_clock *c, const double start_max[RP_NB],
+                     const double cost[RP_NB]) {
+  double wavg = 0.0;
+  for (int b = 0; b < RP_NB; b++) {
+    double w = start_max[b] > c->now[b] ? start_max[b] - c->now[b] : 0.0;
+    c->wait[b] += w;
+    c->comm[b] += cost[b];
+    c->now[b] += w + cost[b];
+    if (b == RP_AVG)
+      wavg = w;
+  }
+  return wavg;
+}
+
+double rp_clock_coll_complete(rp_clock *c, const double start_max[RP_NB],
+                              const double cost[RP_NB]) {
+  double wavg = 0.0;
+  for (int b = 0; b < RP_NB; b++) {
+    double done = start_max[b] + cost[b];
+    double inc = done > c->now[b] ? done - c->now[b] : 0.0;
+    double cm = inc < cost[b] ? inc : cost[b]; /* overlapped part is free */
+    c->comm[b] += cm;
+    c->wait[b] += inc - cm;
+    c->now[b] += inc;
+    if (b == RP_AVG)
+      wavg = inc - cm;
+  }
+  return wavg;
+}
+
+double rp_clock_arrival(const double t_send[RP_NB],
+                        const double latency[RP_NB]) {
+  return t_send[RP_AVG] + latency[RP_AVG];
+}
+
+/* ----------------------------------------------------- compute amounts */
+
+static double nonneg(double x) { return isfinite(x) && x > 0.0 ? x : 0.0; }
+
+void rp_compute_steps(const double step[RP_NB], double n, double out[RP_NB]) {
+  n = nonneg(n);
+  for (int b = 0; b < RP_NB; b++)
+    out[b] = n * step[b];
+}
+
+void rp_compute_seconds(double s, double out[RP_NB]) {
+  s = nonneg(s);
+  out[0] = out[1] = out[2] = s;
+}
+
+void rp_compute_measured(double cpu, double scale, double out[RP_NB]) {
+  rp_compute_seconds(cpu * scale, out);
+}
+
+void rp_compute_instructions(double ins, double sec_per_ins,
+                             double out[RP_NB]) {
+  rp_compute_seconds(ins * sec_per_ins, out);
+}
+
+/* ------------------------------------------------------ message sizes */
+
+double rp_d_count(double count, const void *type, rp_tsize_fn tsize) {
+  count = nonneg(count);
+  return count > 0.0 ? count * nonneg(tsize(type)) : 0.0;
+}
+
+double rp_d_send_block(int inplace, double sendcount, const void *sendtype,
+                       double recvcount, const void *recvtype,
+                       rp_tsize_fn tsize) {
+  return inplace ? rp_d_count(recvcount, recvtype, tsize)
+                 : rp_d_count(sendcount, sendtype, tsize);
+}
+
+double rp_d_send_blockv(int inplace, double sendcount, const void *sendtype,
+                        const int *recvcounts, int rank, int n,
+                        const void *recvtype, rp_tsize_fn tsize) {
+  if (!inplace)
+    return rp_d_count(sendcount, sendtype, tsize);
+  return recvcounts && rank >= 0 && rank < n
+             ? rp_d_count(recvcounts[rank], recvtype, tsize)
+             : 0.0;
+}
+
+double rp_d_recv_block(int inplace, double sendcount, const void *sendtype,
+                       double recvcount, const void *recvtype,
+                       rp_tsize_fn tsize) {
+  return inplace ? rp_d_count(sendcount, sendtype, tsize)
+                 : rp_d_count(recvcount, recvtype, tsize);
+}
+
+double rp_d_recv_blockv(int inplace, const int *sendcounts, int rank, int n,
+                        const void *sendtype, double recvcount,
+                        const void *recvtype, rp_tsize_fn tsize) {
+  if (!inplace)
+    return rp_d_count(recvcount, recvtype, tsize);
+  return sendcounts && rank >= 0 && rank < n
+             ? rp_d_count(sendcounts[rank], sendtype, tsize)
+             : 0.0;
+}
+
+double rp_d_alltoallv(int inplace, const int *sendcounts, const void *sendtype,
+                      const int *recvcounts, const void *recvtype, int n,
+                      rp_tsize_fn tsize) {
+  const int *c = inplace ? recvcounts : sendcounts;
+  double sum = 0.0;
+  if (c == NULL || n <= 0)
+    return 0.0;
+  for (int i = 0; i < n; i++)
+    sum += nonneg(c[i]);
+  return sum > 0.0 ? sum * nonneg(tsize(inplace ? recvtype : sendtype)) / n
+                   : 0.0;
+}
+
+double rp_d_alltoallw(int inplace, const int *sendcounts,
+                      const void *sendtypes, const int *recvcounts,
+                      const void *recvtypes, int n, size_t stride,
+                      rp_tsize_fn tsize) {
+  const int *c = inplace ? recvcounts : sendcounts;
+  const char *t = inplace ? recvtypes : sendtypes;
+  double sum = 0.0;
+  if (c == NULL || t == NULL || n <= 0)
+    return 0.0;
+  for (int i = 0; i < n; i++)
+    sum += rp_d_count(c[i], t + (size_t)i * stride, tsize);
+  return sum / n;
+}
+
+double rp_d_reduce_scatter(const int *recvcounts, int rank, int n,
+                           const void *type, rp_tsize_fn tsize) {
+  return recvcounts && rank >= 0 && rank < n
+             ? rp_d_count(recvcounts[rank], type, tsize)
+             : 0.0;
+}
+
+/* --------------------------------------------------- wildcard receives */
+
+void rp_wild_init(rp_wild *w, int any_tag) {
+  memset(w, 0, sizeof *w);
+  w->any_tag = any_tag;
+}
+
+int rp_wild_record(rp_wild *w, unsigned long comm, int tag_spec, int src,
+                   int tag, double arrival) {
+  int bad = 0;
+  w->receives++;
+  for (int i = 0; i < w->n && !bad; i++) {
+    const rp_wild_entry *e = &w->e[i];
+    if (e->comm == comm && e->src != src &&
+        (e->tag_spec == w->any_tag || e->tag_spec == tag) &&
+        arrival < e->arrival)
+      bad = 1; /* that earlier receive would have taken this message */
+  }
+  w->suspicious += bad;
+  w->e[w->next] = (rp_wild_entry){comm, tag_spec, src, arrival};
+  w->next = (w->next + 1) % RP_WILD_KEEP;
+  if (w->n < RP_WILD_KEEP)
+    w->n++;
+  return bad;
+}

@@ -1,0 +1,168 @@
+/* Prediction rules of librevprof (predict mode): pure functions on a rank's
+ * simulated clocks, no MPI, so that every rule is unit-tested on its own.
+ * Times are seconds, sizes bytes. Every array of three is [min, avg, max]. */
+#ifndef RP_CLOCK_H
+#define RP_CLOCK_H
+
+#include <stddef.h>
+
+enum { RP_MIN = 0, RP_AVG = 1, RP_MAX = 2, RP_NB = 3 };
+
+/* A rank's simulated time and where it went. Three clocks travel together:
+ * the one driven by the models' lower bounds (and REVPROF_STEP_MIN), the
+ * typical one, and the upper one. Invariant per bound:
+ * now = compute + comm + wait (all start at 0 in MPI_Init). */
+typedef struct rp_clock {
+  double now[RP_NB];     /* simulated time since MPI_Init, seconds */
+  double compute[RP_NB]; /* computation added between MPI calls, seconds */
+  double comm[RP_NB];    /* model cost of MPI calls, seconds */
+  double wait[RP_NB];    /* waiting for a message or for group members */
+} rp_clock;
+
+void rp_clock_init(rp_clock *c);
+
+/* Computation: now += dt. */
+void rp_clock_compute(rp_clock *c, const double dt[RP_NB]);
+
+/* A local MPI cost that needs nobody else (e.g. posting an Isend,
+ * MPI_Wtime): now += cost, counted as communication. */
+void rp_clock_local(rp_clock *c, const double cost[RP_NB]);
+
+/* Send: t_send = now (the value piggybacked on the message), then
+ * now += cost (the model's sender cost T_send(d)). t_send may be NULL. */
+void rp_clock_send(rp_clock *c, const double cost[RP_NB],
+                   double t_send[RP_NB]);
+
+/* Receive (blocking receive, or completion of a non-blocking one):
+ * now = max(now + cost, t_send + latency), per bound, where cost is the
+ * receiver's T_recv(d), t_send the piggybacked send start and latency the
+ * model's transit time T_latency(d). The excess over now + cost is waiting.
+ * Returns the avg clock's waiting time. */
+double rp_clock_recv(rp_clock *c, const double cost[RP_NB],
+                     const double t_send[RP_NB], const double latency[RP_NB]);
+
+/* Blocking collective: every member's start clock combined into start_max
+ * (per bound, the maximum over the members, this rank included), then
+ * now = start_max + cost. Time from now to start_max is waiting. Returns the
+ * avg clock's waiting time. */
+double rp_clock_coll(rp_clock *c, const double start_max[RP_NB],
+                     const double cost[RP_NB]);
+
+/* Completion of a non-blocking collective started when the members' clocks
+ * were start_max (maximum over members at their start calls):
+ * now = max(now, start_max + cost). The increment counts as communication
+ * up to cost and as waiting beyond. Returns the avg clock's waiting time. */
+double rp_clock_coll_complete(rp_clock *c, const double start_max[RP_NB],
+                              const double cost[RP_NB]);
+
+/* Predicted arrival time (avg clock) of a message sent at t_send. */
+double rp_clock_arrival(const double t_send[RP_NB],
+                        const double latency[RP_NB]);
+
+/* ------------------------------------------------------ compute amounts */
+
+/* Compute time of n annotated steps: n * step[b] per bound (step is
+ * REVPROF_STEP_MIN, REVPROF_STEP, REVPROF_STEP_MAX). Negative n gives 0. */
+void rp_compute_steps(const double step[RP_NB], double n, double out[RP_NB]);
+
+/* Compute time given directly in seconds: the same on all three clocks.
+ * Negative or non-finite seconds give 0. */
+void rp_compute_seconds(double s, double out[RP_NB]);
+
+/* Measured host CPU time of a gap (seconds) scaled to the target machine:
+ * cpu * scale on all three clocks. */
+void rp_compute_measured(double cpu, double scale, double out[RP_NB]);
+
+/* Instruction count times seconds per instruction (when counters exist). */
+void rp_compute_instructions(double ins, double sec_per_ins,
+                             double out[RP_NB]);
+
+/* ----------------------------------------------- message sizes, bytes */
+/* The size d a collective is costed with, from the arguments that are
+ * significant on this rank (the engine then takes the maximum over the
+ * members, so ranks whose arguments are ignored agree with the others).
+ * Datatypes are opaque here: type points at the caller's datatype handle
+ * and tsize returns its size in bytes; a rule calls tsize only for handles
+ * that are significant, so ignored arguments are never touched. "inplace"
+ * is 1 when the send (for scatter: receive) buffer is MPI_IN_PLACE. */
+typedef double (*rp_tsize_fn)(const void *type);
+
+/* Bcast, Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block: count
+ * elements of the operation's type. */
+double rp_d_count(double count, const void *type, rp_tsize_fn tsize);
+
+/* Gather, Allgather, Alltoall: bytes sent by (to) each rank; with
+ * MPI_IN_PLACE the receive count describes the block instead. */
+double rp_d_send_block(int inplace, double sendcount, const void *sendtype,
+                       double recvcount, const void *recvtype,
+                       rp_tsize_fn tsize);
+
+/* Gatherv, Allgatherv: this rank's send block; with MPI_IN_PLACE its own
+ * entry recvcounts[rank] (0 <= rank < n). */
+double rp_d_send_blockv(int inplace, double sendcount, const void *sendtype,
+                        const int *recvcounts, int rank, int n,
+                        const void *recvtype, rp_tsize_fn tsize);
+
+/* Scatter: bytes received by each rank; at a root with MPI_IN_PLACE as the
+ * receive buffer, the send count describes the block. */
+double rp_d_recv_block(int inplace, double sendcount, const void *sendtype,
+                       double recvcount, const void *recvtype,
+                       rp_tsize_fn tsize);
+
+/* Scatterv: this rank's receive block; in place at the root, its own entry
+ * sendcounts[rank]. */
+double rp_d_recv_blockv(int inplace, const int *sendcounts, int rank, int n,
+                        const void *sendtype, double recvcount,
+                        const void *recvtype, rp_tsize_fn tsize);
+
+/* Alltoallv: average bytes sent to each of the n ranks (with MPI_IN_PLACE
+ * the receive counts). */
+double rp_d_alltoallv(int inplace, const int *sendcounts, const void *sendtype,
+                      const int *recvcounts, const void *recvtype, int n,
+                      rp_tsize_fn tsize);
+
+/* Alltoallw: average bytes sent to each rank; types are arrays of n handles
+ * stride bytes apart. */
+double rp_d_alltoallw(int inplace, const int *sendcounts,
+                      const void *sendtypes, const int *recvcounts,
+                      const void *recvtypes, int n, size_t stride,
+                      rp_tsize_fn tsize);
+
+/* Reduce_scatter: the block this rank keeps, recvcounts[rank]. */
+double rp_d_reduce_scatter(const int *recvcounts, int rank, int n,
+                           const void *type, rp_tsize_fn tsize);
+
+/* --------------------------------------------------- wildcard receives */
+
+/* Detector of wildcard receives whose predicted arrival order disagrees
+ * with the real matching: remembers the last RP_WILD_KEEP wildcard receives
+ * (communicator id, tag asked, sender, predicted arrival). A new wildcard
+ * receive of a message from another sender that the prediction has arriving
+ * earlier than a remembered one whose tag rule would have accepted it means
+ * the predicted run would have matched differently. */
+#define RP_WILD_KEEP 16
+
+typedef struct rp_wild_entry {
+  unsigned long comm; /* communicator id (handle bits) */
+  int tag_spec;       /* tag asked for (any_tag for a wildcard) */
+  int src;            /* rank matched, in the communicator */
+  double arrival;     /* predicted arrival, avg clock, seconds */
+} rp_wild_entry;
+
+typedef struct rp_wild {
+  rp_wild_entry e[RP_WILD_KEEP];
+  int n, next;        /* entries used, ring position */
+  int any_tag;        /* the MPI library's MPI_ANY_TAG value */
+  long receives;      /* wildcard receives seen */
+  long suspicious;    /* those the predicted order would have given away */
+} rp_wild;
+
+void rp_wild_init(rp_wild *w, int any_tag);
+
+/* Records a receive posted with MPI_ANY_SOURCE (tag_spec as posted) that
+ * matched a message from src with tag and predicted arrival. Returns 1 when
+ * it is counted as suspicious. */
+int rp_wild_record(rp_wild *w, unsigned long comm, int tag_spec, int src,
+                   int tag, double arrival);
+
+#endif

@@ -1,0 +1,181 @@
+/* Collectives of librevprof: one shadow communicator per application
+ * intra-communicator (cached as an attribute) carries the exchange of the
+ * members' start clocks; the rule then sets now = max(starts) + T_fn(p, d). */
+#include "rp_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
+  rp_comm *c = attr;
+  int fin = 0;
+  (void)comm;
+  (void)kv;
+  (void)extra;
+  PMPI_Finalized(&fin);
+  if (!fin && !rp_g.finalized && c->shadow != MPI_COMM_NULL)
+    PMPI_Comm_free(&c->shadow);
+  free(c);
+  return MPI_SUCCESS;
+}
+
+static rp_comm *lookup(MPI_Comm comm) {
+  void *v = NULL;
+  int flag = 0;
+  if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+      PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag)
+    return NULL;
+  return v;
+}
+
+/* Records comm with its shadow (shadow MPI_COMM_NULL: create one, a
+ * collective call over comm). */
+static void attach(MPI_Comm comm, MPI_Comm shadow) {
+  int inter = 0;
+  rp_comm *c = calloc(1, sizeof *c);
+  if (c == NULL) {
+    if (shadow != MPI_COMM_NULL)
+      PMPI_Comm_free(&shadow);
+    return;
+  }
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_rank(comm, &c->rank);
+  PMPI_Comm_size(comm, &c->size);
+  c->intra = !inter;
+  c->shadow = shadow;
+  /* split rather than dup: no attribute copy callbacks of the application
+   * run for revprof's private communicator */
+  if (c->intra && c->shadow == MPI_COMM_NULL && c->size > 1 &&
+      PMPI_Comm_split(comm, 0, c->rank, &c->shadow) != MPI_SUCCESS)
+    c->shadow = MPI_COMM_NULL;
+  if (PMPI_Comm_set_attr(comm, keyval, c) != MPI_SUCCESS) {
+    if (c->shadow != MPI_COMM_NULL)
+      PMPI_Comm_free(&c->shadow);
+    free(c);
+  }
+}
+
+void rp_comm_created(MPI_Comm newcomm) {
+  if (newcomm != MPI_COMM_NULL && keyval != MPI_KEYVAL_INVALID)
+    attach(newcomm, MPI_COMM_NULL);
+}
+
+static void fill(rp_comm *c, const rp_comm *info) {
+  if (info)
+    *c = *info;
+  else {
+    c->shadow = MPI_COMM_NULL;
+    c->rank = 0;
+    c->size = 1;
+    c->intra = 0;
+  }
+  if (c->intra && c->size > 1 && c->shadow == MPI_COMM_NULL)
+    c->intra = 0; /* no shadow after a fault: cost locally */
+}
+
+void rp_coll_start(rp_comm *c, MPI_Comm comm) {
+  rp_comm *info = lookup(comm);
+  if (info == NULL && comm != MPI_COMM_NULL) {
+    attach(comm, MPI_COMM_NULL); /* everybody is in this collective now */
+    info = lookup(comm);
+  }
+  fill(c, info);
+}
+
+void rp_coll_start_nb(rp_comm *c, MPI_Comm comm) {
+  rp_comm *info = lookup(comm);
+  if (info == NULL) {
+    static int warned;
+    if (!warned++)
+      rp_warn("a non-blocking collective runs on a communicator revprof did "
+              "not see created; its members' clocks are not combined");
+  }
+  fill(c, info);
+}
+
+void rp_coll_rule(rp_comm *c, revprof_fn fn, double d) {
+  double v[RP_PB_DOUBLES], cost[RP_NB];
+  memcpy(v, rp_g.clk.now, sizeof rp_g.clk.now);
+  v[RP_NB] = d;
+  if (c->intra && c->size > 1)
+    PMPI_Allreduce(MPI_IN_PLACE, v, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX,
+                   c->shadow);
+  rp_cost(fn, (double)c->size, v[RP_NB], cost);
+  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, v, cost);
+  rp_g.cur_bytes += v[RP_NB];
+}
+
+rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d) {
+  rp_req *r = rp_req_new();
+  r->kind = RP_REQ_COLL;
+  r->wid = w;
+  r->fn = fn;
+  r->active = 1;
+  r->p = (double)c->size;
+  memcpy(r->cmine, rp_g.clk.now, sizeof rp_g.clk.now);
+  r->cmine[RP_NB] = d;
+  memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  if (c->intra && c->size > 1 &&
+      PMPI_Iallreduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX,
+                      c->shadow, &r->sreq) != MPI_SUCCESS)
+    r->sreq = MPI_REQUEST_NULL;
+  return r;
+}
+
+void rp_icoll_done(rp_req *r) {
+  double cost[RP_NB];
+  if (r->sreq != MPI_REQUEST_NULL)
+    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* every member started it */
+  rp_cost(r->fn, r->p, r->cmax[RP_NB], cost);
+  rp_g.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
+  rp_g.cur_bytes += r->cmax[RP_NB];
+}
+
+rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm) {
+  int inter = 0;
+  rp_req *r = rp_req_new();
+  r->kind = RP_REQ_IDUP;
+  r->wid = RP_W_MPI_Comm_idup;
+  r->active = 1;
+  r->newcomm = newcomm;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (!inter && PMPI_Comm_idup(comm, &r->shadow_new, &r->sreq) != MPI_SUCCESS)
+    r->sreq = MPI_REQUEST_NULL;
+  return r;
+}
+
+void rp_idup_done(rp_req *r) {
+  if (r->sreq != MPI_REQUEST_NULL)
+    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE);
+  if (*r->newcomm != MPI_COMM_NULL)
+    attach(*r->newcomm, r->shadow_new);
+  else if (r->shadow_new != MPI_COMM_NULL)
+    PMPI_Comm_free(&r->shadow_new);
+}
+
+MPI_Comm rp_world_shadow(void) {
+  rp_comm *c = lookup(MPI_COMM_WORLD);
+  return c && c->shadow != MPI_COMM_NULL ? c->shadow : MPI_COMM_WORLD;
+}
+
+void rp_coll_startup(void) {
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &keyval,
+                              NULL) != MPI_SUCCESS) {
+    keyval = MPI_KEYVAL_INVALID;
+    rp_warn("cannot create an attribute key; collectives are costed "
+            "without combining clocks");
+    return;
+  }
+  rp_comm_created(MPI_COMM_WORLD);
+  rp_comm_created(MPI_COMM_SELF);
+}
+
+void rp_coll_shutdown(void) {
+  if (keyval == MPI_KEYVAL_INVALID)
+    return;
+  PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+  PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+  PMPI_Comm_free_keyval(&keyval);
+}

@@ -1,0 +1,173 @@
+/* Settings of librevprof: REVPROF_* variables read, checked and defaulted
+ * (see rp_config.h; the user documentation is docs/revprof.md). */
+#include "rp_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "revprof_model.h"
+
+const char *rp_mode_name(rp_mode m) {
+  return m == RP_MODE_PREDICT ? "predict" : "off";
+}
+
+const char *rp_compute_name(rp_compute_mode m) {
+  switch (m) {
+  case RP_COMPUTE_ZERO: return "zero";
+  case RP_COMPUTE_ANNOTATE: return "annotate";
+  case RP_COMPUTE_MEASURE: return "measure";
+  }
+  return "?";
+}
+
+/* A number >= 0 (> 0 when positive is set), finite. */
+static int get_seconds(const char *name, const char *v, int positive,
+                       double *out, char *err, size_t errlen) {
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  while (*end == ' ')
+    end++;
+  if (end == v || *end || errno || !isfinite(x) || x < 0.0 ||
+      (positive && x == 0.0)) {
+    snprintf(err, errlen, "%s=\"%s\": expected a %s number%s", name, v,
+             positive ? "positive" : "non-negative",
+             strstr(name, "STEP") || strstr(name, "TIME") ? " of seconds"
+                                                           : "");
+    return REVPROF_EINVAL;
+  }
+  *out = x;
+  return 0;
+}
+
+static int get_path(const char *name, const char *v, char *buf, size_t len,
+                    char *err, size_t errlen) {
+  if (strlen(v) >= len) {
+    snprintf(err, errlen, "%s: path longer than %zu bytes", name, len - 1);
+    return REVPROF_ERANGE;
+  }
+  snprintf(buf, len, "%s", v);
+  return 0;
+}
+
+int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
+                   size_t errlen) {
+  const char *v;
+  int rc = 0, have_step = 0;
+  memset(c, 0, sizeof *c);
+  c->mode = RP_MODE_PREDICT;
+  c->compute = RP_COMPUTE_ANNOTATE;
+  c->step[RP_MIN] = c->step[RP_AVG] = c->step[RP_MAX] = 1e-9;
+  c->cpu_scale = 1.0;
+  c->pack_max = RP_CONFIG_DEFAULT_PACK_MAX;
+  snprintf(c->outdir, sizeof c->outdir, "revprof-out");
+  if (err && errlen)
+    err[0] = '\0';
+
+  if ((v = get("REVPROF_MODE", ud)) && *v) {
+    if (strcmp(v, "predict") == 0)
+      c->mode = RP_MODE_PREDICT;
+    else if (strcmp(v, "off") == 0)
+      c->mode = RP_MODE_OFF;
+    else {
+      snprintf(err, errlen,
+               "REVPROF_MODE=\"%s\": unknown mode (this revprof knows "
+               "'predict' and 'off'%s)",
+               v,
+               strcmp(v, "compensate") == 0 || strcmp(v, "measure") == 0
+                   ? "; compensate and measure modes are not implemented yet"
+                   : "");
+      return REVPROF_EINVAL;
+    }
+  }
+  if ((v = get("REVPROF_COMPUTE", ud)) && *v) {
+    if (strcmp(v, "zero") == 0)
+      c->compute = RP_COMPUTE_ZERO;
+    else if (strcmp(v, "annotate") == 0)
+      c->compute = RP_COMPUTE_ANNOTATE;
+    else if (strcmp(v, "measure") == 0)
+      c->compute = RP_COMPUTE_MEASURE;
+    else {
+      snprintf(err, errlen,
+               "REVPROF_COMPUTE=\"%s\": expected zero, annotate or measure",
+               v);
+      return REVPROF_EINVAL;
+    }
+  }
+  if ((v = get("REVPROF_STEP", ud)) && *v) {
+    if ((rc = get_seconds("REVPROF_STEP", v, 0, &c->step[RP_AVG], err,
+                          errlen)))
+      return rc;
+    c->step[RP_MIN] = c->step[RP_MAX] = c->step[RP_AVG];
+    have_step = 1;
+  }
+  if ((v = get("REVPROF_STEP_MIN", ud)) && *v &&
+      (rc = get_seconds("REVPROF_STEP_MIN", v, 0, &c->step[RP_MIN], err,
+                        errlen)))
+    return rc;
+  if ((v = get("REVPROF_STEP_MAX", ud)) && *v &&
+      (rc = get_seconds("REVPROF_STEP_MAX", v, 0, &c->step[RP_MAX], err,
+                        errlen)))
+    return rc;
+  if (!have_step && (get("REVPROF_STEP_MIN", ud) || get("REVPROF_STEP_MAX", ud)))
+    c->step[RP_AVG] = 0.5 * (c->step[RP_MIN] + c->step[RP_MAX]);
+  if (c->step[RP_MIN] > c->step[RP_AVG] || c->step[RP_AVG] > c->step[RP_MAX]) {
+    snprintf(err, errlen,
+             "REVPROF_STEP_MIN (%g) <= REVPROF_STEP (%g) <= REVPROF_STEP_MAX "
+             "(%g) does not hold",
+             c->step[RP_MIN], c->step[RP_AVG], c->step[RP_MAX]);
+    return REVPROF_EINVAL;
+  }
+  if ((v = get("REVPROF_CPU_SCALE", ud)) && *v &&
+      (rc = get_seconds("REVPROF_CPU_SCALE", v, 1, &c->cpu_scale, err,
+                        errlen)))
+    return rc;
+  if ((v = get("REVPROF_INSTRUCTION_TIME", ud)) && *v &&
+      (rc = get_seconds("REVPROF_INSTRUCTION_TIME", v, 0, &c->sec_per_ins,
+                        err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_PACK_MAX", ud)) && *v) {
+    if ((rc = get_seconds("REVPROF_PACK_MAX", v, 0, &c->pack_max, err,
+                          errlen)))
+      return rc;
+    if (c->pack_max > 1048576.0) {
+      snprintf(err, errlen, "REVPROF_PACK_MAX=\"%s\": at most 1048576 bytes",
+               v);
+      return REVPROF_EINVAL;
+    }
+  }
+  if ((v = get("REVPROF_WTIME", ud)) && *v) {
+    if (strcmp(v, "real") == 0)
+      c->wtime_real = 1;
+    else if (strcmp(v, "simulated") != 0) {
+      snprintf(err, errlen,
+               "REVPROF_WTIME=\"%s\": expected 'real' or 'simulated'", v);
+      return REVPROF_EINVAL;
+    }
+  }
+  if ((v = get("REVPROF_MODEL", ud)) &&
+      (rc = get_path("REVPROF_MODEL", v, c->model, sizeof c->model, err,
+                     errlen)))
+    return rc;
+  if ((v = get("REVPROF_LUA", ud)) &&
+      (rc = get_path("REVPROF_LUA", v, c->lua, sizeof c->lua, err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_OUTPUT_DIR", ud)) && *v &&
+      (rc = get_path("REVPROF_OUTPUT_DIR", v, c->outdir, sizeof c->outdir,
+                     err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_TRACE", ud)) &&
+      (rc = get_path("REVPROF_TRACE", v, c->trace, sizeof c->trace, err,
+                     errlen)))
+    return rc;
+  if (c->mode == RP_MODE_PREDICT && c->model[0] == '\0') {
+    snprintf(err, errlen,
+             "REVPROF_MODEL is not set (predict mode needs a machine model "
+             "file; REVPROF_MODE=off turns revprof off)");
+    return REVPROF_EINVAL;
+  }
+  return 0;
+}

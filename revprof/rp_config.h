@@ -1,0 +1,51 @@
+/* Settings of librevprof from REVPROF_* environment variables: parsing and
+ * checking, no MPI (every variable is documented in docs/revprof.md). */
+#ifndef RP_CONFIG_H
+#define RP_CONFIG_H
+
+#include <stddef.h>
+
+#include "rp_clock.h"
+
+typedef enum rp_mode { RP_MODE_PREDICT = 0, RP_MODE_OFF = 1 } rp_mode;
+
+typedef enum rp_compute_mode {
+  RP_COMPUTE_ZERO = 0,     /* computation costs nothing */
+  RP_COMPUTE_ANNOTATE = 1, /* only what the program declares */
+  RP_COMPUTE_MEASURE = 2   /* host CPU time of the gaps, scaled */
+} rp_compute_mode;
+
+#define RP_PATH_MAX 1024
+
+typedef struct rp_config {
+  rp_mode mode;                 /* REVPROF_MODE */
+  rp_compute_mode compute;      /* REVPROF_COMPUTE */
+  double step[RP_NB];           /* REVPROF_STEP_MIN/STEP/STEP_MAX, s/step */
+  double cpu_scale;             /* REVPROF_CPU_SCALE, target/host time */
+  double sec_per_ins;           /* REVPROF_INSTRUCTION_TIME, s; 0: off */
+  int wtime_real;               /* REVPROF_WTIME=real */
+  double pack_max;              /* REVPROF_PACK_MAX: piggyback by copy up
+                                   to this many bytes, bytes */
+  char model[RP_PATH_MAX];      /* REVPROF_MODEL, "" if unset */
+  char lua[RP_PATH_MAX];        /* REVPROF_LUA, "" if unset */
+  char outdir[RP_PATH_MAX];     /* REVPROF_OUTPUT_DIR */
+  char trace[256];              /* REVPROF_TRACE, "" when off */
+} rp_config;
+
+/* Where variables come from: getenv in the library, a table in tests.
+ * Returns NULL for an unset variable. */
+typedef const char *(*rp_getenv_fn)(const char *name, void *ud);
+
+#define RP_CONFIG_DEFAULT_PACK_MAX 4096.0 /* bytes; see docs/revprof.md */
+
+/* Reads every REVPROF_* setting. On a bad value returns REVPROF_EINVAL (or
+ * REVPROF_ERANGE for a path too long) and writes a message naming the
+ * variable, the value and what is accepted; *c then holds defaults for
+ * everything not yet read. */
+int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
+                   size_t errlen);
+
+const char *rp_mode_name(rp_mode m);
+const char *rp_compute_name(rp_compute_mode m);
+
+#endif

@@ -1,0 +1,429 @@
+/* librevprof engine: per-rank state, start-up and shut-down, model costs
+ * with fallbacks, the enter/leave bookkeeping every wrapper does, compute
+ * accounting (annotations, measured CPU time) and the public revprof_* API. */
+#include "rp_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef RP_HAVE_PAPI
+#include <papi.h>
+#endif
+
+rp_state rp_g;
+
+/* ------------------------------------------------------------ messages */
+
+void rp_warn(const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (rp_g.size > 1)
+    fprintf(stderr, "revprof[rank %d]: %s\n", rp_g.rank, msg);
+  else
+    fprintf(stderr, "revprof: %s\n", msg);
+  fflush(stderr);
+}
+
+/* --------------------------------------------------------------- costs */
+
+/* When a model lacks a row, the row used instead (documented in
+ * docs/revprof.md); REVPROF_FN_COUNT ends a chain. */
+static revprof_fn fallback_of(revprof_fn fn) {
+  switch (fn) {
+  case REVPROF_FN_ISEND: return REVPROF_FN_SEND;
+  case REVPROF_FN_IRECV: return REVPROF_FN_RECV;
+  case REVPROF_FN_IBARRIER: return REVPROF_FN_BARRIER;
+  case REVPROF_FN_IBCAST: return REVPROF_FN_BCAST;
+  case REVPROF_FN_IALLREDUCE: return REVPROF_FN_ALLREDUCE;
+  case REVPROF_FN_IALLTOALL: return REVPROF_FN_ALLTOALL;
+  case REVPROF_FN_GATHERV: return REVPROF_FN_GATHER;
+  case REVPROF_FN_SCATTERV: return REVPROF_FN_SCATTER;
+  case REVPROF_FN_ALLGATHERV: return REVPROF_FN_ALLGATHER;
+  case REVPROF_FN_ALLTOALLV: return REVPROF_FN_ALLTOALL;
+  case REVPROF_FN_REDUCE_SCATTER_BLOCK: return REVPROF_FN_REDUCE_SCATTER;
+  case REVPROF_FN_REDUCE_SCATTER: return REVPROF_FN_ALLREDUCE;
+  case REVPROF_FN_EXSCAN: return REVPROF_FN_SCAN;
+  case REVPROF_FN_SCAN: return REVPROF_FN_ALLREDUCE;
+  default: return REVPROF_FN_COUNT;
+  }
+}
+
+static void resolve_fallbacks(void) {
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    revprof_fn f = (revprof_fn)i;
+    int hops = 0;
+    while (f != REVPROF_FN_COUNT && !revprof_model_has(rp_g.model, f) &&
+           hops++ < REVPROF_FN_COUNT)
+      f = fallback_of(f);
+    rp_g.eff[i] = f;
+  }
+}
+
+/* Last results of the model, direct-mapped: calls repeat (fn, p, d). */
+#define RP_MEMO 64
+static struct {
+  int fn;
+  double p, d;
+  double out[RP_NB];
+} memo[RP_MEMO];
+
+static void note_missing(revprof_fn fn) {
+  revprof_fn e = rp_g.eff[fn];
+  rp_g.missing[fn] = 1;
+  if (fn == REVPROF_FN_WTIME)
+    return; /* most models leave MPI_Wtime out: free */
+  if (e == REVPROF_FN_COUNT)
+    rp_warn("model %s has no %s; its cost counts as 0 s", rp_g.cfg.model,
+            revprof_fn_name(fn));
+  else
+    rp_warn("model %s has no %s; costing it as %s", rp_g.cfg.model,
+            revprof_fn_name(fn), revprof_fn_name(e));
+}
+
+void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
+  unsigned h;
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  h = (unsigned)((bits * 0x9E3779B97F4A7C15ull) >> 58) ^ (unsigned)fn ^
+      ((unsigned)p << 3);
+  h &= RP_MEMO - 1;
+  if (memo[h].fn == (int)fn && memo[h].p == p && memo[h].d == d) {
+    memcpy(out, memo[h].out, sizeof memo[h].out);
+    return;
+  }
+  revprof_fn e = rp_g.eff[fn];
+  if (e != fn && !rp_g.missing[fn])
+    note_missing(fn);
+  if (e == REVPROF_FN_COUNT || rp_g.model == NULL)
+    out[0] = out[1] = out[2] = 0.0;
+  else
+    revprof_model_eval(rp_g.model, e, p, d, out); /* 0 <= min <= avg <= max */
+  memo[h].fn = (int)fn;
+  memo[h].p = p;
+  memo[h].d = d;
+  memcpy(memo[h].out, out, sizeof memo[h].out);
+}
+
+/* ------------------------------------------------------ datatype sizes */
+
+#define RP_TCACHE 128
+static struct {
+  uint64_t key;
+  int used;
+  rp_tinfo ti;
+} tcache[RP_TCACHE];
+
+static uint64_t type_bits(MPI_Datatype t) {
+  uint64_t k = 0;
+  memcpy(&k, &t, sizeof t < sizeof k ? sizeof t : sizeof k);
+  return k;
+}
+
+static unsigned type_slot(uint64_t k) {
+  return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 57) & (RP_TCACHE - 1);
+}
+
+rp_tinfo rp_type_info(MPI_Datatype t) {
+  rp_tinfo ti = {0.0, 0};
+  if (t == MPI_DATATYPE_NULL)
+    return ti;
+  uint64_t k = type_bits(t);
+  unsigned s = type_slot(k);
+  if (tcache[s].used && tcache[s].key == k)
+    return tcache[s].ti;
+  MPI_Count size = 0, lb = 0, extent = 0;
+  int ni, na, nd, combiner;
+  if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0)
+    size = 0;
+  ti.size = (double)size;
+  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+      combiner == MPI_COMBINER_NAMED &&
+      PMPI_Type_get_true_extent_x(t, &lb, &extent) == MPI_SUCCESS &&
+      lb == 0 && extent == size && size > 0)
+    ti.plain = 1;
+  tcache[s].key = k;
+  tcache[s].used = 1;
+  tcache[s].ti = ti;
+  return ti;
+}
+
+void rp_type_forget(MPI_Datatype t) {
+  uint64_t k = type_bits(t);
+  unsigned s = type_slot(k);
+  if (tcache[s].used && tcache[s].key == k)
+    tcache[s].used = 0;
+}
+
+double rp_tsize(const void *type) {
+  return rp_type_info(*(const MPI_Datatype *)type).size;
+}
+
+/* ------------------------------------------------------------- compute */
+
+#ifdef RP_HAVE_PAPI
+static int papi_ok, papi_events = PAPI_NULL;
+#endif
+
+/* CPU seconds of the calling thread. */
+static double cpu_seconds(void) {
+#ifdef RP_HAVE_PAPI
+  if (papi_ok)
+    return (double)PAPI_get_virt_nsec() * 1e-9;
+#endif
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double instructions(void) {
+#ifdef RP_HAVE_PAPI
+  long long v = 0;
+  if (rp_g.use_papi_ins && PAPI_read(papi_events, &v) == PAPI_OK)
+    return (double)v;
+#endif
+  return 0.0;
+}
+
+static void measure_startup(void) {
+#ifdef RP_HAVE_PAPI
+  if (PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT) {
+    papi_ok = 1;
+    if (rp_g.cfg.sec_per_ins > 0.0) {
+      if (PAPI_create_eventset(&papi_events) == PAPI_OK &&
+          PAPI_add_event(papi_events, PAPI_TOT_INS) == PAPI_OK &&
+          PAPI_start(papi_events) == PAPI_OK)
+        rp_g.use_papi_ins = 1;
+      else if (rp_g.rank == 0)
+        rp_warn("REVPROF_INSTRUCTION_TIME is set but PAPI has no "
+                "instruction counter here; measuring CPU time instead");
+    }
+  }
+#else
+  if (rp_g.cfg.sec_per_ins > 0.0 && rp_g.rank == 0)
+    rp_warn("REVPROF_INSTRUCTION_TIME is set but revprof was built without "
+            "PAPI; measuring CPU time instead");
+#endif
+  rp_g.cpu_mark = cpu_seconds();
+  rp_g.ins_mark = instructions();
+}
+
+static void measure_shutdown(void) {
+#ifdef RP_HAVE_PAPI
+  long long v;
+  if (rp_g.use_papi_ins) {
+    PAPI_stop(papi_events, &v);
+    PAPI_cleanup_eventset(papi_events);
+    PAPI_destroy_eventset(&papi_events);
+    rp_g.use_papi_ins = 0;
+  }
+#endif
+}
+
+void rp_add_compute(const double dt[RP_NB], const char *what) {
+  if (!(dt[RP_MAX] > 0.0))
+    return;
+  double t0 = rp_g.clk.now[RP_AVG];
+  rp_clock_compute(&rp_g.clk, dt);
+  if (rp_g.tracing)
+    rp_trace_state(what, t0, rp_g.clk.now[RP_AVG], 0.0);
+}
+
+/* The gap since the last MPI call, measured, as computation. */
+static void measure_gap(void) {
+  double dt[RP_NB];
+  if (rp_g.use_papi_ins) {
+    double ins = instructions();
+    rp_compute_instructions(ins - rp_g.ins_mark, rp_g.cfg.sec_per_ins, dt);
+  } else
+    rp_compute_measured(cpu_seconds() - rp_g.cpu_mark, rp_g.cfg.cpu_scale,
+                        dt);
+  rp_add_compute(dt, "compute");
+}
+
+/* ------------------------------------------------------- enter / leave */
+
+void rp_enter(rp_wid w) {
+  (void)w;
+  rp_g.in_tool = 1;
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+    measure_gap();
+  rp_g.t0 = rp_g.clk.now[RP_AVG];
+  rp_g.cur_bytes = 0.0;
+  rp_g.cur_wait = 0.0;
+}
+
+void rp_leave(rp_wid w) {
+  rp_fstat *f = &rp_g.fstat[w];
+  double t1 = rp_g.clk.now[RP_AVG];
+  f->calls += 1.0;
+  f->bytes += rp_g.cur_bytes;
+  f->time += t1 - rp_g.t0;
+  f->wait += rp_g.cur_wait;
+  if (rp_g.tracing)
+    rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE) {
+    rp_g.cpu_mark = cpu_seconds(); /* the call itself is not computation */
+    rp_g.ins_mark = instructions();
+  }
+  rp_g.in_tool = 0;
+}
+
+/* ----------------------------------------------------- start and stop */
+
+static const char *env_get(const char *name, void *ud) {
+  (void)ud;
+  return getenv(name);
+}
+
+/* All ranks agree on ok; the lowest failing rank says why. Returns the
+ * agreed value. */
+static int agree(int ok, const char *why, const char *consequence) {
+  int v[2] = {ok ? 1 : 0, ok ? rp_g.size : rp_g.rank};
+  PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!v[0] && v[1] == rp_g.rank && why && why[0])
+    rp_warn("%s; %s", why, consequence);
+  return v[0];
+}
+
+void rp_startup(int provided) {
+  char err[1024] = "";
+  int ok = 1;
+  rp_g.initialized = 1;
+  rp_g.thread_level = provided;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rp_g.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &rp_g.size);
+  if (rp_config_read(&rp_g.cfg, env_get, NULL, err, sizeof err) != 0)
+    ok = 0;
+  else if (rp_g.cfg.mode == RP_MODE_OFF)
+    ok = 0;
+  else if (provided == MPI_THREAD_MULTIPLE) {
+    snprintf(err, sizeof err,
+             "MPI_THREAD_MULTIPLE is not supported (one simulated clock per "
+             "process cannot order concurrent MPI calls)");
+    ok = 0;
+  } else if (revprof_model_load(rp_g.cfg.model, &rp_g.model, err,
+                                sizeof err) != 0)
+    ok = 0;
+  if (!agree(ok, err, "prediction is off, the program runs without "
+                      "revprof")) {
+    revprof_model_free(rp_g.model);
+    rp_g.model = NULL;
+    return;
+  }
+
+  rp_g.lua_fault = 0;
+  if (rp_g.cfg.compute == RP_COMPUTE_ANNOTATE && rp_g.cfg.lua[0]) {
+    ok = rp_annotate_open(rp_g.cfg.lua, NULL, &rp_g.lua, err, sizeof err) ==
+         0;
+    if (!ok) {
+      rp_g.lua_fault = 1;
+      snprintf(rp_g.lua_error, sizeof rp_g.lua_error, "%s", err);
+    }
+    agree(ok, err, "Lua region costs are off for this run (regions add 0 s)");
+  } else if (rp_g.cfg.lua[0] && rp_g.rank == 0)
+    rp_warn("REVPROF_LUA is ignored: REVPROF_COMPUTE=%s (Lua costs need "
+            "annotate)",
+            rp_compute_name(rp_g.cfg.compute));
+
+  for (int i = 0; i < RP_MEMO; i++)
+    memo[i].fn = -1;
+  resolve_fallbacks();
+  rp_clock_init(&rp_g.clk);
+  rp_wild_init(&rp_g.wild, MPI_ANY_TAG);
+  rp_p2p_startup();
+  rp_coll_startup();
+  rp_report_startup();
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+    measure_startup();
+  if (rp_g.cfg.trace[0]) {
+    rp_trace_config tc = {rp_g.cfg.outdir, rp_g.cfg.trace, rp_g.rank,
+                          rp_g.size};
+    rp_g.tracing = rp_trace_open(&tc) == 0;
+  }
+  rp_g.active = 1;
+}
+
+void rp_shutdown(void) {
+  rp_report_final();
+  if (rp_g.tracing)
+    rp_trace_close(0);
+  rp_g.tracing = 0;
+  rp_zombies_progress(1);
+  rp_coll_shutdown();
+  rp_p2p_shutdown();
+  measure_shutdown();
+  rp_report_shutdown();
+  rp_g.active = 0;
+  rp_g.finalized = 1;
+}
+
+/* ------------------------------------------------------------ public API */
+
+RP_EXPORT void revprof_compute_steps(double n) {
+  double dt[RP_NB];
+  if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
+    return;
+  rp_compute_steps(rp_g.cfg.step, n, dt);
+  rp_add_compute(dt, "compute");
+}
+
+RP_EXPORT void revprof_compute_seconds(double s) {
+  double dt[RP_NB];
+  if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
+    return;
+  rp_compute_seconds(s, dt);
+  rp_add_compute(dt, "compute");
+}
+
+RP_EXPORT int revprof_region_v(const char *name, int nargs,
+                               const double *args) {
+  char err[1024];
+  double dt[RP_NB];
+  if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
+    return 0;
+  if (rp_g.lua == NULL) {
+    if (rp_g.lua_fault)
+      return REVPROF_ELUA;
+    rp_g.lua_fault = 1;
+    snprintf(rp_g.lua_error, sizeof rp_g.lua_error,
+             "revprof_region(\"%s\") called but REVPROF_LUA is not set",
+             name ? name : "(null)");
+    rp_warn("%s; Lua region costs are off for this run", rp_g.lua_error);
+    return REVPROF_EINVAL;
+  }
+  int rc = rp_annotate_cost(rp_g.lua, name, nargs, args, dt, err, sizeof err);
+  if (rc != 0) {
+    rp_g.lua_fault = 1;
+    snprintf(rp_g.lua_error, sizeof rp_g.lua_error, "%s", err);
+    rp_warn("%s; Lua region costs are off for the rest of this run", err);
+    rp_annotate_free(rp_g.lua);
+    rp_g.lua = NULL;
+    return rc;
+  }
+  rp_add_compute(dt, name);
+  return 0;
+}
+
+RP_EXPORT double revprof_now(void) {
+  return rp_g.active ? rp_g.clk.now[RP_AVG] : 0.0;
+}
+
+RP_EXPORT void revprof_now_bounds(double *min, double *avg, double *max) {
+  if (min)
+    *min = rp_g.active ? rp_g.clk.now[RP_MIN] : 0.0;
+  if (avg)
+    *avg = rp_g.active ? rp_g.clk.now[RP_AVG] : 0.0;
+  if (max)
+    *max = rp_g.active ? rp_g.clk.now[RP_MAX] : 0.0;
+}
+
+RP_EXPORT int revprof_enabled(void) { return rp_g.active; }

@@ -1,0 +1,282 @@
+/* Internals of librevprof shared by the engine, the piggyback layer, the
+ * collectives, the report and the (generated and hand-written) wrappers.
+ * Everything here has hidden visibility; only MPI_* and revprof_* leave
+ * the shared library. */
+#ifndef RP_INT_H
+#define RP_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "revprof.h"
+#include "revprof_model.h"
+#include "rp_annotate.h"
+#include "rp_clock.h"
+#include "rp_config.h"
+#include "rp_trace.h"
+#include "rp_wrap_ids.h" /* generated from wrappers.spec */
+
+#define RP_EXPORT __attribute__((visibility("default")))
+#if defined(__GNUC__)
+#define RP_PRINTF_(a, b) __attribute__((format(printf, a, b)))
+#define RP_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define RP_PRINTF_(a, b)
+#define RP_LIKELY(x) (x)
+#endif
+
+/* ------------------------------------------------------------ piggyback */
+
+/* What travels in front of every point-to-point message: the sender's
+ * three clocks at the send start and its MPI_COMM_WORLD rank. */
+#define RP_PB_DOUBLES 4
+#define RP_PB_BYTES ((int)(RP_PB_DOUBLES * sizeof(double)))
+#define RP_PB_WORLD 3 /* index of the sender's world rank */
+
+enum rp_enc {
+  RP_ENC_NATIVE = 0, /* user arguments unchanged (MPI_PROC_NULL, bad args) */
+  RP_ENC_PACK = 1,   /* [piggyback | data] copied, sent as MPI_PACKED */
+  RP_ENC_STRUCT = 2  /* struct type {4 doubles at pb, count x type at buf} */
+};
+
+enum rp_req_kind {
+  RP_REQ_SEND = 0, RP_REQ_RECV = 1, RP_REQ_COLL = 2, RP_REQ_IDUP = 3
+};
+
+#define RP_REQ_INLINE 128 /* bytes of pack space inside each record */
+
+/* An operation in flight: a non-blocking or persistent request the
+ * application holds (keyed by its handle), or the record of the blocking
+ * call under way. */
+typedef struct rp_req {
+  struct rp_req *next;      /* hash chain, free list or zombie list */
+  MPI_Request handle;       /* the application's request */
+  int kind;                 /* enum rp_req_kind */
+  int enc;                  /* enum rp_enc */
+  int wid;                  /* wrapper that started it (statistics) */
+  revprof_fn fn;            /* model function of the completion rule */
+  unsigned persistent : 1, active : 1, owns_type : 1, unpacked : 1,
+      in_table : 1, blocking : 1;
+  /* the application's side */
+  void *ubuf;               /* user buffer */
+  int ucount;               /* user count */
+  MPI_Datatype utype;       /* user datatype */
+  double ubytes;            /* send: bytes sent; bytes */
+  int peer_spec, tag_spec;  /* receive: source and tag as posted */
+  MPI_Comm comm;
+  /* what PMPI gets */
+  void *wbuf;
+  int wcount;
+  MPI_Datatype wtype;
+  char *pack;               /* [pb | data] buffer when enc == PACK */
+  size_t packcap;           /* bytes */
+  int pack_heap;            /* pack was malloc'ed */
+  MPI_Datatype stype;       /* struct type when enc == STRUCT */
+  double pb[RP_PB_DOUBLES]; /* the piggyback slot (struct types point here) */
+  /* non-blocking collectives and Comm_idup */
+  MPI_Request sreq;         /* clock exchange (or shadow idup) request */
+  double cmine[RP_PB_DOUBLES], cmax[RP_PB_DOUBLES]; /* clocks + d, max */
+  double p;                 /* group size */
+  MPI_Comm *newcomm;        /* Comm_idup: where the new comm appears */
+  MPI_Comm shadow_new;      /* Comm_idup: its shadow */
+  char inl[RP_REQ_INLINE];  /* small pack buffers live here */
+} rp_req;
+
+/* Per-communicator data, cached as an MPI attribute. */
+typedef struct rp_comm {
+  MPI_Comm shadow; /* private duplicate for the clock exchange */
+  int rank, size;  /* in the (local) group */
+  int intra;       /* 0 for inter-communicators: no clock exchange */
+} rp_comm;
+
+/* Per-wrapper statistics (simulated avg clock). */
+typedef struct rp_fstat {
+  double calls;
+  double bytes;    /* bytes sent or received (p2p), d (collectives) */
+  double time;     /* seconds of simulated time inside the call */
+  double wait;     /* of which waiting */
+} rp_fstat;
+
+/* Everything librevprof knows about this rank. One instance, rp_g; only the
+ * thread that calls MPI touches it (THREAD_MULTIPLE turns revprof off). */
+typedef struct rp_state {
+  int active;      /* wrappers do their work */
+  int in_tool;     /* re-entry guard: set while a wrapper runs */
+  int initialized; /* MPI_Init* wrapper ran */
+  int finalized;   /* MPI_Finalize wrapper ran */
+  int rank, size;  /* MPI_COMM_WORLD */
+  int thread_level;
+  rp_config cfg;
+  revprof_model *model;
+  rp_annotate *lua;      /* NULL when REVPROF_LUA unset or after a fault */
+  int lua_fault;         /* 1 after a Lua fault (reported once) */
+  char lua_error[1024];  /* first Lua fault, for the report */
+  rp_clock clk;
+  rp_wild wild;
+  rp_fstat fstat[RP_W_COUNT];
+  revprof_fn eff[REVPROF_FN_COUNT]; /* model row used for each function */
+  unsigned char missing[REVPROF_FN_COUNT]; /* used but not in the model */
+  /* the call under way */
+  double t0;        /* avg clock at entry, seconds */
+  double cur_bytes;
+  double cur_wait;
+  /* compute measurement */
+  double cpu_mark;  /* CPU seconds (or instructions) at the last exit */
+  double ins_mark;
+  int use_papi_ins; /* instruction counter running */
+  int fast_copy;    /* memcpy produces MPI_Pack's format */
+  int tracing;      /* rp_trace_* active */
+  rp_req bsend, brecv; /* blocking operations under way */
+  char *scratch_s, *scratch_r; /* pack buffers of blocking calls */
+  size_t scratch_cap;
+  int partial_done; /* a partial report was written */
+} rp_state;
+
+extern rp_state rp_g;
+
+/* Wrappers call PMPI directly when this is true. */
+static inline int rp_bypass(void) {
+  return !RP_LIKELY(rp_g.active) || rp_g.in_tool;
+}
+
+/* ------------------------------------------------------- rp_engine.c */
+
+/* Start of a wrapper's work: guard on, computation since the last MPI call
+ * (REVPROF_COMPUTE=measure) added, entry time taken. */
+void rp_enter(rp_wid w);
+/* End: per-function statistics, trace state, guard off. */
+void rp_leave(rp_wid w);
+
+/* Model time of fn for p ranks and d bytes, with the documented fallbacks
+ * when the model lacks fn (warned once); out = 0 when nothing applies. */
+void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]);
+
+/* Called from MPI_Init* after PMPI succeeded: settings, model, agreement
+ * among ranks, shadows, handlers. Leaves rp_g.active set or not. */
+void rp_startup(int provided);
+/* Called from MPI_Finalize before PMPI_Finalize. */
+void rp_shutdown(void);
+
+/* Warning to stderr, prefixed "revprof: " (and the rank when size > 1). */
+void rp_warn(const char *fmt, ...) RP_PRINTF_(1, 2);
+
+/* Datatype size (bytes) and whether memcpy of count * size bytes is the
+ * same as packing it (a named, gap-free type); cached per handle. */
+typedef struct rp_tinfo {
+  double size;
+  int plain;
+} rp_tinfo;
+rp_tinfo rp_type_info(MPI_Datatype t);
+void rp_type_forget(MPI_Datatype t);
+double rp_tsize(const void *type); /* rp_tsize_fn over an MPI_Datatype */
+static inline int rp_inplace(const void *buf) { return buf == MPI_IN_PLACE; }
+
+/* Bits of a handle, for hashing and comparing. */
+static inline uint64_t rp_bits_req(MPI_Request r) {
+  uint64_t k = 0;
+  __builtin_memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+  return k;
+}
+static inline unsigned long rp_bits_comm(MPI_Comm c) {
+  unsigned long k = 0;
+  __builtin_memcpy(&k, &c, sizeof c < sizeof k ? sizeof c : sizeof k);
+  return k;
+}
+
+/* Simulated-time trace and compute bookkeeping. */
+void rp_add_compute(const double dt[RP_NB], const char *what);
+
+/* ---------------------------------------------------------- rp_p2p.c */
+
+void rp_p2p_startup(void);
+void rp_p2p_shutdown(void);
+
+rp_req *rp_req_new(void);
+/* After the PMPI call that created *request: files the record under the
+ * handle, or drops it when the call failed. */
+void rp_req_post(rp_req *r, int rc, MPI_Request *request);
+rp_req *rp_req_find(MPI_Request h);
+/* A completion call reported the request done with status st (the
+ * library's status; want_status: the application looks at it). Runs the
+ * completion rule, unpacks, fixes the status, releases the record unless it
+ * is persistent. */
+void rp_req_done(rp_req *r, MPI_Status *st, int want_status);
+/* MPI_Request_get_status saw it complete: deliver data and status early. */
+void rp_req_peek(rp_req *r, MPI_Status *st, int want_status);
+/* MPI_Start on a persistent request. */
+void rp_req_start(rp_req *r);
+/* MPI_Request_free on a request revprof knows. */
+int rp_req_free_user(rp_req *r, MPI_Request *request);
+/* Progress of requests the application freed while active. */
+void rp_zombies_progress(int final);
+
+/* Sends: r NULL for a blocking call (uses the built-in record). */
+rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn, const void *buf,
+                      int count, MPI_Datatype type, int dest, MPI_Comm comm);
+void rp_send_end(rp_req *r, int rc);
+rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
+                     MPI_Datatype type, int dest, MPI_Comm comm);
+rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
+                      int count, MPI_Datatype type, int source, int tag,
+                      MPI_Comm comm);
+void rp_recv_end(rp_req *r, int rc, MPI_Status *st, int want_status);
+rp_req *rp_recv_init(rp_wid w, revprof_fn fn, void *buf, int count,
+                     MPI_Datatype type, int source, int tag, MPI_Comm comm);
+
+/* Removes the piggyback from a probed message's status (count - 32 B). */
+void rp_status_unpiggyback(MPI_Status *st);
+
+/* MPI_Sendrecv and MPI_Sendrecv_replace. */
+int rp_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                int dest, int sendtag, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int source, int recvtag,
+                MPI_Comm comm, MPI_Status *status, int replace);
+
+/* Mrecv / Imrecv: receive a matched message (request NULL: blocking). */
+int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+             MPI_Status *status, MPI_Request *request);
+
+/* The MPI_Type_free wrapper: forget cached types built on t. */
+void rp_p2p_type_freed(MPI_Datatype t);
+
+/* Bsend buffer: revprof attaches a larger one so piggybacks fit. */
+int rp_buffer_attach(void *buf, int size);
+int rp_buffer_detach(void *addr, int *size);
+
+/* ---------------------------------------------------------- rp_coll.c */
+
+void rp_coll_startup(void);
+void rp_coll_shutdown(void);
+/* Fills c for comm, creating its shadow on first use (blocking
+ * collectives: every member is in the same call). */
+void rp_coll_start(rp_comm *c, MPI_Comm comm);
+/* Same for non-blocking collectives: never blocks; without a shadow the
+ * clocks are not combined (warned once). */
+void rp_coll_start_nb(rp_comm *c, MPI_Comm comm);
+/* Blocking collective: combine the members' start clocks and d (maximum),
+ * then now = max(starts) + T_fn(p, d). */
+void rp_coll_rule(rp_comm *c, revprof_fn fn, double d);
+/* Non-blocking collective: starts the clock exchange; the rule runs when
+ * the application's request completes. */
+rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d);
+void rp_icoll_done(rp_req *r);
+/* A communicator-creating call returned newcomm (MPI_COMM_NULL ignored). */
+void rp_comm_created(MPI_Comm newcomm);
+MPI_Comm rp_world_shadow(void);
+/* Comm_idup: second idup of the parent for the shadow. */
+rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm);
+void rp_idup_done(rp_req *r);
+
+/* -------------------------------------------------------- rp_report.c */
+
+/* Rank 0 writes report.txt / report.csv (and stderr) from all ranks. */
+void rp_report_final(void);
+/* This rank's PARTIAL report (async-signal-safe as far as possible). */
+void rp_report_partial(const char *reason);
+/* Paths, handlers; called from rp_startup. */
+void rp_report_startup(void);
+void rp_report_shutdown(void);
+
+#endif

@@ -1,0 +1,715 @@
+/* Point-to-point piggyback of librevprof: every message carries the
+ * sender's three clocks in front of the user data, either copied together
+ * with small gap-free data and sent as MPI_PACKED, or through a struct
+ * datatype over MPI_BOTTOM (cached); request records for non-blocking and
+ * persistent operations; statuses corrected to the user's counts. */
+#include "rp_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================================================ records */
+
+#define RP_POOL_CHUNK 64
+
+static rp_req *free_list;    /* records ready for reuse */
+static rp_req **chunks;      /* every chunk allocated, freed at shutdown */
+static size_t nchunks;
+static rp_req **table;       /* requests the application holds */
+static unsigned table_bits;  /* table has 1 << table_bits buckets */
+static size_t table_count;
+static rp_req *zombies;      /* freed by the application while active */
+
+static void req_reset(rp_req *r) {
+  char *pack = r->pack;
+  size_t cap = r->packcap;
+  int heap = r->pack_heap;
+  memset(r, 0, offsetof(rp_req, inl));
+  r->handle = MPI_REQUEST_NULL;
+  r->sreq = MPI_REQUEST_NULL;
+  r->stype = MPI_DATATYPE_NULL;
+  r->utype = MPI_DATATYPE_NULL;
+  r->wtype = MPI_DATATYPE_NULL;
+  r->comm = MPI_COMM_NULL;
+  r->shadow_new = MPI_COMM_NULL;
+  if (heap) {
+    r->pack = pack;
+    r->packcap = cap;
+    r->pack_heap = 1;
+  } else {
+    r->pack = r->inl;
+    r->packcap = RP_REQ_INLINE;
+  }
+}
+
+rp_req *rp_req_new(void) {
+  static rp_req emergency; /* out of memory: one shared record, never freed */
+  if (free_list == NULL) {
+    rp_req **nc = realloc(chunks, (nchunks + 1) * sizeof *nc);
+    rp_req *c = nc ? calloc(RP_POOL_CHUNK, sizeof *c) : NULL;
+    if (nc)
+      chunks = nc;
+    if (c == NULL) {
+      static int warned;
+      if (!warned++)
+        rp_warn("out of memory for request records");
+      req_reset(&emergency);
+      emergency.blocking = 1;
+      return &emergency;
+    }
+    chunks[nchunks++] = c;
+    for (int i = 0; i < RP_POOL_CHUNK; i++) {
+      c[i].pack = c[i].inl;
+      c[i].packcap = RP_REQ_INLINE;
+      c[i].next = free_list;
+      free_list = &c[i];
+    }
+  }
+  rp_req *r = free_list;
+  free_list = r->next;
+  req_reset(r);
+  return r;
+}
+
+static void req_release(rp_req *r) {
+  if (r == NULL || r->blocking)
+    return;
+  if (r->owns_type && r->stype != MPI_DATATYPE_NULL)
+    PMPI_Type_free(&r->stype);
+  r->stype = MPI_DATATYPE_NULL;
+  r->owns_type = 0;
+  r->next = free_list;
+  free_list = r;
+}
+
+static size_t bucket_of(MPI_Request h) {
+  return (size_t)((rp_bits_req(h) * 0x9E3779B97F4A7C15ull) >>
+                  (64 - table_bits));
+}
+
+static int table_grow(void) {
+  unsigned bits = table_bits ? table_bits + 1 : 10;
+  rp_req **nt = calloc((size_t)1 << bits, sizeof *nt);
+  if (nt == NULL)
+    return -1;
+  rp_req **old = table;
+  size_t oldn = table_bits ? (size_t)1 << table_bits : 0;
+  table = nt;
+  table_bits = bits;
+  for (size_t i = 0; i < oldn; i++)
+    for (rp_req *r = old[i], *nx; r; r = nx) {
+      nx = r->next;
+      size_t b = bucket_of(r->handle);
+      r->next = table[b];
+      table[b] = r;
+    }
+  free(old);
+  return 0;
+}
+
+static int table_insert(rp_req *r) {
+  if ((table_bits == 0 || table_count >= ((size_t)1 << table_bits)) &&
+      table_grow() != 0 && table_bits == 0)
+    return -1;
+  size_t b = bucket_of(r->handle);
+  r->next = table[b];
+  table[b] = r;
+  r->in_table = 1;
+  table_count++;
+  return 0;
+}
+
+static void table_remove(rp_req *r) {
+  if (!r->in_table)
+    return;
+  rp_req **pp = &table[bucket_of(r->handle)];
+  while (*pp && *pp != r)
+    pp = &(*pp)->next;
+  if (*pp)
+    *pp = r->next;
+  r->in_table = 0;
+  r->next = NULL;
+  table_count--;
+}
+
+rp_req *rp_req_find(MPI_Request h) {
+  if (table_count == 0 || h == MPI_REQUEST_NULL)
+    return NULL;
+  for (rp_req *r = table[bucket_of(h)]; r; r = r->next)
+    if (r->handle == h)
+      return r;
+  return NULL;
+}
+
+void rp_req_post(rp_req *r, int rc, MPI_Request *request) {
+  if (r == NULL)
+    return;
+  if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL ||
+      (r->kind <= RP_REQ_RECV && r->enc == RP_ENC_NATIVE)) {
+    if (r->kind == RP_REQ_COLL && r->sreq != MPI_REQUEST_NULL)
+      PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* others started it too */
+    req_release(r); /* nothing to do at completion */
+    return;
+  }
+  r->handle = *request;
+  if (table_insert(r) != 0) {
+    static int warned;
+    if (!warned++)
+      rp_warn("out of memory for request records; some receives lose "
+              "their piggyback");
+    req_release(r);
+  }
+}
+
+/* ========================================================= struct types */
+
+#define RP_SCACHE 128
+
+/* Committed struct types {RP_PB_DOUBLES doubles at slot, count x type at
+ * buf} over MPI_BOTTOM, by (buf, count, type, slot). Entries whose user
+ * type is freed are dropped in the MPI_Type_free wrapper, since handles are
+ * reused. */
+static struct {
+  const void *buf;
+  int count;
+  MPI_Datatype type;
+  const double *slot;
+  MPI_Datatype stype;
+  int used;
+} scache[RP_SCACHE];
+
+static int make_struct(const void *buf, int count, MPI_Datatype type,
+                       const double *slot, MPI_Datatype *out) {
+  int lens[2] = {RP_PB_DOUBLES, count};
+  MPI_Aint disp[2];
+  MPI_Datatype types[2] = {MPI_DOUBLE, type};
+  if (PMPI_Get_address(slot, &disp[0]) != MPI_SUCCESS ||
+      PMPI_Get_address(buf, &disp[1]) != MPI_SUCCESS ||
+      PMPI_Type_create_struct(2, lens, disp, types, out) != MPI_SUCCESS)
+    return -1;
+  if (PMPI_Type_commit(out) != MPI_SUCCESS) {
+    PMPI_Type_free(out);
+    return -1;
+  }
+  return 0;
+}
+
+/* Struct type for r (slot r->pb); cached unless r is persistent. */
+static int struct_for(rp_req *r, const void *buf, int count,
+                      MPI_Datatype type) {
+  if (r->persistent) {
+    if (make_struct(buf, count, type, r->pb, &r->stype) != 0)
+      return -1;
+    r->owns_type = 1;
+    return 0;
+  }
+  uintptr_t h = (uintptr_t)buf * 31u + (uintptr_t)count * 7u +
+                (uintptr_t)r->pb;
+  uint64_t tb = 0;
+  memcpy(&tb, &type, sizeof type < sizeof tb ? sizeof type : sizeof tb);
+  h ^= (uintptr_t)(tb * 0x9E3779B97F4A7C15ull);
+  unsigned s = (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 57) & (RP_SCACHE - 1);
+  if (scache[s].used && scache[s].buf == buf && scache[s].count == count &&
+      scache[s].type == type && scache[s].slot == r->pb) {
+    r->stype = scache[s].stype;
+    return 0;
+  }
+  MPI_Datatype t;
+  if (make_struct(buf, count, type, r->pb, &t) != 0)
+    return -1;
+  if (scache[s].used)
+    PMPI_Type_free(&scache[s].stype); /* operations in flight keep theirs */
+  scache[s].buf = buf;
+  scache[s].count = count;
+  scache[s].type = type;
+  scache[s].slot = r->pb;
+  scache[s].stype = t;
+  scache[s].used = 1;
+  r->stype = t;
+  return 0;
+}
+
+static void scache_purge(MPI_Datatype type, int all) {
+  for (int s = 0; s < RP_SCACHE; s++)
+    if (scache[s].used && (all || scache[s].type == type)) {
+      PMPI_Type_free(&scache[s].stype);
+      scache[s].used = 0;
+    }
+}
+
+/* ======================================================== encodings */
+
+static int ensure_pack(rp_req *r, size_t need) {
+  if (need <= r->packcap)
+    return 0;
+  if (r->blocking)
+    return -1; /* scratch is sized for REVPROF_PACK_MAX */
+  char *p = malloc(need);
+  if (p == NULL)
+    return -1;
+  if (r->pack_heap)
+    free(r->pack);
+  r->pack = p;
+  r->packcap = need;
+  r->pack_heap = 1;
+  return 0;
+}
+
+/* Chooses how the message travels; wbuf/wcount/wtype are what PMPI gets. */
+static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
+                   int peer) {
+  r->ubuf = (void *)buf;
+  r->ucount = count;
+  r->utype = type;
+  r->enc = RP_ENC_NATIVE;
+  r->wbuf = (void *)buf;
+  r->wcount = count;
+  r->wtype = type;
+  r->ubytes = 0.0;
+  if (peer == MPI_PROC_NULL || count < 0)
+    return; /* no message (or MPI reports the error as usual) */
+  rp_tinfo ti = rp_type_info(type);
+  double bytes = (double)count * ti.size;
+  r->ubytes = bytes;
+  if (ti.plain && rp_g.fast_copy && bytes <= rp_g.cfg.pack_max &&
+      ensure_pack(r, (size_t)bytes + RP_PB_BYTES) == 0) {
+    r->enc = RP_ENC_PACK;
+    r->wbuf = r->pack;
+    r->wcount = (int)bytes + RP_PB_BYTES;
+    r->wtype = MPI_PACKED;
+  } else if (struct_for(r, buf, count, type) == 0) {
+    r->enc = RP_ENC_STRUCT;
+    r->wbuf = MPI_BOTTOM;
+    r->wcount = 1;
+    r->wtype = r->stype;
+  } else {
+    static int warned;
+    if (!warned++)
+      rp_warn("cannot build a piggyback datatype; this message goes "
+              "without clocks and its receiver will be confused");
+  }
+}
+
+/* Send rule and piggyback: t_send = now, now += T_fn(d). */
+static void send_stamp(rp_req *r) {
+  double cost[RP_NB];
+  if (r->enc == RP_ENC_NATIVE)
+    return;
+  rp_cost(r->fn, 2.0, r->ubytes, cost);
+  rp_clock_send(&rp_g.clk, cost, r->pb);
+  r->pb[RP_PB_WORLD] = (double)rp_g.rank;
+  rp_g.cur_bytes += r->ubytes;
+  if (r->enc == RP_ENC_PACK) {
+    memcpy(r->pack, r->pb, RP_PB_BYTES);
+    if (r->ubytes > 0)
+      memcpy(r->pack + RP_PB_BYTES, r->ubuf, (size_t)r->ubytes);
+  }
+}
+
+static rp_req *prepare(rp_req *r, int blocking_send, rp_wid w,
+                       revprof_fn fn, int kind) {
+  if (r == NULL) {
+    r = blocking_send ? &rp_g.bsend : &rp_g.brecv;
+    r->unpacked = 0;
+  }
+  r->wid = w;
+  r->fn = fn;
+  r->kind = kind;
+  r->active = 1;
+  return r;
+}
+
+rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn, const void *buf,
+                      int count, MPI_Datatype type, int dest, MPI_Comm comm) {
+  r = prepare(r, 1, w, fn, RP_REQ_SEND);
+  r->comm = comm;
+  encode(r, buf, count, type, dest);
+  send_stamp(r);
+  return r;
+}
+
+void rp_send_end(rp_req *r, int rc) {
+  (void)r;
+  (void)rc;
+}
+
+rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
+                     MPI_Datatype type, int dest, MPI_Comm comm) {
+  rp_req *r = rp_req_new();
+  if (r == NULL)
+    return NULL;
+  r->persistent = 1;
+  r = prepare(r, 1, w, fn, RP_REQ_SEND);
+  r->active = 0;
+  r->comm = comm;
+  encode(r, buf, count, type, dest);
+  return r;
+}
+
+rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
+                      int count, MPI_Datatype type, int source, int tag,
+                      MPI_Comm comm) {
+  r = prepare(r, 0, w, fn, RP_REQ_RECV);
+  r->peer_spec = source;
+  r->tag_spec = tag;
+  r->comm = comm;
+  encode(r, buf, count, type, source);
+  return r;
+}
+
+rp_req *rp_recv_init(rp_wid w, revprof_fn fn, void *buf, int count,
+                     MPI_Datatype type, int source, int tag, MPI_Comm comm) {
+  rp_req *r = rp_req_new();
+  if (r == NULL)
+    return NULL;
+  r->persistent = 1;
+  r = rp_recv_begin(r, w, fn, buf, count, type, source, tag, comm);
+  r->active = 0;
+  return r;
+}
+
+/* ======================================================== completion */
+
+/* Bytes a status says arrived. */
+static double status_bytes(const MPI_Status *st) {
+  int n = 0;
+  if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
+    return (double)n;
+  MPI_Count c = 0;
+  PMPI_Get_elements_x(st, MPI_BYTE, &c);
+  return (double)c;
+}
+
+static int cancelled(const MPI_Status *st) {
+  int c = 0;
+  PMPI_Test_cancelled(st, &c);
+  return c;
+}
+
+void rp_status_unpiggyback(MPI_Status *st) {
+  if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE == MPI_PROC_NULL)
+    return;
+  double n = status_bytes(st);
+  if (n >= RP_PB_BYTES)
+    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(n - RP_PB_BYTES));
+}
+
+/* Moves data and piggyback out of the pack buffer once; returns the user
+ * bytes received, or -1 when the message had no piggyback. */
+static double deliver(rp_req *r, MPI_Status *st) {
+  double n = status_bytes(st);
+  if (n < RP_PB_BYTES) {
+    static int warned;
+    if (!warned++)
+      rp_warn("a message arrived without piggyback (was the sender running "
+              "without revprof?); its clocks are ignored");
+    return -1.0;
+  }
+  if (r->enc == RP_ENC_PACK && !r->unpacked) {
+    memcpy(r->pb, r->pack, RP_PB_BYTES);
+    if (n > RP_PB_BYTES)
+      memcpy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)(n - RP_PB_BYTES));
+  }
+  r->unpacked = 1;
+  return n - RP_PB_BYTES;
+}
+
+/* Receive completion: data delivered, status shows the user's count, and
+ * now = max(now + cost, t_send + latency). sr_send_bytes >= 0 selects the
+ * Sendrecv costing (T_Sendrecv(max(ds, dr)), else T_Send(ds) + T_Recv(dr)). */
+static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
+                          double sr_send_bytes) {
+  double cost[RP_NB], lat[RP_NB];
+  if (r->enc == RP_ENC_NATIVE || cancelled(st))
+    return;
+  double un = deliver(r, st);
+  if (un < 0)
+    return;
+  if (want_status)
+    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)un);
+  if (sr_send_bytes < 0)
+    rp_cost(r->fn, 2.0, un, cost);
+  else if (revprof_model_has(rp_g.model, REVPROF_FN_SENDRECV))
+    rp_cost(REVPROF_FN_SENDRECV, 2.0,
+            un > sr_send_bytes ? un : sr_send_bytes, cost);
+  else {
+    double c2[RP_NB];
+    rp_cost(REVPROF_FN_SEND, 2.0, sr_send_bytes, cost);
+    rp_cost(REVPROF_FN_RECV, 2.0, un, c2);
+    for (int b = 0; b < RP_NB; b++)
+      cost[b] += c2[b];
+  }
+  rp_cost(REVPROF_FN_LATENCY, 2.0, un, lat);
+  rp_g.cur_wait += rp_clock_recv(&rp_g.clk, cost, r->pb, lat);
+  rp_g.cur_bytes += un;
+  double arrival = rp_clock_arrival(r->pb, lat);
+  if (r->peer_spec == MPI_ANY_SOURCE)
+    rp_wild_record(&rp_g.wild, rp_bits_comm(r->comm), r->tag_spec,
+                   st->MPI_SOURCE, st->MPI_TAG, arrival);
+  if (rp_g.tracing)
+    rp_trace_message((int)r->pb[RP_PB_WORLD], r->pb[RP_AVG],
+                     rp_g.clk.now[RP_AVG], st->MPI_TAG, un);
+}
+
+void rp_recv_end(rp_req *r, int rc, MPI_Status *st, int want_status) {
+  if (rc == MPI_SUCCESS)
+    recv_complete(r, st, want_status, -1.0);
+  r->active = 0;
+}
+
+void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
+  if (r->active) {
+    switch (r->kind) {
+    case RP_REQ_RECV: recv_complete(r, st, want_status, -1.0); break;
+    case RP_REQ_COLL: rp_icoll_done(r); break;
+    case RP_REQ_IDUP: rp_idup_done(r); break;
+    default: break; /* a send costs at its start */
+    }
+  }
+  r->active = 0;
+  r->unpacked = 0;
+  if (!r->persistent) {
+    table_remove(r);
+    req_release(r);
+  }
+}
+
+void rp_req_peek(rp_req *r, MPI_Status *st, int want_status) {
+  if (r->kind != RP_REQ_RECV || !r->active || r->enc == RP_ENC_NATIVE ||
+      cancelled(st))
+    return;
+  double un = deliver(r, st);
+  if (un >= 0 && want_status)
+    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)un);
+}
+
+void rp_req_start(rp_req *r) {
+  r->active = 1;
+  r->unpacked = 0;
+  if (r->kind == RP_REQ_SEND)
+    send_stamp(r);
+}
+
+int rp_req_free_user(rp_req *r, MPI_Request *request) {
+  table_remove(r);
+  if (!r->active) {
+    int rc = PMPI_Request_free(request);
+    req_release(r);
+    return rc;
+  }
+  r->next = zombies; /* MPI still works on it: keep the buffers */
+  zombies = r;
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+void rp_zombies_progress(int final) {
+  for (rp_req **pp = &zombies; *pp;) {
+    rp_req *z = *pp;
+    int flag = 0;
+    MPI_Status st;
+    if (z->kind == RP_REQ_COLL || z->kind == RP_REQ_IDUP)
+      flag = 1; /* erroneous to free those; just let go */
+    else
+      PMPI_Test(&z->handle, &flag, &st);
+    if (flag) {
+      if (z->kind == RP_REQ_RECV && z->enc != RP_ENC_NATIVE &&
+          !cancelled(&st))
+        deliver(z, &st); /* the data must land; nobody waits for clocks */
+      if (z->persistent && z->handle != MPI_REQUEST_NULL)
+        PMPI_Request_free(&z->handle);
+      *pp = z->next;
+      req_release(z);
+    } else
+      pp = &z->next;
+  }
+  (void)final;
+}
+
+/* ===================================================== Sendrecv & co */
+
+int rp_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                int dest, int sendtag, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int source, int recvtag,
+                MPI_Comm comm, MPI_Status *status, int replace) {
+  MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
+  rp_req *s = prepare(NULL, 1, replace ? RP_W_MPI_Sendrecv_replace
+                                       : RP_W_MPI_Sendrecv,
+                      REVPROF_FN_SENDRECV, RP_REQ_SEND);
+  rp_req *r = prepare(NULL, 0, s->wid, REVPROF_FN_RECV, RP_REQ_RECV);
+  char *tmp = NULL;
+  if (replace) {
+    sendbuf = recvbuf;
+    sendcount = recvcount;
+    sendtype = recvtype;
+  }
+  encode(s, sendbuf, sendcount, sendtype, dest);
+  if (s->enc != RP_ENC_NATIVE) {
+    memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
+    s->pb[RP_PB_WORLD] = (double)rp_g.rank;
+    rp_g.cur_bytes += s->ubytes;
+    if (s->enc == RP_ENC_PACK) {
+      memcpy(s->pack, s->pb, RP_PB_BYTES);
+      if (s->ubytes > 0)
+        memcpy(s->pack + RP_PB_BYTES, s->ubuf, (size_t)s->ubytes);
+    } else if (replace) { /* the receive overwrites buf: send a copy */
+      int psz = 0, pos = 0;
+      if (PMPI_Pack_size(sendcount, sendtype, comm, &psz) == MPI_SUCCESS &&
+          psz <= INT_MAX - 2 * RP_PB_BYTES &&
+          (tmp = malloc((size_t)psz + 2 * RP_PB_BYTES)) != NULL &&
+          PMPI_Pack(s->pb, RP_PB_DOUBLES, MPI_DOUBLE, tmp,
+                    psz + 2 * RP_PB_BYTES, &pos, comm) == MPI_SUCCESS &&
+          PMPI_Pack(sendbuf, sendcount, sendtype, tmp, psz + 2 * RP_PB_BYTES,
+                    &pos, comm) == MPI_SUCCESS) {
+        s->wbuf = tmp;
+        s->wcount = pos;
+        s->wtype = MPI_PACKED;
+      } else {
+        free(tmp);
+        tmp = NULL; /* the struct path then reads the overwritten buffer */
+        rp_warn("out of memory copying MPI_Sendrecv_replace data");
+      }
+    }
+  }
+  r->peer_spec = source;
+  r->tag_spec = recvtag;
+  r->comm = comm;
+  encode(r, recvbuf, recvcount, recvtype, source);
+  int rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest, sendtag,
+                         r->wbuf, r->wcount, r->wtype, source, recvtag, comm,
+                         st);
+  if (rc == MPI_SUCCESS) {
+    if (r->enc != RP_ENC_NATIVE)
+      recv_complete(r, st, st != &local,
+                    s->enc != RP_ENC_NATIVE ? s->ubytes : 0.0);
+    else if (s->enc != RP_ENC_NATIVE) {
+      double cost[RP_NB];
+      rp_cost(REVPROF_FN_SEND, 2.0, s->ubytes, cost);
+      rp_clock_local(&rp_g.clk, cost);
+    }
+  }
+  s->active = r->active = 0;
+  free(tmp);
+  return rc;
+}
+
+int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+             MPI_Status *status, MPI_Request *request) {
+  if (*message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL)
+    return request ? PMPI_Imrecv(buf, count, type, message, request)
+                   : PMPI_Mrecv(buf, count, type, message, status);
+  /* the source is known, so no wildcard bookkeeping: peer 0 stands in */
+  if (request) {
+    rp_req *r = rp_recv_begin(rp_req_new(), RP_W_MPI_Imrecv,
+                              REVPROF_FN_IRECV, buf, count, type, 0, 0,
+                              MPI_COMM_NULL);
+    int rc = PMPI_Imrecv(r->wbuf, r->wcount, r->wtype, message, request);
+    rp_req_post(r, rc, request);
+    return rc;
+  }
+  MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
+  rp_req *r = rp_recv_begin(NULL, RP_W_MPI_Mrecv, REVPROF_FN_RECV, buf,
+                            count, type, 0, 0, MPI_COMM_NULL);
+  int rc = PMPI_Mrecv(r->wbuf, r->wcount, r->wtype, message, st);
+  rp_recv_end(r, rc, st, st != &local);
+  return rc;
+}
+
+/* ============================================================ buffers */
+
+static void *user_bbuf;   /* what the application attached */
+static int user_bsize;
+static char *own_bbuf;    /* what revprof attached instead */
+
+int rp_buffer_attach(void *buf, int size) {
+  long long extra = (long long)RP_PB_BYTES *
+                    ((long long)size / MPI_BSEND_OVERHEAD + 1);
+  long long total = (long long)size + extra;
+  char *mine = total <= INT_MAX && size >= 0 ? malloc((size_t)total) : NULL;
+  if (mine == NULL)
+    return PMPI_Buffer_attach(buf, size); /* piggybacks may not fit */
+  int rc = PMPI_Buffer_attach(mine, (int)total);
+  if (rc != MPI_SUCCESS) {
+    free(mine);
+    return rc;
+  }
+  own_bbuf = mine;
+  user_bbuf = buf;
+  user_bsize = size;
+  return rc;
+}
+
+int rp_buffer_detach(void *addr, int *size) {
+  void *b = NULL;
+  int s = 0;
+  int rc = PMPI_Buffer_detach(&b, &s);
+  if (rc == MPI_SUCCESS && b != NULL && b == own_bbuf) {
+    free(own_bbuf);
+    own_bbuf = NULL;
+    b = user_bbuf;
+    s = user_bsize;
+  }
+  if (rc == MPI_SUCCESS) {
+    memcpy(addr, &b, sizeof b);
+    *size = s;
+  }
+  return rc;
+}
+
+/* ============================================================ set-up */
+
+/* memcpy is MPI_Pack here (homogeneous, no header): the copy path may
+ * build MPI_PACKED messages by hand. */
+static int check_fast_copy(void) {
+  double pb[RP_PB_DOUBLES] = {1.5, -2.25, 3e300, 7.0};
+  int data[3] = {1, -2, 3}, pos = 0, psz = 0;
+  char a[128], b[128];
+  memset(a, 0, sizeof a);
+  if (PMPI_Pack_size(RP_PB_DOUBLES, MPI_DOUBLE, MPI_COMM_WORLD, &psz) !=
+          MPI_SUCCESS ||
+      psz != RP_PB_BYTES)
+    return 0;
+  if (PMPI_Pack(pb, RP_PB_DOUBLES, MPI_DOUBLE, a, sizeof a, &pos,
+                MPI_COMM_WORLD) != MPI_SUCCESS ||
+      PMPI_Pack(data, 3, MPI_INT, a, sizeof a, &pos, MPI_COMM_WORLD) !=
+          MPI_SUCCESS)
+    return 0;
+  memcpy(b, pb, sizeof pb);
+  memcpy(b + sizeof pb, data, sizeof data);
+  return pos == (int)(sizeof pb + sizeof data) &&
+         memcmp(a, b, (size_t)pos) == 0;
+}
+
+void rp_p2p_startup(void) {
+  rp_g.fast_copy = check_fast_copy();
+  rp_g.scratch_cap = (size_t)rp_g.cfg.pack_max + RP_PB_BYTES;
+  rp_g.scratch_s = malloc(rp_g.scratch_cap);
+  rp_g.scratch_r = malloc(rp_g.scratch_cap);
+  if (rp_g.scratch_s == NULL || rp_g.scratch_r == NULL)
+    rp_g.scratch_cap = 0; /* every message takes the struct path */
+  rp_req *b[2] = {&rp_g.bsend, &rp_g.brecv};
+  char *sc[2] = {rp_g.scratch_s, rp_g.scratch_r};
+  for (int i = 0; i < 2; i++) {
+    memset(b[i], 0, sizeof *b[i]);
+    b[i]->blocking = 1;
+    b[i]->pack = rp_g.scratch_cap ? sc[i] : b[i]->inl;
+    b[i]->packcap = rp_g.scratch_cap ? rp_g.scratch_cap : RP_REQ_INLINE;
+    b[i]->stype = MPI_DATATYPE_NULL;
+    b[i]->handle = MPI_REQUEST_NULL;
+    b[i]->sreq = MPI_REQUEST_NULL;
+  }
+}
+
+void rp_p2p_shutdown(void) {
+  scache_purge(MPI_DATATYPE_NULL, 1);
+  for (size_t i = 0; table && i < ((size_t)1 << table_bits); i++)
+    for (rp_req *r = table[i]; r; r = r->next)
+      if (r->owns_type && r->stype != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&r->stype);
+}
+
+void rp_p2p_type_freed(MPI_Datatype t) {
+  scache_purge(t, 0);
+  rp_type_forget(t);
+}
