@@ -1,0 +1,315 @@
+/* Unit tests of librevprof's prediction rules (revprof/rp_clock.c): late
+ * sender, late receiver, non-blocking completion, collectives and their
+ * message sizes, the three clocks, compute amounts, wildcard detection. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rp_clock.h"
+#include "rp_test.h"
+
+#define TOL 1e-15
+
+static void assert_invariant(const rp_clock *c) {
+  for (int b = 0; b < RP_NB; b++)
+    assert_near(c->now[b], c->compute[b] + c->comm[b] + c->wait[b], 1e-15);
+}
+
+static void set3(double v[RP_NB], double lo, double mid, double hi) {
+  v[RP_MIN] = lo;
+  v[RP_AVG] = mid;
+  v[RP_MAX] = hi;
+}
+
+static void test_clock_send_stamps_then_advances(void **state) {
+  (void)state;
+  rp_clock c;
+  double cost[RP_NB], ts[RP_NB], dt[RP_NB];
+  rp_clock_init(&c);
+  set3(dt, 1e-3, 2e-3, 3e-3);
+  rp_clock_compute(&c, dt);
+  set3(cost, 1e-6, 2e-6, 4e-6);
+  rp_clock_send(&c, cost, ts);
+  assert_near(ts[RP_MIN], 1e-3, TOL); /* piggyback: the time before */
+  assert_near(ts[RP_AVG], 2e-3, TOL);
+  assert_near(ts[RP_MAX], 3e-3, TOL);
+  assert_near(c.now[RP_MIN], 1e-3 + 1e-6, TOL);
+  assert_near(c.now[RP_AVG], 2e-3 + 2e-6, TOL);
+  assert_near(c.now[RP_MAX], 3e-3 + 4e-6, TOL);
+  assert_near(c.comm[RP_AVG], 2e-6, TOL);
+  assert_invariant(&c);
+}
+
+static void test_clock_late_sender_makes_receiver_wait(void **state) {
+  (void)state;
+  rp_clock r;
+  double cost[RP_NB], ts[RP_NB], lat[RP_NB];
+  rp_clock_init(&r);
+  r.now[0] = r.now[1] = r.now[2] = 1e-5; /* receiver ready early */
+  r.compute[0] = r.compute[1] = r.compute[2] = 1e-5;
+  set3(cost, 1e-6, 2e-6, 3e-6);
+  set3(ts, 1e-4, 1e-4, 1e-4); /* sender starts late */
+  set3(lat, 4e-6, 5e-6, 6e-6);
+  double w = rp_clock_recv(&r, cost, ts, lat);
+  assert_near(r.now[RP_MIN], 1e-4 + 4e-6, TOL);
+  assert_near(r.now[RP_AVG], 1e-4 + 5e-6, TOL);
+  assert_near(r.now[RP_MAX], 1e-4 + 6e-6, TOL);
+  assert_near(w, 1e-4 + 5e-6 - (1e-5 + 2e-6), TOL);
+  assert_near(r.wait[RP_AVG], w, TOL);
+  assert_near(r.comm[RP_MAX], 3e-6, TOL);
+  assert_invariant(&r);
+}
+
+static void test_clock_late_receiver_pays_only_the_copy(void **state) {
+  (void)state;
+  rp_clock r;
+  double cost[RP_NB], ts[RP_NB], lat[RP_NB];
+  rp_clock_init(&r);
+  r.now[0] = r.now[1] = r.now[2] = 1e-3;
+  r.compute[0] = r.compute[1] = r.compute[2] = 1e-3;
+  set3(cost, 1e-6, 2e-6, 3e-6);
+  set3(ts, 1e-5, 1e-5, 1e-5); /* message arrived long ago */
+  set3(lat, 4e-6, 5e-6, 6e-6);
+  double w = rp_clock_recv(&r, cost, ts, lat);
+  assert_near(w, 0.0, TOL);
+  assert_near(r.now[RP_MIN], 1e-3 + 1e-6, TOL);
+  assert_near(r.now[RP_AVG], 1e-3 + 2e-6, TOL);
+  assert_near(r.now[RP_MAX], 1e-3 + 3e-6, TOL);
+  assert_near(r.wait[RP_AVG], 0.0, TOL);
+  assert_invariant(&r);
+}
+
+/* The bounds are independent: a receive may wait on the max clock and not
+ * on the min clock. */
+static void test_clock_three_clocks_decide_separately(void **state) {
+  (void)state;
+  rp_clock r;
+  double cost[RP_NB] = {0, 0, 0}, ts[RP_NB], lat[RP_NB] = {0, 0, 0};
+  rp_clock_init(&r);
+  set3(r.now, 1.0, 2.0, 3.0);
+  set3(r.compute, 1.0, 2.0, 3.0);
+  set3(ts, 0.5, 2.5, 4.0);
+  rp_clock_recv(&r, cost, ts, lat);
+  assert_near(r.now[RP_MIN], 1.0, TOL); /* min: sender early */
+  assert_near(r.now[RP_AVG], 2.5, TOL);
+  assert_near(r.now[RP_MAX], 4.0, TOL);
+  assert_near(r.wait[RP_MIN], 0.0, TOL);
+  assert_near(r.wait[RP_AVG], 0.5, TOL);
+  assert_near(r.wait[RP_MAX], 1.0, TOL);
+  assert_true(r.now[RP_MIN] <= r.now[RP_AVG] && r.now[RP_AVG] <= r.now[RP_MAX]);
+  assert_invariant(&r);
+}
+
+/* Isend then Wait: the cost at the start, nothing at completion; Irecv
+ * then Wait: the receive rule at the Wait with the clock of the Wait. */
+static void test_clock_nonblocking_completion(void **state) {
+  (void)state;
+  rp_clock s, r;
+  double isend[RP_NB] = {1e-7, 2e-7, 3e-7}, irecv[RP_NB] = {1e-6, 1e-6, 1e-6};
+  double lat[RP_NB] = {5e-6, 5e-6, 5e-6}, ts[RP_NB], dt[RP_NB];
+  rp_clock_init(&s);
+  rp_clock_init(&r);
+  rp_compute_seconds(1e-5, dt);
+  rp_clock_compute(&s, dt);
+  rp_clock_send(&s, isend, ts); /* Isend at 10 us */
+  assert_near(s.now[RP_AVG], 1e-5 + 2e-7, TOL);
+  /* receiver posts at 0, computes 3 us, waits: message arrives at 15 us */
+  rp_compute_seconds(3e-6, dt);
+  rp_clock_compute(&r, dt);
+  rp_clock_recv(&r, irecv, ts, lat);
+  assert_near(r.now[RP_AVG], 1.5e-5, TOL);
+  assert_near(r.wait[RP_AVG], 1.5e-5 - 4e-6, TOL);
+  /* computed past the arrival before the Wait: only the copy */
+  rp_clock r2;
+  rp_clock_init(&r2);
+  rp_compute_seconds(1e-4, dt);
+  rp_clock_compute(&r2, dt);
+  rp_clock_recv(&r2, irecv, ts, lat);
+  assert_near(r2.now[RP_AVG], 1e-4 + 1e-6, TOL);
+  assert_invariant(&s);
+  assert_invariant(&r);
+  assert_invariant(&r2);
+}
+
+/* Blocking collective: now = max(starts) + T; the early member waits. */
+static void test_clock_collective_waits_for_latest_member(void **state) {
+  (void)state;
+  rp_clock early, late;
+  double start_max[RP_NB], cost[RP_NB] = {1e-6, 2e-6, 3e-6}, dt[RP_NB];
+  rp_clock_init(&early);
+  rp_clock_init(&late);
+  rp_compute_seconds(1e-5, dt);
+  rp_clock_compute(&early, dt);
+  rp_compute_seconds(5e-5, dt);
+  rp_clock_compute(&late, dt);
+  for (int b = 0; b < RP_NB; b++)
+    start_max[b] = early.now[b] > late.now[b] ? early.now[b] : late.now[b];
+  double w1 = rp_clock_coll(&early, start_max, cost);
+  double w2 = rp_clock_coll(&late, start_max, cost);
+  assert_near(w1, 4e-5, TOL);
+  assert_near(w2, 0.0, TOL);
+  for (int b = 0; b < RP_NB; b++) {
+    assert_near(early.now[b], 5e-5 + cost[b], TOL);
+    assert_near(late.now[b], early.now[b], TOL); /* members agree */
+  }
+  assert_invariant(&early);
+  assert_invariant(&late);
+}
+
+/* Non-blocking collective: overlapped computation hides the cost. */
+static void test_clock_nonblocking_collective_overlap(void **state) {
+  (void)state;
+  rp_clock c;
+  double start_max[RP_NB] = {1e-5, 1e-5, 1e-5};
+  double cost[RP_NB] = {1e-5, 2e-5, 3e-5}, dt[RP_NB];
+  rp_clock_init(&c);
+  rp_compute_seconds(1e-5, dt);
+  rp_clock_compute(&c, dt); /* start at 10 us */
+  rp_compute_seconds(2.5e-5, dt);
+  rp_clock_compute(&c, dt); /* wait at 35 us */
+  double w = rp_clock_coll_complete(&c, start_max, cost);
+  assert_near(c.now[RP_MIN], 3.5e-5, TOL);  /* done at 20 us: hidden */
+  assert_near(c.now[RP_AVG], 3.5e-5, TOL);  /* done at 30 us: hidden */
+  assert_near(c.now[RP_MAX], 4e-5, TOL);    /* done at 40 us: 5 us more */
+  assert_near(c.comm[RP_MAX], 5e-6, TOL);
+  assert_near(w, 0.0, TOL);
+  /* a late member: the excess beyond the cost is waiting */
+  rp_clock d;
+  double late[RP_NB] = {1e-4, 1e-4, 1e-4};
+  rp_clock_init(&d);
+  w = rp_clock_coll_complete(&d, late, cost);
+  assert_near(d.now[RP_AVG], 1.2e-4, TOL);
+  assert_near(d.comm[RP_AVG], 2e-5, TOL);
+  assert_near(w, 1e-4, TOL);
+  assert_invariant(&c);
+  assert_invariant(&d);
+}
+
+/* ------------------------------------------------ collective sizes */
+
+static double fake_size(const void *t) { return *(const double *)t; }
+
+static void test_clock_collective_sizes(void **state) {
+  (void)state;
+  double four = 4.0, eight = 8.0, poison = -1e300;
+  int counts[4] = {1, 2, 3, 6};
+  double sizes[4] = {4.0, 8.0, 2.0, 1.0};
+  /* Bcast/Reduce/Allreduce/Scan/Exscan/Reduce_scatter_block */
+  assert_near(rp_d_count(10, &eight, fake_size), 80.0, 0);
+  assert_near(rp_d_count(0, &poison, fake_size), 0.0, 0); /* never asked */
+  /* Gather/Allgather/Alltoall: send block, in place: receive block */
+  assert_near(rp_d_send_block(0, 3, &eight, 99, &poison, fake_size), 24.0, 0);
+  assert_near(rp_d_send_block(1, 99, &poison, 5, &four, fake_size), 20.0, 0);
+  /* Gatherv/Allgatherv */
+  assert_near(rp_d_send_blockv(0, 2, &four, NULL, 0, 4, &poison, fake_size),
+              8.0, 0);
+  assert_near(rp_d_send_blockv(1, 0, &poison, counts, 2, 4, &eight,
+                               fake_size),
+              24.0, 0);
+  /* Scatter: receive block; at the root in place: the send block */
+  assert_near(rp_d_recv_block(0, 99, &poison, 7, &four, fake_size), 28.0, 0);
+  assert_near(rp_d_recv_block(1, 7, &eight, 0, &poison, fake_size), 56.0, 0);
+  /* Scatterv */
+  assert_near(rp_d_recv_blockv(0, NULL, 1, 4, &poison, 5, &eight, fake_size),
+              40.0, 0);
+  assert_near(rp_d_recv_blockv(1, counts, 3, 4, &four, 0, &poison,
+                               fake_size),
+              24.0, 0);
+  /* Alltoallv: average block sent */
+  assert_near(rp_d_alltoallv(0, counts, &four, NULL, &poison, 4, fake_size),
+              12.0, 0);
+  assert_near(rp_d_alltoallv(1, NULL, &poison, counts, &eight, 4, fake_size),
+              24.0, 0);
+  /* Alltoallw: per-rank types */
+  assert_near(rp_d_alltoallw(0, counts, sizes, NULL, NULL, 4, sizeof(double),
+                             fake_size),
+              (4.0 + 16.0 + 6.0 + 6.0) / 4, 1e-12);
+  /* Reduce_scatter: this rank's block */
+  assert_near(rp_d_reduce_scatter(counts, 1, 4, &eight, fake_size), 16.0, 0);
+  assert_near(rp_d_reduce_scatter(counts, 9, 4, &eight, fake_size), 0.0, 0);
+}
+
+/* ---------------------------------------------------- compute amounts */
+
+static void test_clock_compute_steps_use_three_step_times(void **state) {
+  (void)state;
+  double step[RP_NB] = {1e-9, 2e-9, 5e-9}, out[RP_NB];
+  rp_compute_steps(step, 1000, out);
+  assert_near(out[RP_MIN], 1e-6, 1e-21);
+  assert_near(out[RP_AVG], 2e-6, 1e-21);
+  assert_near(out[RP_MAX], 5e-6, 1e-21);
+  rp_compute_steps(step, -5, out);
+  assert_near(out[RP_AVG], 0.0, 0);
+}
+
+static void test_clock_compute_seconds_and_measured(void **state) {
+  (void)state;
+  double out[RP_NB];
+  rp_compute_seconds(2.5e-3, out);
+  for (int b = 0; b < RP_NB; b++)
+    assert_near(out[b], 2.5e-3, 0);
+  rp_compute_seconds(-1.0, out);
+  assert_near(out[RP_MAX], 0.0, 0);
+  rp_compute_seconds(NAN, out);
+  assert_near(out[RP_MAX], 0.0, 0);
+  rp_compute_measured(0.01, 0.25, out); /* a target 4x faster */
+  assert_near(out[RP_AVG], 0.0025, 1e-18);
+  rp_compute_instructions(1e6, 3e-10, out);
+  assert_near(out[RP_MIN], 3e-4, 1e-18);
+}
+
+/* ----------------------------------------------------- wildcard order */
+
+static void test_clock_wildcard_flags_earlier_arrival_from_other(void **state) {
+  (void)state;
+  rp_wild w;
+  rp_wild_init(&w, -1);
+  /* first ANY_SOURCE receive matched rank 1's message arriving at 50 us */
+  assert_int_equal(rp_wild_record(&w, 7, -1, 1, 3, 5e-5), 0);
+  /* the next one matches rank 2's message predicted at 20 us: the first
+   * receive would have taken it */
+  assert_int_equal(rp_wild_record(&w, 7, -1, 2, 3, 2e-5), 1);
+  assert_int_equal(w.receives, 2);
+  assert_int_equal(w.suspicious, 1);
+}
+
+static void test_clock_wildcard_ignores_same_sender_and_other_scope(
+    void **state) {
+  (void)state;
+  rp_wild w;
+  rp_wild_init(&w, -1);
+  rp_wild_record(&w, 7, -1, 1, 3, 5e-5);
+  /* same sender: non-overtaking keeps the order */
+  assert_int_equal(rp_wild_record(&w, 7, -1, 1, 3, 1e-5), 0);
+  /* another communicator */
+  assert_int_equal(rp_wild_record(&w, 8, -1, 2, 3, 1e-5), 0);
+  /* the earlier receive asked for tag 3; this message has tag 4 */
+  rp_wild_init(&w, -1);
+  rp_wild_record(&w, 7, 3, 1, 3, 5e-5);
+  assert_int_equal(rp_wild_record(&w, 7, -1, 2, 4, 1e-5), 0);
+  /* later arrival: the order agrees */
+  assert_int_equal(rp_wild_record(&w, 7, -1, 2, 3, 9e-5), 0);
+  assert_int_equal(w.suspicious, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_clock_send_stamps_then_advances),
+      cmocka_unit_test(test_clock_late_sender_makes_receiver_wait),
+      cmocka_unit_test(test_clock_late_receiver_pays_only_the_copy),
+      cmocka_unit_test(test_clock_three_clocks_decide_separately),
+      cmocka_unit_test(test_clock_nonblocking_completion),
+      cmocka_unit_test(test_clock_collective_waits_for_latest_member),
+      cmocka_unit_test(test_clock_nonblocking_collective_overlap),
+      cmocka_unit_test(test_clock_collective_sizes),
+      cmocka_unit_test(test_clock_compute_steps_use_three_step_times),
+      cmocka_unit_test(test_clock_compute_seconds_and_measured),
+      cmocka_unit_test(test_clock_wildcard_flags_earlier_arrival_from_other),
+      cmocka_unit_test(test_clock_wildcard_ignores_same_sender_and_other_scope),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

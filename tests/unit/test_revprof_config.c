@@ -1,0 +1,139 @@
+/* Unit tests of librevprof's settings (revprof/rp_config.c): defaults,
+ * every variable, and the bad values docs/revprof.md promises to reject. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "revprof_model.h"
+#include "rp_config.h"
+#include "rp_test.h"
+
+/* A fake environment: NULL-terminated name, value pairs. */
+static const char *table_get(const char *name, void *ud) {
+  const char *const *kv = ud;
+  for (; kv[0]; kv += 2)
+    if (strcmp(kv[0], name) == 0)
+      return kv[1];
+  return NULL;
+}
+
+static int read_env(rp_config *c, const char *const *kv, char *err,
+                    size_t len) {
+  return rp_config_read(c, table_get, (void *)kv, err, len);
+}
+
+static void test_revprof_config_defaults(void **state) {
+  (void)state;
+  const char *kv[] = {"REVPROF_MODEL", "m.lua", NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.mode, RP_MODE_PREDICT);
+  assert_int_equal(c.compute, RP_COMPUTE_ANNOTATE);
+  assert_near(c.step[RP_AVG], 1e-9, 0);
+  assert_near(c.cpu_scale, 1.0, 0);
+  assert_int_equal(c.wtime_real, 0);
+  assert_string_equal(c.outdir, "revprof-out");
+  assert_string_equal(c.model, "m.lua");
+  assert_string_equal(c.trace, "");
+}
+
+static void test_revprof_config_every_variable(void **state) {
+  (void)state;
+  const char *kv[] = {"REVPROF_MODEL", "/x/m.lua", "REVPROF_MODE", "predict",
+                      "REVPROF_COMPUTE", "measure", "REVPROF_STEP", "2e-9",
+                      "REVPROF_STEP_MIN", "1e-9", "REVPROF_STEP_MAX", "5e-9",
+                      "REVPROF_CPU_SCALE", "0.5", "REVPROF_LUA", "c.lua",
+                      "REVPROF_OUTPUT_DIR", "out/dir", "REVPROF_TRACE",
+                      "otf2,chrome", "REVPROF_WTIME", "real",
+                      "REVPROF_PACK_MAX", "1024", "REVPROF_INSTRUCTION_TIME",
+                      "3e-10", NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.compute, RP_COMPUTE_MEASURE);
+  assert_near(c.step[RP_MIN], 1e-9, 0);
+  assert_near(c.step[RP_AVG], 2e-9, 0);
+  assert_near(c.step[RP_MAX], 5e-9, 0);
+  assert_near(c.cpu_scale, 0.5, 0);
+  assert_near(c.pack_max, 1024, 0);
+  assert_near(c.sec_per_ins, 3e-10, 0);
+  assert_int_equal(c.wtime_real, 1);
+  assert_string_equal(c.lua, "c.lua");
+  assert_string_equal(c.outdir, "out/dir");
+  assert_string_equal(c.trace, "otf2,chrome");
+}
+
+static void test_revprof_config_off_needs_no_model(void **state) {
+  (void)state;
+  const char *kv[] = {"REVPROF_MODE", "off", NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.mode, RP_MODE_OFF);
+}
+
+static void test_revprof_config_step_bounds_default_to_step(void **state) {
+  (void)state;
+  const char *kv[] = {"REVPROF_MODEL", "m", "REVPROF_STEP", "3e-9", NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_near(c.step[RP_MIN], 3e-9, 0);
+  assert_near(c.step[RP_MAX], 3e-9, 0);
+}
+
+/* Each bad setting: rejected with a message naming the variable. */
+static void test_revprof_config_rejects_bad_values(void **state) {
+  (void)state;
+  struct {
+    const char *var, *value, *says;
+  } bad[] = {
+      {"REVPROF_MODE", "compensate", "not implemented yet"},
+      {"REVPROF_MODE", "fast", "unknown mode"},
+      {"REVPROF_COMPUTE", "guess", "zero, annotate or measure"},
+      {"REVPROF_STEP", "abc", "non-negative number"},
+      {"REVPROF_STEP", "-1e-9", "non-negative"},
+      {"REVPROF_STEP_MAX", "1e-12", "does not hold"},
+      {"REVPROF_CPU_SCALE", "0", "positive"},
+      {"REVPROF_WTIME", "wall", "'real' or 'simulated'"},
+      {"REVPROF_PACK_MAX", "1e9", "at most"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    const char *kv[] = {"REVPROF_MODEL", "m", bad[i].var, bad[i].value, NULL};
+    rp_config c;
+    char err[512] = "";
+    assert_int_not_equal(read_env(&c, kv, err, sizeof err), 0);
+    if (!strstr(err, bad[i].var) && strcmp(bad[i].var, "REVPROF_STEP_MAX"))
+      fail_msg("%s=%s: message '%s' does not name it", bad[i].var,
+               bad[i].value, err);
+    if (!strstr(err, bad[i].says))
+      fail_msg("%s=%s: message '%s' lacks '%s'", bad[i].var, bad[i].value,
+               err, bad[i].says);
+  }
+}
+
+static void test_revprof_config_predict_without_model(void **state) {
+  (void)state;
+  const char *kv[] = {NULL};
+  rp_config c;
+  char err[512] = "";
+  assert_int_equal(read_env(&c, kv, err, sizeof err), REVPROF_EINVAL);
+  assert_non_null(strstr(err, "REVPROF_MODEL is not set"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_revprof_config_defaults),
+      cmocka_unit_test(test_revprof_config_every_variable),
+      cmocka_unit_test(test_revprof_config_off_needs_no_model),
+      cmocka_unit_test(test_revprof_config_step_bounds_default_to_step),
+      cmocka_unit_test(test_revprof_config_rejects_bad_values),
+      cmocka_unit_test(test_revprof_config_predict_without_model),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
