@@ -711,7 +711,7 @@ void rp_char_usage(FILE *f) {
   }
   fprintf(f, "\npresets (other options override them, in any order):\n");
   fprintf(f, "  %-9s %-9s %-6s %-11s %-10s %-7s %-7s\n", "", "sizes", "rse",
-          "point-time", "reps", "warmup", "refine");
+          "point-time", "reps", "warmup", "refine x extra");
   for (int p = 0; p < 3; p++) {
     rp_char_options o;
     char reps[32];

@@ -679,10 +679,14 @@ static int finish(run *r) {
     fprintf(stderr, "characterize: %zu points measured in %s (%zu skipped "
                     "by the budget, %zu left out)\n",
             r->nres, took, r->nskipped, r->nfailed + r->nlimited);
-  qsort(r->res, r->nres, sizeof *r->res, cmp_result);
-  qsort(r->extra, r->nextra, sizeof *r->extra, cmp_spec);
-  qsort(r->skipped, r->nskipped, sizeof *r->skipped, cmp_spec);
-  qsort(r->failed, r->nfailed, sizeof *r->failed, cmp_spec);
+  if (r->nres)
+    qsort(r->res, r->nres, sizeof *r->res, cmp_result);
+  if (r->nextra)
+    qsort(r->extra, r->nextra, sizeof *r->extra, cmp_spec);
+  if (r->nskipped)
+    qsort(r->skipped, r->nskipped, sizeof *r->skipped, cmp_spec);
+  if (r->nfailed)
+    qsort(r->failed, r->nfailed, sizeof *r->failed, cmp_spec);
   revprof_raw *raw = revprof_raw_alloc();
   if (raw == NULL)
     oom("raw data");

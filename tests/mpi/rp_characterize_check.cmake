@@ -1,0 +1,118 @@
+# Runs revprof-characterize through a launcher and checks its exit status,
+# its messages and what it left in the output directory (cmake -P).
+#   -DLAUNCHER=list   e.g. mpiexec;--oversubscribe;-n;2 (or smpirun ...)
+#   -DEXE=path        the program (empty when LAUNCHER runs it itself)
+#   -DARGS=list       its arguments
+#   -DOUT=dir         output directory: removed first, passed as -o
+#   -DMODE=raw|model|fit|fail|help
+#       raw:   exit 0, raw.csv valid (rp_raw_check), no model with --raw-only
+#       model: exit 0, raw.csv valid, model.lua passes 'revprof model check',
+#              datasheet/datasheet.tex written
+#       fit:   as raw, then 'revprof fit' on raw.csv and 'model check'
+#       fail:  exit status not 0, output matches REGEX, no raw.csv
+#       help:  exit 0 and output matches REGEX
+#   -DNP=n -DFUNCTIONS=all|any|LIST   for rp_raw_check
+#   -DRAWCHECK=path -DREVPROF=path -DREGEX=... -DMAKE_FILE=path (created
+#   as a plain file first, to make an output path that cannot be a folder)
+cmake_minimum_required(VERSION 3.18)
+
+if(MAKE_FILE)
+  file(WRITE ${MAKE_FILE} "a plain file, not a directory\n")
+endif()
+set(cmd ${LAUNCHER})
+if(EXE)
+  list(APPEND cmd ${EXE})
+endif()
+list(APPEND cmd ${ARGS})
+if(OUT)
+  file(REMOVE_RECURSE ${OUT})
+  list(APPEND cmd -o ${OUT})
+endif()
+list(JOIN cmd " " shown)
+message("running: ${shown}")
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+message("exit status: ${rc}\n--- stdout\n${out}--- stderr\n${err}---")
+set(all "${out}${err}")
+
+function(fail_test msg)
+  message(FATAL_ERROR "FAILED: ${msg}")
+endfunction()
+
+function(check_raw)
+  if(NOT EXISTS ${OUT}/raw.csv)
+    fail_test("no ${OUT}/raw.csv")
+  endif()
+  file(READ ${OUT}/raw.csv raw LIMIT 200)
+  if(NOT raw MATCHES "^function,p,bytes,min,median,mean,max,reps,rse\n")
+    fail_test("raw.csv does not start with the header")
+  endif()
+  execute_process(COMMAND ${RAWCHECK} ${OUT}/raw.csv ${NP} ${FUNCTIONS}
+                  RESULT_VARIABLE crc OUTPUT_VARIABLE cout
+                  ERROR_VARIABLE cerr)
+  message("${cout}${cerr}")
+  if(NOT crc EQUAL 0)
+    fail_test("raw.csv rows do not check out")
+  endif()
+  file(GLOB_RECURSE tmps ${OUT}/*.tmp)
+  if(tmps)
+    fail_test("temporary files left: ${tmps}")
+  endif()
+endfunction()
+
+function(check_model path)
+  execute_process(COMMAND ${REVPROF} model check ${path}
+                  RESULT_VARIABLE mrc OUTPUT_VARIABLE mout
+                  ERROR_VARIABLE merr)
+  message("${mout}${merr}")
+  if(NOT mrc EQUAL 0)
+    fail_test("'revprof model check ${path}' failed")
+  endif()
+endfunction()
+
+if(MODE STREQUAL "fail")
+  if(rc EQUAL 0)
+    fail_test("exit status 0, expected a failure")
+  endif()
+  if(NOT all MATCHES "${REGEX}")
+    fail_test("output does not match '${REGEX}'")
+  endif()
+  if(OUT AND EXISTS ${OUT}/raw.csv)
+    fail_test("${OUT}/raw.csv written despite the error")
+  endif()
+  return()
+endif()
+
+if(NOT rc EQUAL 0)
+  fail_test("exit status ${rc}")
+endif()
+if(REGEX AND NOT all MATCHES "${REGEX}")
+  fail_test("output does not match '${REGEX}'")
+endif()
+if(MODE STREQUAL "help")
+  return()
+endif()
+
+check_raw()
+if(MODE STREQUAL "raw")
+  if(ARGS MATCHES "--raw-only" AND EXISTS ${OUT}/model.lua)
+    fail_test("model.lua written with --raw-only")
+  endif()
+elseif(MODE STREQUAL "model")
+  check_model(${OUT}/model.lua)
+  if(NOT EXISTS ${OUT}/datasheet/datasheet.tex)
+    fail_test("no ${OUT}/datasheet/datasheet.tex")
+  endif()
+  if(NOT out MATCHES "model +${OUT}/model.lua")
+    fail_test("the program does not say where the model is")
+  endif()
+elseif(MODE STREQUAL "fit")
+  execute_process(COMMAND ${REVPROF} fit ${OUT}/raw.csv -o ${OUT}/model.lua
+                  RESULT_VARIABLE frc OUTPUT_VARIABLE fout
+                  ERROR_VARIABLE ferr)
+  message("${fout}${ferr}")
+  if(NOT frc EQUAL 0)
+    fail_test("'revprof fit' on the simulated raw data failed")
+  endif()
+  check_model(${OUT}/model.lua)
+endif()
