@@ -107,7 +107,8 @@ static uint32_t names_id(names *t, const char *name) {
 typedef struct state {
   double t0, t1;   /* seconds */
   uint32_t region; /* names id */
-  uint32_t seq;    /* order in the stream, for a stable sort */
+  int64_t child;   /* first state inside this one, -1 none */
+  int64_t next;    /* next state inside the same parent, -1 none */
 } state;
 
 typedef struct point {  /* a message end: MpiSend or MpiRecv */
@@ -138,17 +139,6 @@ static void *vec_push(vec *v) {
     v->cap = cap;
   }
   return (char *)v->p + v->elt * v->n++;
-}
-
-static int cmp_state(const void *a, const void *b) {
-  const state *x = a, *y = b;
-  if (x->t0 != y->t0)
-    return x->t0 < y->t0 ? -1 : 1;
-  if (x->t1 != y->t1) /* the enclosing one first */
-    return x->t1 > y->t1 ? -1 : 1;
-  if (x->seq != y->seq) /* same span: the later call encloses */
-    return x->seq > y->seq ? -1 : 1;
-  return 0;
 }
 
 static int cmp_point(const void *a, const void *b) {
@@ -212,7 +202,7 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
       if (id == UINT32_MAX || (states && !s))
         rc = fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
       else if (s)
-        *s = (state){ev.t0, ev.t1 > ev.t0 ? ev.t1 : ev.t0, id, seq};
+        *s = (state){ev.t0, ev.t1 > ev.t0 ? ev.t1 : ev.t0, id, -1, -1};
     } else if (ev.src < size) {
       if (count)
         count[ev.src]++;
@@ -263,42 +253,73 @@ static OTF2_ErrorCode emit_points(OTF2_EvtWriter *ew, writer *w,
   return e;
 }
 
-/* Writes one location: states as properly nested Enter/Leave pairs (a state
- * overlapping its parent's end is cut there), message points between. */
+/* Emits Enter or Leave of state st at its start or end (never before the
+ * last event: a state that began before its parent enters with it). */
+static OTF2_ErrorCode emit_state(OTF2_EvtWriter *ew, writer *w,
+                                 const state *st, int leave, const point *pt,
+                                 size_t np, size_t *next, uint64_t *nev) {
+  OTF2_TimeStamp t = ticks(leave ? st->t1 : st->t0);
+  t = t > w->last ? t : w->last;
+  OTF2_ErrorCode e = emit_points(ew, w, pt, np, next, t, leave, nev);
+  if (e == OTF2_SUCCESS)
+    e = leave ? OTF2_EvtWriter_Leave(ew, NULL, t, st->region)
+              : OTF2_EvtWriter_Enter(ew, NULL, t, st->region);
+  w->last = t;
+  (*nev)++;
+  return e;
+}
+
+/* Writes one location: states as properly nested Enter/Leave pairs with
+ * the message points between them. States come in the order they ended
+ * (librevprof records a state when it ends), so a state encloses the
+ * states recorded just before it that were still running when it began;
+ * one that ended as it began (at the same time) came before it. */
 static OTF2_ErrorCode write_location(writer *w, OTF2_EvtWriter *ew,
                                      state *st, size_t ns, point *pt,
                                      size_t np, uint64_t *nev) {
   size_t *stack = malloc((ns ? ns : 1) * sizeof *stack);
+  int64_t *path = malloc((ns ? ns : 1) * sizeof *path);
+  int64_t *todo = malloc((ns ? ns : 1) * sizeof *todo);
   size_t depth = 0, next = 0;
-  OTF2_ErrorCode e = stack ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
-  qsort(st, ns, sizeof *st, cmp_state);
+  OTF2_ErrorCode e = stack && path && todo ? OTF2_SUCCESS
+                                           : OTF2_ERROR_MEM_ALLOC_FAILED;
   qsort(pt, np, sizeof *pt, cmp_point);
-  for (size_t i = 0; i <= ns && e == OTF2_SUCCESS; i++) {
-    double t0 = i < ns ? st[i].t0 : HUGE_VAL;
-    while (depth && st[stack[depth - 1]].t1 <= t0 && e == OTF2_SUCCESS) {
-      state *top = &st[stack[--depth]];
-      OTF2_TimeStamp t = ticks(top->t1);
-      e = emit_points(ew, w, pt, np, &next, t, 1, nev);
-      if (e == OTF2_SUCCESS)
-        e = OTF2_EvtWriter_Leave(ew, NULL, w->last = t, top->region);
-      (*nev)++;
+  for (size_t i = 0; i < ns && e == OTF2_SUCCESS; i++) {
+    int64_t kids = -1;
+    while (depth && st[stack[depth - 1]].t1 > st[i].t0) {
+      size_t j = stack[--depth]; /* still running when st[i] began */
+      st[j].next = kids;
+      kids = (int64_t)j;
     }
-    if (i == ns || e != OTF2_SUCCESS)
-      break;
-    if (depth && st[i].t1 > st[stack[depth - 1]].t1) {
-      st[i].t1 = st[stack[depth - 1]].t1;
-      w->clipped++;
-    }
-    OTF2_TimeStamp t = ticks(t0);
-    e = emit_points(ew, w, pt, np, &next, t, 0, nev);
-    if (e == OTF2_SUCCESS)
-      e = OTF2_EvtWriter_Enter(ew, NULL, w->last = t, st[i].region);
-    (*nev)++;
+    st[i].child = kids;
     stack[depth++] = i;
+  }
+  for (size_t r = 0; r < depth && e == OTF2_SUCCESS; r++) {
+    size_t plen = 1;
+    path[0] = (int64_t)stack[r];
+    todo[0] = st[stack[r]].child;
+    e = emit_state(ew, w, &st[stack[r]], 0, pt, np, &next, nev);
+    while (plen && e == OTF2_SUCCESS) {
+      int64_t c = todo[plen - 1];
+      if (c < 0) { /* all inside done */
+        e = emit_state(ew, w, &st[path[--plen]], 1, pt, np, &next, nev);
+        continue;
+      }
+      todo[plen - 1] = st[c].next;
+      if (st[c].t1 > st[path[plen - 1]].t1) { /* overlaps the parent's end */
+        st[c].t1 = st[path[plen - 1]].t1;
+        w->clipped++;
+      }
+      e = emit_state(ew, w, &st[c], 0, pt, np, &next, nev);
+      path[plen] = c;
+      todo[plen++] = st[c].child;
+    }
   }
   if (e == OTF2_SUCCESS)
     e = emit_points(ew, w, pt, np, &next, UINT64_MAX, 1, nev);
   free(stack);
+  free(path);
+  free(todo);
   return e;
 }
 

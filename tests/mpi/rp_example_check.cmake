@@ -4,6 +4,7 @@
 # cmake -DMPIEXEC=.. -DMPIFLAGS=.. -DNP=.. -DEXE=.. -DARGS=a;b
 #       [-DREF_NP=1] [-DREVPROF=tool -DMODEL=m.lua -DOUT=dir] -P this
 cmake_minimum_required(VERSION 3.18)
+string(REPLACE "\\;" ";" ARGS "${ARGS}") # a list passed through -D
 
 function(checksum_of out var)
   if(NOT out MATCHES "checksum ([-+0-9.eE]+)")

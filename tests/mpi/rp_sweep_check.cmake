@@ -3,6 +3,7 @@
 # cmake -DREVPROF=tool -DMODEL=m.lua -DNPS=1,2 -DOUT=dir -DEXE=..
 #       -DARGS=a;b -P this
 cmake_minimum_required(VERSION 3.18)
+string(REPLACE "\\;" ";" ARGS "${ARGS}") # a list passed through -D
 file(REMOVE_RECURSE ${OUT})
 execute_process(COMMAND ${REVPROF} sweep --np ${NPS} --measure --model
                 ${MODEL} -o ${OUT} -- ${EXE} ${ARGS}

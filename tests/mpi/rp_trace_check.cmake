@@ -5,6 +5,7 @@
 # cmake -DREVPROF=tool -DMODEL=m.lua -DNP=.. -DOUT=dir -DEXE=.. -DARGS=a;b
 #       -DFORMATS=otf2,chrome [-DOTF2_PRINT=..] [-DPYTHON=..] -P this
 cmake_minimum_required(VERSION 3.19) # string(JSON)
+string(REPLACE "\\;" ";" ARGS "${ARGS}") # a list passed through -D
 
 function(run_checked var)
   execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err
