@@ -649,7 +649,8 @@ static int write_sweep(const char *dir, const point *pt, int n,
     fprintf(stderr, "revprof sweep: %s: %s\n", path, strerror(errno));
     return -1;
   }
-  int pmax = pt[n - 1].np, logx = pmax / pt[0].np >= 8;
+  /* linear axes as in seed 003's Figure 3; log-log over wide ranges */
+  int pmax = pt[n - 1].np, logx = pmax / pt[0].np >= 32;
   fprintf(f,
           "# revprof sweep: predicted and measured speedup (seed 003 Fig. 3)\n"
           "set terminal pngcairo size 1300,540 font 'Sans,11' noenhanced\n"
@@ -660,17 +661,16 @@ static int write_sweep(const char *dir, const point *pt, int n,
           "set multiplot layout 1,2 title 'revprof sweep: %s'\n",
           measured ? "predicted vs measured" : "predicted");
   if (logx)
-    fputs("set logscale x 2\n", f);
-  fprintf(f,
-          "set xrange [%g:%g]\nset xtics (", logx ? pt[0].np / 1.2
-                                                  : pt[0].np - 0.5,
-          logx ? pmax * 1.2 : pmax + 0.5);
+    fprintf(f, "set logscale xy 2\nset xrange [%g:%g]\nset yrange [%g:*]\n",
+            pt[0].np / 1.3, pmax * 1.3, pt[0].np / 1.3);
+  else
+    fprintf(f, "set xrange [0:%g]\nset yrange [0:*]\n", pmax * 1.05);
+  fputs("set xtics (", f);
   for (int i = 0; i < n; i++)
     fprintf(f, "%s%d", i ? ", " : "", pt[i].np);
   fprintf(f,
           ")\nset xlabel 'processes p'\n"
           "set ylabel 'speedup'\nset title 'speedup'\n"
-          "set yrange [0:*]\n"
           "plot x with lines dt 2 lc rgb '#888888' title 'ideal', \\\n"
           "  'sweep.csv' skip 1 using 1:5:6:7 with yerrorlines lw 2 pt 7 "
           "lc rgb '#377eb8' title 'predicted [min, max]'%s\n",
@@ -680,6 +680,7 @@ static int write_sweep(const char *dir, const point *pt, int n,
   fprintf(f,
           "set title 'elapsed time'\nset ylabel 'seconds'\n"
           "set logscale y 10\nset yrange [*:*]\nset format y '%%g'\n"
+          "set key top right\n"
           "plot 'sweep.csv' skip 1 using 1:3:2:4 with yerrorlines lw 2 pt 7 "
           "lc rgb '#377eb8' title 'predicted [min, max]'%s\n"
           "unset multiplot\n",
