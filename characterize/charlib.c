@@ -856,8 +856,11 @@ void rp_char_describe(const rp_char_options *o, int world, char *buf,
         n += snprintf(fns + n, sizeof fns - (size_t)n, "%s%s", n ? "," : "",
                       revprof_fn_name((revprof_fn)i));
   }
-  int procs[64];
-  int np = rp_char_procs(o, world, procs, 64);
+  int maxp = world > 1 ? world : 1;
+  int *procs = malloc((size_t)maxp * sizeof *procs);
+  int np = procs ? rp_char_procs(o, world, procs, maxp) : 0;
+  int pfirst = np ? procs[0] : 0, plast = np ? procs[np - 1] : 0;
+  free(procs);
   char budget[32] = "none";
   if (o->budget > 0)
     snprintf(budget, sizeof budget, "%g s", o->budget);
@@ -867,7 +870,7 @@ void rp_char_describe(const rp_char_options *o, int world, char *buf,
            "%ld..%ld; warmup %d; sync %s; budget %s; jump %g, %d round(s) of "
            "%d; method %s; reductions MPI_UNSIGNED_CHAR/MPI_SUM",
            preset_name(o->preset), fns, o->smin, o->smax,
-           np ? procs[0] : 0, np ? procs[np - 1] : 0, np, world, o->rse,
+           pfirst, plast, np, world, o->rse,
            o->point_time, o->min_reps, o->max_reps, o->warmup,
            o->sync == RP_SYNC_WINDOW ? "window" : "barrier", budget, o->jump,
            o->refine, o->max_extra, o->method);
@@ -909,9 +912,14 @@ static int plan_try(rp_char_plan *plan, revprof_fn fn, int p, long d,
 int rp_char_plan_build(const rp_char_options *o, int world,
                        rp_char_plan *plan, char *err, size_t errlen) {
   long sizes[64];
-  int procs[1024];
+  int maxp = world > 1 ? world : 1;
+  int *procs = malloc((size_t)maxp * sizeof *procs);
+  if (procs == NULL) {
+    errf(err, errlen, "out of memory building the list of points");
+    return REVPROF_ENOMEM;
+  }
   int ns = rp_char_sizes(o, sizes, 64);
-  int np = rp_char_procs(o, world, procs, 1024);
+  int np = rp_char_procs(o, world, procs, maxp);
   int rc = 0;
   for (int i = 0; i < REVPROF_FN_COUNT && rc == 0; i++) {
     revprof_fn fn = (revprof_fn)i;
@@ -936,6 +944,7 @@ int rp_char_plan_build(const rp_char_options *o, int world,
       break;
     }
   }
+  free(procs);
   if (rc) {
     errf(err, errlen, "out of memory building the list of points");
     return rc;

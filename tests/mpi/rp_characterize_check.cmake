@@ -4,21 +4,20 @@
 #   -DEXE=path        the program (empty when LAUNCHER runs it itself)
 #   -DARGS=list       its arguments
 #   -DOUT=dir         output directory: removed first, passed as -o
-#   -DMODE=raw|model|fit|fail|help
+#   -DMODE=raw|model|fit|fail|keep|help
 #       raw:   exit 0, raw.csv valid (rp_raw_check), no model with --raw-only
 #       model: exit 0, raw.csv valid, model.lua passes 'revprof model check',
 #              datasheet/datasheet.tex written
 #       fit:   as raw, then 'revprof fit' on raw.csv and 'model check'
 #       fail:  exit status not 0, output matches REGEX, no raw.csv
+#       keep:  exit status not 0, output matches REGEX, raw.csv valid (a
+#              failure after measuring keeps the data)
 #       help:  exit 0 and output matches REGEX
 #   -DNP=n -DFUNCTIONS=all|any|LIST   for rp_raw_check
 #   -DRAWCHECK=path -DREVPROF=path -DREGEX=... -DMAKE_FILE=path (created
 #   as a plain file first, to make an output path that cannot be a folder)
 cmake_minimum_required(VERSION 3.18)
 
-if(MAKE_FILE)
-  file(WRITE ${MAKE_FILE} "a plain file, not a directory\n")
-endif()
 set(cmd ${LAUNCHER})
 if(EXE)
   list(APPEND cmd ${EXE})
@@ -27,6 +26,9 @@ list(APPEND cmd ${ARGS})
 if(OUT)
   file(REMOVE_RECURSE ${OUT})
   list(APPEND cmd -o ${OUT})
+endif()
+if(MAKE_FILE)
+  file(WRITE ${MAKE_FILE} "a plain file, not a directory\n")
 endif()
 list(JOIN cmd " " shown)
 message("running: ${shown}")
@@ -70,14 +72,16 @@ function(check_model path)
   endif()
 endfunction()
 
-if(MODE STREQUAL "fail")
+if(MODE STREQUAL "fail" OR MODE STREQUAL "keep")
   if(rc EQUAL 0)
     fail_test("exit status 0, expected a failure")
   endif()
   if(NOT all MATCHES "${REGEX}")
     fail_test("output does not match '${REGEX}'")
   endif()
-  if(OUT AND EXISTS ${OUT}/raw.csv)
+  if(MODE STREQUAL "keep")
+    check_raw()
+  elseif(OUT AND EXISTS ${OUT}/raw.csv)
     fail_test("${OUT}/raw.csv written despite the error")
   endif()
   return()
