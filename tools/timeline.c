@@ -169,7 +169,8 @@ static int read_rank(const char *dir, int rank, vec *states, vec *arrows,
 }
 
 /* Clips boxes to [from, to], sorts them and merges neighbours of one class
- * closer than half a pixel (px seconds wide); widens the rest to a pixel. */
+ * closer than half a pixel (px seconds wide) when both are narrow or they
+ * have the same name (a run of compute steps is one compute phase). */
 static void simplify(vec *v, size_t first, double from, double to,
                      double px) {
   box *b = (box *)v->p + first;
@@ -181,7 +182,10 @@ static void simplify(vec *v, size_t first, double from, double to,
       continue;
     x.t0 = x.t0 < from ? from : x.t0;
     x.t1 = x.t1 > to ? to : x.t1;
-    if (k && b[k - 1].cls == x.cls && x.t0 - b[k - 1].t1 <= 0.5 * px) {
+    box *prev = k ? &b[k - 1] : NULL;
+    if (prev && prev->cls == x.cls && x.t0 - prev->t1 <= 0.5 * px &&
+        ((x.t1 - x.t0 < 2 * px && prev->t1 - prev->t0 < 2 * px) ||
+         strcmp(prev->label, x.label) == 0)) {
       if (x.t1 > b[k - 1].t1)
         b[k - 1].t1 = x.t1;
       if (strcmp(b[k - 1].label, x.label) != 0)
@@ -361,7 +365,10 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
       double t0 = b[i].t0, t1 = b[i].t1;
       if (t1 - t0 < px) /* at least a pixel wide */
         t1 = t0 + px;
-      t1 += 0.3 * px; /* no antialiasing seams between neighbours */
+      if (t1 - t0 > 4 * px && b[i].hi - b[i].lo == LEVELS_)
+        t1 -= 0.8 * px; /* a white gap shows where the next call begins */
+      else
+        t1 += 0.3 * px; /* no antialiasing seams between neighbours */
       double y0 = b[i].rank - 0.3 + 0.6 * b[i].lo / LEVELS_;
       double y1 = b[i].rank - 0.3 + 0.6 * b[i].hi / LEVELS_;
       fprintf(f, "%.9g %g %.9g %.9g %g %g\n", 0.5 * (t0 + t1) * scale,
