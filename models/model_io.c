@@ -565,35 +565,6 @@ int revprof_model_write_stream(const revprof_model *m, FILE *f) {
   return ferror(f) ? REVPROF_EIO : 0;
 }
 
-FILE *rp_open_tmp(const char *path, char *tmp, size_t tmplen, char *err,
-                  size_t errlen) {
-  snprintf(tmp, tmplen, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (f == NULL)
-    rp_errf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-  return f;
-}
-
-int rp_commit_file(FILE *f, const char *tmp, const char *path, int ok,
-                   char *err, size_t errlen) {
-  int bad = ferror(f);
-  if (fclose(f) != 0)
-    bad = 1;
-  if (!ok || bad) {
-    remove(tmp);
-    if (bad)
-      rp_errf(err, errlen, "%s: write failed: %s", path, strerror(errno));
-    return REVPROF_EIO;
-  }
-  if (rename(tmp, path) != 0) {
-    rp_errf(err, errlen, "%s: cannot rename from %s: %s", path, tmp,
-            strerror(errno));
-    remove(tmp);
-    return REVPROF_EIO;
-  }
-  return 0;
-}
-
 int revprof_model_write(const revprof_model *m, const char *path, char *err,
                         size_t errlen) {
   char tmp[4096];

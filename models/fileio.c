@@ -1,6 +1,5 @@
-/* Temporary-file helpers of the model library for the SimGrid build, which
- * links models/raw.c and models/model.c but not the Lua-based model_io.c:
- * the same contract as in model_int.h (write path.tmp, rename when done). */
+/* Files written whole or not at all: write NAME.tmp, rename when complete.
+ * Kept free of Lua and GSL so the SimGrid build of characterize can use it. */
 #include "model_int.h"
 
 #include <errno.h>
