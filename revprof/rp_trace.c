@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,21 +15,24 @@
 #include "rp_trace.h"
 #include "rp_trace_int.h"
 
-#define BUFSIZE_ (256 * 1024) /* stdio buffer of the stream: the memory bound */
-#define CHECK_EVERY_ 4096     /* events between write-error checks */
+#define BUFSIZE_ (256 * 1024) /* the stream's buffer: the memory bound */
+#define LINE_ROOM_ (RP_TRACE_NAME_MAX + 128) /* longest event line */
 
+/* The stream goes through write(2) from our own buffer, so that a partial
+ * close from a signal handler can flush it with async-signal-safe calls. */
 static struct {
-  int on;              /* streaming events now */
-  int opened;          /* rp_trace_open succeeded and close not done yet */
-  unsigned formats;    /* RP_TRACE_FMT_* */
+  int on;             /* streaming events now */
+  int opened;         /* rp_trace_open succeeded and close not done yet */
+  unsigned formats;   /* RP_TRACE_FMT_* */
   int rank, size;
-  FILE *f;
-  char *buf;           /* BUFSIZE_ bytes for f */
-  unsigned long nev;   /* events since the last error check */
+  int fd;             /* DIR/p<rank>.trace.part */
+  char *buf;          /* BUFSIZE_ bytes */
+  size_t len;         /* bytes in buf not written yet */
+  volatile int busy;  /* inside a write: a signal must not flush again */
   char dir[2048];
-  char part[2300];     /* DIR/p<rank>.trace.part while running */
-  char done[2300];     /* DIR/p<rank>.trace once closed */
-} tr;
+  char part[2300];    /* DIR/p<rank>.trace.part while running */
+  char done[2300];    /* DIR/p<rank>.trace once closed */
+} tr = {.fd = -1};
 
 static void warn(const char *fmt, ...) {
   va_list ap;
@@ -45,11 +49,46 @@ static void fail_off(const char *path, const char *what) {
     return;
   warn("rank %d: %s: %s; tracing is off for this rank", tr.rank, path, what);
   tr.on = tr.opened = 0;
-  if (tr.f)
-    fclose(tr.f);
-  tr.f = NULL;
+  if (tr.fd >= 0)
+    close(tr.fd);
+  tr.fd = -1;
   free(tr.buf);
   tr.buf = NULL;
+}
+
+/* Writes n bytes whole; async-signal-safe. 0 or -1 with errno. */
+static int write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Writes the buffer out; async-signal-safe. 0 or -1. */
+static int flush_buf(void) {
+  if (tr.len == 0)
+    return 0;
+  tr.busy = 1;
+  int rc = write_all(tr.fd, tr.buf, tr.len);
+  tr.len = 0;
+  tr.busy = 0;
+  return rc;
+}
+
+/* Room for one more event line, flushing when needed; NULL after a
+ * failure (tracing is then off). */
+static char *room(void) {
+  if (BUFSIZE_ - tr.len < LINE_ROOM_ && flush_buf() != 0) {
+    fail_off(tr.part, strerror(errno));
+    return NULL;
+  }
+  return tr.buf + tr.len;
 }
 
 static int mkdirs(const char *dir) {
@@ -94,11 +133,15 @@ static void remove_stale(const char *dir, int size) {
   remove_file(dir, ".merge-lock", 0);
 }
 
+static void at_exit(void);
+
 int rp_trace_open(const rp_trace_config *c) {
   char bad[256];
   if (tr.opened || !c)
     return 0;
+  free(tr.buf); /* kept by a partial close, which must not free */
   memset(&tr, 0, sizeof tr);
+  tr.fd = -1;
   tr.formats = rp_trace_parse_formats(c->formats, bad, sizeof bad);
   if (bad[0] && c->rank == 0)
     warn("unknown format '%s' in REVPROF_TRACE ignored (otf2, chrome, text)",
@@ -130,27 +173,25 @@ int rp_trace_open(const rp_trace_config *c) {
   if (tr.rank == 0)
     remove_stale(tr.dir, tr.size);
   tr.buf = malloc(BUFSIZE_);
-  tr.f = tr.buf ? fopen(tr.part, "w") : NULL;
-  if (!tr.f || setvbuf(tr.f, tr.buf, _IOFBF, BUFSIZE_) != 0) {
+  tr.fd = tr.buf ? open(tr.part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                        0666)
+                 : -1;
+  if (tr.fd < 0) {
     fail_off(tr.part, tr.buf ? strerror(errno) : "out of memory");
     return RP_TRACE_EIO;
   }
-  fprintf(tr.f, RP_TRACE_MAGIC "\nH %d %d\n", tr.rank, tr.size);
+  tr.len = (size_t)snprintf(tr.buf, BUFSIZE_, RP_TRACE_MAGIC "\nH %d %d\n",
+                            tr.rank, tr.size);
   tr.on = 1;
+  static int registered;
+  if (!registered++)
+    atexit(at_exit);
   return 0;
 }
 
-static void checked(void) {
-  if (++tr.nev < CHECK_EVERY_)
-    return;
-  tr.nev = 0;
-  if (ferror(tr.f))
-    fail_off(tr.part, "write error (disk full?)");
-}
-
 void rp_trace_state(const char *name, double t0, double t1, double bytes) {
-  char clean[RP_TRACE_NAME_MAX];
-  if (!tr.on)
+  char clean[RP_TRACE_NAME_MAX], *p;
+  if (!tr.on || !(p = room()))
     return;
   size_t n = 0;
   for (const char *s = name ? name : ""; *s && n + 1 < sizeof clean; s++)
@@ -158,17 +199,21 @@ void rp_trace_state(const char *name, double t0, double t1, double bytes) {
   if (n == 0)
     clean[n++] = '?';
   clean[n] = '\0';
-  fprintf(tr.f, "S %.17g %.17g %.17g %s\n", t0, t1, bytes, clean);
-  checked();
+  int w = snprintf(p, LINE_ROOM_, "S %.17g %.17g %.17g %s\n", t0, t1, bytes,
+                   clean);
+  if (w > 0 && w < LINE_ROOM_)
+    tr.len += (size_t)w; /* counted once complete: a signal sees whole lines */
 }
 
 void rp_trace_message(int src, double t_send, double t_recv, int tag,
                       double bytes) {
-  if (!tr.on || src < 0)
+  char *p;
+  if (!tr.on || src < 0 || !(p = room()))
     return;
-  fprintf(tr.f, "M %d %.17g %.17g %d %.17g\n", src, t_send, t_recv, tag,
-          bytes);
-  checked();
+  int w = snprintf(p, LINE_ROOM_, "M %d %.17g %.17g %d %.17g\n", src, t_send,
+                   t_recv, tag, bytes);
+  if (w > 0 && w < LINE_ROOM_)
+    tr.len += (size_t)w;
 }
 
 /* 1 when every rank's finished stream is in dir. */
@@ -182,43 +227,74 @@ static int all_done(void) {
   return 1;
 }
 
+/* Appends a line to DIR/PARTIAL; async-signal-safe. */
 static void mark_partial(const char *dir, const char *why) {
   char path[sizeof tr.dir + 16];
-  snprintf(path, sizeof path, "%s/PARTIAL", dir);
-  FILE *f = fopen(path, "a");
-  if (f) {
-    fprintf(f, "%s\n", why);
-    fclose(f);
+  size_t n = strlen(dir);
+  if (n + 9 > sizeof path)
+    return;
+  memcpy(path, dir, n);
+  memcpy(path + n, "/PARTIAL", 9);
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd >= 0) {
+    write_all(fd, why, strlen(why));
+    write_all(fd, "\n", 1);
+    close(fd);
   }
 }
+
+/* The end of a run that did not reach MPI_Finalize; may run in a signal
+ * handler, so only async-signal-safe calls: the buffer, the end line, the
+ * rename and PARTIAL. Nothing is merged. */
+static void close_partial(void) {
+  static char why[64] = "rank ";
+  char digits[16];
+  int nd = 0;
+  unsigned r = (unsigned)tr.rank;
+  do
+    digits[nd++] = (char)('0' + r % 10);
+  while ((r /= 10) && nd < 15);
+  size_t at = 5;
+  while (nd)
+    why[at++] = digits[--nd];
+  memcpy(why + at, " did not reach MPI_Finalize", 28);
+  if (!tr.busy) /* else a write was cut short: the end line starts anew */
+    flush_buf();
+  write_all(tr.fd, "\nE partial\n", 11);
+  close(tr.fd);
+  tr.fd = -1;
+  tr.opened = 0;
+  if (rename(tr.part, tr.done) == 0)
+    mark_partial(tr.dir, why);
+}
+
+/* A process that exits without closing the trace (exit() before
+ * MPI_Finalize) still leaves what it buffered, marked partial. */
+static void at_exit(void) { rp_trace_close(1); }
 
 void rp_trace_close(int partial) {
   char err[1024] = "", path[sizeof tr.dir + 32];
   if (!tr.on)
     return;
   tr.on = 0;
-  fprintf(tr.f, "E %s\n", partial ? "partial" : "complete");
-  int bad = ferror(tr.f);
-  if (fclose(tr.f) != 0 || bad) {
-    tr.f = NULL;
+  if (partial) {
+    close_partial();
+    return;
+  }
+  memcpy(tr.buf + tr.len, "E complete\n", 11); /* room() kept space */
+  tr.len += 11;
+  int bad = flush_buf() != 0;
+  if (close(tr.fd) != 0 || bad) {
+    tr.fd = -1;
     fail_off(tr.part, "write error (disk full?)");
     return;
   }
-  tr.f = NULL;
+  tr.fd = -1;
   free(tr.buf);
   tr.buf = NULL;
   tr.opened = 0;
   if (rename(tr.part, tr.done) != 0) {
     warn("rank %d: %s: %s", tr.rank, tr.done, strerror(errno));
-    return;
-  }
-  if (partial) { /* maybe in a signal handler: no merging here */
-    char why[96];
-    snprintf(why, sizeof why, "rank %d did not reach MPI_Finalize", tr.rank);
-    mark_partial(tr.dir, why);
-    if (tr.rank == 0)
-      warn("partial trace in %s; 'revprof trace merge %s' builds what it "
-           "can", tr.dir, tr.dir);
     return;
   }
   if (tr.formats & RP_TRACE_FMT_CHROME) {
@@ -231,7 +307,7 @@ void rp_trace_close(int partial) {
   if (!(tr.formats & (RP_TRACE_FMT_CHROME | RP_TRACE_FMT_OTF2)) || !all_done())
     return;
   snprintf(path, sizeof path, "%s/.merge-lock", tr.dir);
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) /* another rank finished at the same time and merges */
     return;
   close(fd);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -380,6 +381,39 @@ static void test_trace_partial_is_marked(void **state) {
   free(dir);
 }
 
+/* A rank that exits without MPI_Finalize: its buffered events reach the
+ * stream at exit, marked partial. */
+static void test_trace_exit_without_close_is_partial(void **state) {
+  (void)state;
+  char *dir = tmpdir(), path[4200], err[512];
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    rp_trace_config c = {dir, "chrome", 0, 1};
+    if (rp_trace_open(&c) != 0)
+      _exit(3);
+    rp_trace_state("compute", 0, 1e-3, 0);
+    exit(0); /* atexit handlers run, no rp_trace_close */
+  }
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  assert_true(exists(dir, "p0.trace"));
+  assert_true(exists(dir, "PARTIAL"));
+  snprintf(path, sizeof path, "%s/p0.trace", dir);
+  rp_trace_reader *r = NULL;
+  rp_trace_event ev;
+  assert_int_equal(rp_trace_reader_open(path, &r, err, sizeof err), 0);
+  assert_int_equal(rp_trace_reader_next(r, &ev, err, sizeof err), 1);
+  assert_string_equal(ev.name, "compute");
+  assert_int_equal(rp_trace_reader_next(r, &ev, err, sizeof err), 0);
+  assert_int_equal(rp_trace_reader_end(r), RP_TRACE_END_PARTIAL);
+  rp_trace_reader_close(r);
+  rmtree(dir);
+  free(dir);
+}
+
 static void test_trace_missing_rank_merges_partial(void **state) {
   (void)state;
   char *dir = tmpdir(), path[4200], err[512];
@@ -633,6 +667,7 @@ int main(void) {
       cmocka_unit_test(test_trace_chrome_merges_ranks),
       cmocka_unit_test(test_trace_partial_is_marked),
       cmocka_unit_test(test_trace_missing_rank_merges_partial),
+      cmocka_unit_test(test_trace_exit_without_close_is_partial),
       cmocka_unit_test(test_trace_unwritable_dir_turns_off),
       cmocka_unit_test(test_trace_stale_files_removed),
 #ifdef RP_HAVE_OTF2
