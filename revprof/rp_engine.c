@@ -78,8 +78,8 @@ static struct {
 static void note_missing(revprof_fn fn) {
   revprof_fn e = rp_g.eff[fn];
   rp_g.missing[fn] = 1;
-  if (fn == REVPROF_FN_WTIME)
-    return; /* most models leave MPI_Wtime out: free */
+  if (fn == REVPROF_FN_WTIME || rp_g.rank != 0)
+    return; /* MPI_Wtime is free when absent; the report lists every rank's */
   if (e == REVPROF_FN_COUNT)
     rp_warn("model %s has no %s; its cost counts as 0 s", rp_g.cfg.model,
             revprof_fn_name(fn));
@@ -139,15 +139,18 @@ rp_tinfo rp_type_info(MPI_Datatype t) {
   unsigned s = type_slot(k);
   if (tcache[s].used && tcache[s].key == k)
     return tcache[s].ti;
-  MPI_Count size = 0, lb = 0, extent = 0;
+  MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
   int ni, na, nd, combiner;
   if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0)
     size = 0;
   ti.size = (double)size;
+  /* count elements are then count * size bytes back to back (not so for
+   * MPI_DOUBLE_INT & co: size 12, extent 16) */
   if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
       combiner == MPI_COMBINER_NAMED &&
-      PMPI_Type_get_true_extent_x(t, &lb, &extent) == MPI_SUCCESS &&
-      lb == 0 && extent == size && size > 0)
+      PMPI_Type_get_extent_x(t, &lb, &extent) == MPI_SUCCESS &&
+      PMPI_Type_get_true_extent_x(t, &tlb, &textent) == MPI_SUCCESS &&
+      lb == 0 && tlb == 0 && extent == size && textent == size && size > 0)
     ti.plain = 1;
   tcache[s].key = k;
   tcache[s].used = 1;
@@ -397,14 +400,16 @@ RP_EXPORT int revprof_region_v(const char *name, int nargs,
     snprintf(rp_g.lua_error, sizeof rp_g.lua_error,
              "revprof_region(\"%s\") called but REVPROF_LUA is not set",
              name ? name : "(null)");
-    rp_warn("%s; Lua region costs are off for this run", rp_g.lua_error);
+    if (rp_g.rank == 0)
+      rp_warn("%s; Lua region costs are off for this run", rp_g.lua_error);
     return REVPROF_EINVAL;
   }
   int rc = rp_annotate_cost(rp_g.lua, name, nargs, args, dt, err, sizeof err);
   if (rc != 0) {
     rp_g.lua_fault = 1;
     snprintf(rp_g.lua_error, sizeof rp_g.lua_error, "%s", err);
-    rp_warn("%s; Lua region costs are off for the rest of this run", err);
+    if (rp_g.rank == 0) /* the report counts the ranks it happened on */
+      rp_warn("%s; Lua region costs are off for the rest of this run", err);
     rp_annotate_free(rp_g.lua);
     rp_g.lua = NULL;
     return rc;

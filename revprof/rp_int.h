@@ -58,7 +58,7 @@ typedef struct rp_req {
   int wid;                  /* wrapper that started it (statistics) */
   revprof_fn fn;            /* model function of the completion rule */
   unsigned persistent : 1, active : 1, owns_type : 1, unpacked : 1,
-      in_table : 1, blocking : 1;
+      in_table : 1, blocking : 1, claimed : 1;
   /* the application's side */
   void *ubuf;               /* user buffer */
   int ucount;               /* user count */
@@ -197,7 +197,12 @@ rp_req *rp_req_new(void);
 /* After the PMPI call that created *request: files the record under the
  * handle, or drops it when the call failed. */
 void rp_req_post(rp_req *r, int rc, MPI_Request *request);
+/* The oldest record filed under h. Handles are not unique: Open MPI hands
+ * out one shared handle for operations that completed at once. */
 rp_req *rp_req_find(MPI_Request h);
+/* Same, skipping records claimed by this call already, and claims the one
+ * returned (array completions: duplicates get distinct records). */
+rp_req *rp_req_claim(MPI_Request h);
 /* A completion call reported the request done with status st (the
  * library's status; want_status: the application looks at it). Runs the
  * completion rule, unpacks, fixes the status, releases the record unless it

@@ -72,9 +72,12 @@ rp_req *rp_req_new(void) {
   return r;
 }
 
+static void table_remove(rp_req *r);
+
 static void req_release(rp_req *r) {
   if (r == NULL || r->blocking)
     return;
+  table_remove(r); /* never on the free list and in the table at once */
   if (r->owns_type && r->stype != MPI_DATATYPE_NULL)
     PMPI_Type_free(&r->stype);
   r->stype = MPI_DATATYPE_NULL;
@@ -109,6 +112,8 @@ static int table_grow(void) {
 }
 
 static int table_insert(rp_req *r) {
+  if (r->in_table)
+    return 0;
   if ((table_bits == 0 || table_count >= ((size_t)1 << table_bits)) &&
       table_grow() != 0 && table_bits == 0)
     return -1;
@@ -133,13 +138,23 @@ static void table_remove(rp_req *r) {
   table_count--;
 }
 
-rp_req *rp_req_find(MPI_Request h) {
+static rp_req *find_oldest(MPI_Request h, int unclaimed) {
+  rp_req *found = NULL;
   if (table_count == 0 || h == MPI_REQUEST_NULL)
     return NULL;
-  for (rp_req *r = table[bucket_of(h)]; r; r = r->next)
-    if (r->handle == h)
-      return r;
-  return NULL;
+  for (rp_req *r = table[bucket_of(h)]; r; r = r->next) /* newest first */
+    if (r->handle == h && !(unclaimed && r->claimed))
+      found = r;
+  return found;
+}
+
+rp_req *rp_req_find(MPI_Request h) { return find_oldest(h, 0); }
+
+rp_req *rp_req_claim(MPI_Request h) {
+  rp_req *r = find_oldest(h, 1);
+  if (r)
+    r->claimed = 1;
+  return r;
 }
 
 void rp_req_post(rp_req *r, int rc, MPI_Request *request) {

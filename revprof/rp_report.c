@@ -107,8 +107,9 @@ static void put(sink *s, const char *p, size_t len) {
 
 static void puts_(sink *s, const char *str) { put(s, str, strlen(str)); }
 
-/* x with 9 significant digits, e.g. 1.23456789e-03, without stdio. */
-static void fmt_sci(char *out, double x) {
+/* x with `digits` significant digits (2..9), e.g. 1.23456789e-03, without
+ * stdio. */
+static void fmt_sci(char *out, double x, int digits) {
   char *p = out;
   if (x != x) {
     memcpy(out, "nan", 4);
@@ -133,19 +134,25 @@ static void fmt_sci(char *out, double x) {
       e--;
     }
   }
-  unsigned long long m = (unsigned long long)(x * 1e8 + 0.5);
-  if (m >= 1000000000ull) {
+  double scale = 1.0;
+  unsigned long long limit = 10;
+  for (int i = 1; i < digits; i++) {
+    scale *= 10.0;
+    limit *= 10;
+  }
+  unsigned long long m = (unsigned long long)(x * scale + 0.5);
+  if (m >= limit) {
     m /= 10;
     e++;
   }
   char d[9];
-  for (int i = 8; i >= 0; i--) {
+  for (int i = digits - 1; i >= 0; i--) {
     d[i] = (char)('0' + m % 10);
     m /= 10;
   }
   *p++ = d[0];
   *p++ = '.';
-  for (int i = 1; i < 9; i++)
+  for (int i = 1; i < digits; i++)
     *p++ = d[i];
   *p++ = 'e';
   *p++ = e < 0 ? '-' : '+';
@@ -177,7 +184,7 @@ static void fmt_int(char *out, long long v) {
 static void putd(sink *s, double x) {
   char b[40];
   if (s->safe)
-    fmt_sci(b, x);
+    fmt_sci(b, x, 9);
   else
     snprintf(b, sizeof b, "%.9e", x);
   puts_(s, b);
@@ -187,7 +194,7 @@ static void putd(sink *s, double x) {
 static void putd_csv(sink *s, double x) {
   char b[40];
   if (s->safe)
-    fmt_sci(b, x);
+    fmt_sci(b, x, 9);
   else
     snprintf(b, sizeof b, "%.17g", x);
   puts_(s, b);
@@ -214,7 +221,7 @@ static void putcol(sink *s, const char *str, int width) {
 static void putdcol(sink *s, double x, int width) {
   char b[40];
   if (s->safe)
-    fmt_sci(b, x);
+    fmt_sci(b, x, 7);
   else
     snprintf(b, sizeof b, "%.6e", x);
   putcol(s, b, width);
@@ -273,8 +280,10 @@ static void rank_line(sink *s, int rank, const double *v) {
   putdcol(s, v[V_NOW + RP_MAX], 0);
   puts_(s, "]  ");
   putdcol(s, v[V_COMPUTE + RP_AVG], -13);
+  put(s, " ", 1);
   putdcol(s, v[V_COMM + RP_AVG], -15);
-  putdcol(s, v[V_WAIT + RP_AVG], -13);
+  put(s, " ", 1);
+  putdcol(s, v[V_WAIT + RP_AVG], -12);
   puts_(s, "\n");
 }
 
@@ -300,7 +309,7 @@ static void functions_text(sink *s, const double *f) {
 }
 
 static void warnings_text(sink *s, const double *wild, const double *missing,
-                          int lua_fault) {
+                          double lua_ranks) {
   puts_(s, "\nwildcard receives: ");
   puti(s, (long long)wild[0]);
   puts_(s, "; where the predicted arrival order would have matched another "
@@ -321,9 +330,14 @@ static void warnings_text(sink *s, const double *wild, const double *missing,
       puts_(s, "\n");
     }
   }
-  if (lua_fault) {
-    puts_(s, "warning: Lua region costs were off for (part of) the run: ");
-    puts_(s, rp_g.lua_error[0] ? rp_g.lua_error : "(see stderr)");
+  if (lua_ranks > 0) {
+    puts_(s, "warning: Lua region costs were off for (part of) the run on ");
+    puti(s, (long long)lua_ranks);
+    puts_(s, " rank(s)");
+    if (rp_g.lua_error[0]) {
+      puts_(s, ": ");
+      puts_(s, rp_g.lua_error);
+    }
     puts_(s, "\n");
   }
 }
@@ -357,9 +371,9 @@ static void csv_row(sink *s, const char *record, int rank, const char *name,
   put(s, "\n", 1);
 }
 
-static void csv_settings(sink *s, const char *status) {
+static void csv_settings(sink *s, int rank, const char *status) {
   puts_(s, "record,rank,name,calls,bytes,min_s,avg_s,max_s,wait_s\n");
-  csv_row(s, "status", -1, status, NULL, NULL, NULL);
+  csv_row(s, "status", rank, status, NULL, NULL, NULL);
   csv_row(s, "setting", -1, settings_text, NULL, NULL, NULL);
 }
 
@@ -435,7 +449,6 @@ void rp_report_final(void) {
         el[b] = x[V_NOW + b];
     for (int i = V_WILD; i < V_COUNT; i++)
       sum[i] = i >= V_MISSING && i < V_FSTAT ? (sum[i] || x[i]) : sum[i] + x[i];
-    sum[V_LUA] = sum[V_LUA] || x[V_LUA];
   }
 
   sink t = {.fd = -1}, c = {.fd = -1};
@@ -449,13 +462,13 @@ void rp_report_final(void) {
   puts_(&t, "]\n  (latest final clock over the ranks; min and max from the "
             "model bounds and REVPROF_STEP_MIN/MAX)\n\n");
   puts_(&t, "rank    final avg s    [min, max]                          "
-            "compute s  communication s    waiting s\n");
+            "compute s   communication s    waiting s\n");
   for (int r = 0; r < n; r++)
     rank_line(&t, r, all + (size_t)r * V_COUNT);
   functions_text(&t, sum + V_FSTAT);
-  warnings_text(&t, sum + V_WILD, sum + V_MISSING, sum[V_LUA] != 0);
+  warnings_text(&t, sum + V_WILD, sum + V_MISSING, sum[V_LUA]);
 
-  csv_settings(&c, "FINAL");
+  csv_settings(&c, -1, "FINAL");
   csv_row(&c, "elapsed", -1, "predicted", NULL, el, NULL);
   for (int r = 0; r < n; r++)
     csv_rank(&c, r, all + (size_t)r * V_COUNT);
@@ -509,7 +522,7 @@ void rp_report_partial(const char *reason) {
   memcpy(status + k, reason, rl);
   status[k + rl] = '\0';
 
-  header_text(&t, status, 1);
+  header_text(&t, status, rp_g.size);
   puts_(&t, "rank:      ");
   puti(&t, rp_g.rank);
   puts_(&t, " of ");
@@ -521,14 +534,14 @@ void rp_report_partial(const char *reason) {
   puts_(&t, ", max ");
   putd(&t, v[V_NOW + RP_MAX]);
   puts_(&t, "]\n\nrank    final avg s    [min, max]                        "
-            "  compute s  communication s    waiting s\n");
+            "  compute s   communication s    waiting s\n");
   rank_line(&t, rp_g.rank, v);
   functions_text(&t, v + V_FSTAT);
   warnings_text(&t, v + V_WILD, v + V_MISSING, rp_g.lua_fault);
   sink_flush(&t);
 
   if (c.fd >= 0) {
-    csv_settings(&c, status);
+    csv_settings(&c, rp_g.rank, status);
     csv_rank(&c, rp_g.rank, v);
     csv_functions(&c, rp_g.rank, v + V_FSTAT);
     csv_warnings(&c, v + V_WILD, v + V_MISSING);

@@ -28,9 +28,12 @@ static rp_req **lookup_all(int n, const MPI_Request reqs[], int *found) {
     recs_cap = (size_t)n;
   }
   for (int i = 0; i < n; i++) {
-    recs_buf[i] = rp_req_find(reqs[i]);
+    recs_buf[i] = rp_req_claim(reqs[i]);
     *found += recs_buf[i] != NULL;
   }
+  for (int i = 0; i < n; i++) /* claims last for this call only */
+    if (recs_buf[i])
+      recs_buf[i]->claimed = 0;
   return recs_buf;
 }
 

@@ -1,0 +1,50 @@
+# librevprof MPI tests (included from tests/mpi/CMakeLists.txt): MPI
+# semantics under revprof against the same program run natively, exactness
+# of the predicted clocks, LD_PRELOAD on an unmodified binary, faults, and
+# partial reports of runs that end early. Driver: rp_check.sh.
+if(NOT TARGET revprof_shared)
+  return()
+endif()
+foreach(prog rp_semantics rp_early)
+  add_executable(${prog}_native ${prog}.c)
+  target_link_libraries(${prog}_native PRIVATE MPI::MPI_C)
+  rp_target_defaults(${prog}_native)
+endforeach()
+add_executable(rp_semantics_rp rp_semantics.c)
+add_executable(rp_exact_rp rp_exact.c)
+foreach(prog rp_semantics_rp rp_exact_rp)
+  # librevprof before the MPI library: its MPI_* wrappers win
+  target_link_libraries(${prog} PRIVATE revprof_shared MPI::MPI_C ${MATH_LIBRARY})
+  rp_target_defaults(${prog})
+endforeach()
+
+set(rp_flags "")
+if(REVPROF_MPI STREQUAL "openmpi")
+  set(rp_flags --oversubscribe)
+endif()
+set(rp_check ${CMAKE_CURRENT_SOURCE_DIR}/rp_check.sh)
+# revprof_test(name command args...): rp_check.sh in its own scratch dir.
+function(revprof_test name)
+  add_test(NAME ${name} COMMAND sh ${rp_check} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS "mpi;revprof"
+    ENVIRONMENT "${RP_MPIEXEC_ENV};RP_MPIEXEC=${MPIEXEC_EXECUTABLE};RP_MPIFLAGS=${rp_flags};RP_WORK=${CMAKE_CURRENT_BINARY_DIR}/${name};RP_LIB=$<TARGET_FILE:revprof_shared>;RP_MODEL=${CMAKE_CURRENT_SOURCE_DIR}/rp_exact_model.lua")
+endfunction()
+
+set(rp_nat $<TARGET_FILE:rp_semantics_native>)
+foreach(np 2 3 4)
+  revprof_test(revprof_semantics_np${np} compare ${rp_nat}
+               $<TARGET_FILE:rp_semantics_rp> ${np})
+endforeach()
+revprof_test(revprof_preload_np3 preload ${rp_nat} 3)
+foreach(np 2 3 4)
+  revprof_test(revprof_exact_np${np} exact $<TARGET_FILE:rp_exact_rp> ${np})
+endforeach()
+foreach(fault missing-model broken-model bad-field lacking-function broken-lua
+        bad-mode multiple)
+  revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)
+endforeach()
+foreach(mode abort exit segv term)
+  revprof_test(revprof_early_${mode} early ${mode}
+               $<TARGET_FILE:rp_early_native> 2)
+  # the launcher reports the early end; the check looks at the files
+endforeach()

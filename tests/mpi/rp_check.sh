@@ -1,0 +1,126 @@
+#!/bin/sh
+# Checks of librevprof run by CTest through mpiexec (tests/mpi/revprof.cmake).
+# Environment: RP_MPIEXEC (launcher), RP_MPIFLAGS (e.g. --oversubscribe),
+# RP_WORK (a scratch directory for this test), RP_LIB (librevprof.so),
+# RP_MODEL (the exactness model).
+#   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP
+#   rp_check.sh preload NATIVE_EXE NP
+#   rp_check.sh exact EXE NP
+#   rp_check.sh fault KIND NATIVE_EXE NP      KIND: missing-model broken-model
+#                                             lacking-function broken-lua
+#                                             bad-mode multiple
+#   rp_check.sh early MODE EXE NP             MODE: abort exit segv term
+set -u
+cmd=$1; shift
+fail() { echo "rp_check $cmd: FAIL: $*" >&2; exit 1; }
+run() { # np, then the command; stdout to $RP_WORK/out, stderr to $RP_WORK/err
+  np=$1; shift
+  # shellcheck disable=SC2086
+  $RP_MPIEXEC $RP_MPIFLAGS -n "$np" "$@" > "$RP_WORK/out" 2> "$RP_WORK/err"
+}
+rm -rf "$RP_WORK" && mkdir -p "$RP_WORK" || fail "cannot create $RP_WORK"
+cd "$RP_WORK" || exit 1
+export REVPROF_OUTPUT_DIR="$RP_WORK/revprof-out"
+
+case $cmd in
+compare)
+  native=$1 rp=$2 np=$3
+  REVPROF_MODEL=$RP_MODEL run "$np" env REVPROF_MODE=off "$native" || { cat err; fail "native run failed"; }
+  mv out native.out
+  REVPROF_MODEL=$RP_MODEL run "$np" "$rp" || { cat out err; fail "revprof run failed"; }
+  mv out revprof.out
+  diff native.out revprof.out > diff.txt || { cat diff.txt; fail "outputs differ"; }
+  grep -q ", 0 failed checks" revprof.out || fail "checks failed"
+  grep -q "predicted elapsed time" err || { cat err; fail "no report on stderr"; }
+  test -s revprof-out/report.txt && test -s revprof-out/report.csv || fail "no report files"
+  echo "compare: $np ranks, identical outputs"
+  ;;
+preload)
+  native=$1 np=$2
+  run "$np" "$native" || { cat err; fail "native run failed"; }
+  mv out native.out
+  test -s revprof-out/report.txt && fail "native run wrote a report"
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$native" || { cat out err; fail "preloaded run failed"; }
+  mv out preload.out
+  diff native.out preload.out > diff.txt || { cat diff.txt; fail "outputs differ"; }
+  grep -q "MPI_Send " revprof-out/report.txt || { cat err; fail "no per-function report from the preloaded run"; }
+  grep -q "^elapsed,all,predicted" revprof-out/report.csv || fail "no elapsed row in report.csv"
+  echo "preload: $np ranks, identical outputs, report written"
+  ;;
+exact)
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "exact run failed"; }
+  cat out
+  grep -q ", 0 mismatches" out || fail "clocks differ from the analytic values"
+  exp=$(sed -n 's/^expected elapsed //p' out)
+  got=$(awk -F, '$1 == "elapsed" { print $6, $7, $8 }' revprof-out/report.csv)
+  echo "expected elapsed: $exp"
+  echo "report.csv:       $got"
+  echo "$exp $got" | awk '{ for (i = 1; i <= 3; i++) { d = $i - $(i + 3); if (d < 0) d = -d; if (d > 1e-9) exit 1 } }' \
+    || fail "report.csv elapsed differs from the analytic value"
+  if [ "$np" -ge 3 ]; then
+    grep -q "wildcard order: 2 then 1" out || fail "the wildcard phase did not match 2 first (timing)"
+    awk -F, '$1 == "wildcard" && $3 == "suspicious" && $4 >= 1 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
+      || fail "the wildcard receive against the predicted order was not reported"
+    grep -q "predicted arrival order would have matched another sender: [1-9]" err || fail "no wildcard warning in the text report"
+  fi
+  ;;
+fault)
+  kind=$1 native=$2 np=$3
+  run "$np" "$native" || { cat err; fail "native run failed"; }
+  mv out native.out
+  case $kind in
+  missing-model) model=$RP_WORK/no-such-model.lua; want="no-such-model.lua: cannot open model file" ;;
+  broken-model) model=$RP_WORK/broken.lua
+    printf 'return {\n  format = "revprof-model 1",\n  functions = { MPI_Send = {\n' > "$model"
+    want="broken.lua:[0-9]*:" ;;
+  bad-field) model=$RP_WORK/badfield.lua
+    printf 'return { format = "revprof-model 1", functions = { MPI_Send = { { form = { "1" }, avg = { "fast" } } } } }\n' > "$model"
+    want="badfield.lua: functions.MPI_Send\\[1\\].avg\\[1\\]" ;;
+  lacking-function) model=$RP_WORK/lacking.lua
+    printf 'return { format = "revprof-model 1", functions = {\n  MPI_Send = { { form = { "1" }, avg = { 1e-6 } } },\n  MPI_Recv = { { form = { "1" }, avg = { 1e-6 } } },\n  latency = { { form = { "1" }, avg = { 1e-6 } } } } }\n' > "$model"
+    want="model .*lacking.lua has no MPI_Allreduce; its cost counts as 0 s" ;;
+  broken-lua) model=$RP_MODEL; lua=$RP_WORK/costs.lua
+    printf 'function row(n)\n  return n *\nend\n' > "$lua"
+    want="costs.lua:3: .*Lua region costs are off" ;;
+  bad-mode) model=$RP_MODEL; want='REVPROF_MODE="compensate": unknown mode.*not implemented yet.*runs without revprof' ;;
+  multiple) model=$RP_MODEL; want="MPI_THREAD_MULTIPLE is not supported" ;;
+  *) fail "unknown fault $kind" ;;
+  esac
+  extra=""
+  [ "$kind" = bad-mode ] && extra="REVPROF_MODE=compensate"
+  [ "$kind" = broken-lua ] && extra="REVPROF_LUA=$lua"
+  [ "$kind" = multiple ] && extra="RP_THREAD_MULTIPLE=1"
+  # shellcheck disable=SC2086
+  REVPROF_MODEL=$model run "$np" env $extra LD_PRELOAD="$RP_LIB" "$native" || { cat err; fail "the program did not run on (exit status)"; }
+  diff native.out out > diff.txt || { cat diff.txt; fail "the program's output changed"; }
+  grep -q "$want" err || { cat err; fail "no message matching '$want'"; }
+  n=$(grep -c "$want" err)
+  [ "$n" -eq 1 ] || { cat err; fail "message printed $n times, not once"; }
+  cat err | grep "revprof" | head -3
+  ;;
+early)
+  mode=$1 exe=$2 np=$3
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$mode"
+  last=$((np - 1))
+  case $mode in
+  abort) ranks=0; why="MPI_Abort with error code 3" ;;
+  exit) ranks=$(seq 0 $last); why="exit without MPI_Finalize" ;;
+  segv) ranks=$last; why="signal SIGSEGV" ;;
+  term) ranks=$last; why="signal SIGTERM" ;;
+  *) fail "unknown mode $mode" ;;
+  esac
+  for r in $ranks; do
+    f=revprof-out/report.partial.rank$r.txt
+    test -s "$f" || { cat err; ls revprof-out; fail "no $f"; }
+    grep -q "PARTIAL: $why" "$f" || { cat "$f"; fail "$f is not marked PARTIAL ($why)"; }
+    grep -q "MPI_Allreduce" "$f" || fail "$f lacks the statistics"
+    grep -q "^status,$r,PARTIAL: $why" "revprof-out/report.partial.rank$r.csv" || fail "csv not marked"
+  done
+  test -e revprof-out/report.txt && fail "a final report after an early end"
+  echo "early $mode: partial reports of rank(s)" $ranks
+  ;;
+*) fail "unknown command" ;;
+esac
+exit 0

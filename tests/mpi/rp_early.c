@@ -1,0 +1,39 @@
+/* Runs that end early under librevprof: "abort" (rank 0 calls MPI_Abort),
+ * "exit" (every rank leaves without MPI_Finalize), "segv" (the last rank
+ * dies of SIGSEGV), "term" (the last rank gets SIGTERM). Each affected rank
+ * must leave a PARTIAL report. Needs revprof for nothing: works natively. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  int rank, size, x = 1;
+  const char *mode = argc > 1 ? argv[1] : "exit";
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    MPI_Send(&x, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD);
+  if (rank == size - 1)
+    MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  fflush(stdout);
+  if (strcmp(mode, "abort") == 0) {
+    if (rank == 0)
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    else
+      sleep(30); /* killed by the launcher */
+  } else if (strcmp(mode, "exit") == 0)
+    exit(0);
+  else if (strcmp(mode, "segv") == 0 || strcmp(mode, "term") == 0) {
+    if (rank == size - 1)
+      raise(strcmp(mode, "segv") == 0 ? SIGSEGV : SIGTERM);
+    sleep(30);
+  }
+  MPI_Finalize();
+  return 0;
+}
