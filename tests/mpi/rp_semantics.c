@@ -742,15 +742,16 @@ static void collectives(MPI_Comm comm, const char *tag) {
   int r, n;
   MPI_Comm_rank(comm, &r);
   MPI_Comm_size(comm, &n);
-  int *sb = malloc((size_t)n * 64 * sizeof *sb), *rb = malloc((size_t)n * 64 * sizeof *rb);
+  size_t nb = (size_t)n * 64 + 128; /* ints in each buffer */
+  int *sb = malloc(nb * sizeof *sb), *rb = malloc(nb * sizeof *rb);
   int *cnt = malloc((size_t)n * sizeof *cnt), *dsp = malloc((size_t)n * sizeof *dsp);
   int *rcnt = malloc((size_t)n * sizeof *rcnt), *rdsp = malloc((size_t)n * sizeof *rdsp);
   MPI_Datatype *types = malloc((size_t)n * sizeof *types);
   unsigned long h = 0;
-  for (int i = 0; i < n * 64; i++)
-    sb[i] = r * 1000 + i;
-#define RESET() memset(rb, 0, (size_t)n * 64 * sizeof *rb)
-#define MIX() (h = h * 31 + fnv(rb, (size_t)n * 64 * sizeof *rb))
+  for (size_t i = 0; i < nb; i++)
+    sb[i] = r * 1000 + (int)i;
+#define RESET() memset(rb, 0, nb * sizeof *rb)
+#define MIX() (h = h * 31 + fnv(rb, nb * sizeof *rb))
   int x = r + 1, y = 0;
   MPI_Barrier(comm);
   RESET();
