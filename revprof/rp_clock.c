@@ -24,30 +24,6 @@ void rp_clock_local(rp_clock *c, const double cost[RP_NB]) {
   }
 }
 
-void rp_clock_send(rp_clock *c, const double cost[RP_NB],
-                   double t_send[RP_NB]) {
-  if (t_send)
-    memcpy(t_send, c->now, sizeof c->now);
-  rp_clock_local(c, cost);
-}
-
-double rp_clock_recv(rp_clock *c, const double cost[RP_NB],
-                     const double t_send[RP_NB],
-                     const double latency[RP_NB]) {
-  double wavg = 0.0;
-  for (int b = 0; b < RP_NB; b++) {
-    double ready = c->now[b] + cost[b];     /* receiver done copying */
-    double arrive = t_send[b] + latency[b]; /* message there */
-    double w = arrive > ready ? arrive - ready : 0.0;
-    c->comm[b] += cost[b];
-    c->wait[b] += w;
-    c->now[b] = ready + w;
-    if (b == RP_AVG)
-      wavg = w;
-  }
-  return wavg;
-}
-
 double rp_clock_coll(rp_clock *c, const double start_max[RP_NB],
                      const double cost[RP_NB]) {
   double wavg = 0.0;

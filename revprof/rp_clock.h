@@ -29,17 +29,39 @@ void rp_clock_compute(rp_clock *c, const double dt[RP_NB]);
 void rp_clock_local(rp_clock *c, const double cost[RP_NB]);
 
 /* Send: t_send = now (the value piggybacked on the message), then
- * now += cost (the model's sender cost T_send(d)). t_send may be NULL. */
-void rp_clock_send(rp_clock *c, const double cost[RP_NB],
-                   double t_send[RP_NB]);
+ * now += cost (the model's sender cost T_send(d)). t_send may be NULL.
+ * (Inline: it runs on the critical path of every small message.) */
+static inline void rp_clock_send(rp_clock *c, const double cost[RP_NB],
+                                 double t_send[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++) {
+    if (t_send)
+      t_send[b] = c->now[b];
+    c->now[b] += cost[b];
+    c->comm[b] += cost[b];
+  }
+}
 
 /* Receive (blocking receive, or completion of a non-blocking one):
  * now = max(now + cost, t_send + latency), per bound, where cost is the
  * receiver's T_recv(d), t_send the piggybacked send start and latency the
  * model's transit time T_latency(d). The excess over now + cost is waiting.
  * Returns the avg clock's waiting time. */
-double rp_clock_recv(rp_clock *c, const double cost[RP_NB],
-                     const double t_send[RP_NB], const double latency[RP_NB]);
+static inline double rp_clock_recv(rp_clock *c, const double cost[RP_NB],
+                                   const double t_send[RP_NB],
+                                   const double latency[RP_NB]) {
+  double wavg = 0.0;
+  for (int b = 0; b < RP_NB; b++) {
+    double ready = c->now[b] + cost[b];     /* receiver done copying */
+    double arrive = t_send[b] + latency[b]; /* message there */
+    double w = arrive > ready ? arrive - ready : 0.0;
+    c->comm[b] += cost[b];
+    c->wait[b] += w;
+    c->now[b] = ready + w;
+    if (b == RP_AVG)
+      wavg = w;
+  }
+  return wavg;
+}
 
 /* Blocking collective: every member's start clock combined into start_max
  * (per bound, the maximum over the members, this rank included), then

@@ -16,6 +16,9 @@
 #endif
 
 rp_state rp_g;
+rp_lastcost rp_lastcost_tab[REVPROF_FN_COUNT];
+MPI_Datatype rp_last_type = MPI_DATATYPE_NULL;
+rp_tinfo rp_last_tinfo;
 
 /* ------------------------------------------------------------ messages */
 
@@ -110,6 +113,9 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
   memo[h].p = p;
   memo[h].d = d;
   memcpy(memo[h].out, out, sizeof memo[h].out);
+  rp_lastcost_tab[fn].p = p;
+  rp_lastcost_tab[fn].d = d;
+  memcpy(rp_lastcost_tab[fn].out, out, sizeof memo[h].out);
 }
 
 /* ------------------------------------------------------ datatype sizes */
@@ -137,8 +143,11 @@ rp_tinfo rp_type_info(MPI_Datatype t) {
     return ti;
   uint64_t k = type_bits(t);
   unsigned s = type_slot(k);
-  if (tcache[s].used && tcache[s].key == k)
+  if (tcache[s].used && tcache[s].key == k) {
+    rp_last_type = t;
+    rp_last_tinfo = tcache[s].ti;
     return tcache[s].ti;
+  }
   MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
   int ni, na, nd, combiner;
   if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0)
@@ -155,10 +164,17 @@ rp_tinfo rp_type_info(MPI_Datatype t) {
   tcache[s].key = k;
   tcache[s].used = 1;
   tcache[s].ti = ti;
+  rp_last_type = t;
+  rp_last_tinfo = ti;
   return ti;
 }
 
 void rp_type_forget(MPI_Datatype t) {
+  if (t == rp_last_type) {
+    rp_last_type = MPI_DATATYPE_NULL;
+    rp_last_tinfo.size = 0.0;
+    rp_last_tinfo.plain = 0;
+  }
   uint64_t k = type_bits(t);
   unsigned s = type_slot(k);
   if (tcache[s].used && tcache[s].key == k)
@@ -241,7 +257,7 @@ void rp_add_compute(const double dt[RP_NB], const char *what) {
 }
 
 /* The gap since the last MPI call, measured, as computation. */
-static void measure_gap(void) {
+void rp_measure_gap(void) {
   double dt[RP_NB];
   if (rp_g.use_papi_ins) {
     double ins = instructions();
@@ -252,32 +268,9 @@ static void measure_gap(void) {
   rp_add_compute(dt, "compute");
 }
 
-/* ------------------------------------------------------- enter / leave */
-
-void rp_enter(rp_wid w) {
-  (void)w;
-  rp_g.in_tool = 1;
-  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
-    measure_gap();
-  rp_g.t0 = rp_g.clk.now[RP_AVG];
-  rp_g.cur_bytes = 0.0;
-  rp_g.cur_wait = 0.0;
-}
-
-void rp_leave(rp_wid w) {
-  rp_fstat *f = &rp_g.fstat[w];
-  double t1 = rp_g.clk.now[RP_AVG];
-  f->calls += 1.0;
-  f->bytes += rp_g.cur_bytes;
-  f->time += t1 - rp_g.t0;
-  f->wait += rp_g.cur_wait;
-  if (rp_g.tracing)
-    rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
-  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE) {
-    rp_g.cpu_mark = cpu_seconds(); /* the call itself is not computation */
-    rp_g.ins_mark = instructions();
-  }
-  rp_g.in_tool = 0;
+void rp_measure_mark(void) {
+  rp_g.cpu_mark = cpu_seconds();
+  rp_g.ins_mark = instructions();
 }
 
 /* ----------------------------------------------------- start and stop */
@@ -339,6 +332,8 @@ void rp_startup(int provided) {
 
   for (int i = 0; i < RP_MEMO; i++)
     memo[i].fn = -1;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    rp_lastcost_tab[i].d = rp_lastcost_tab[i].p = NAN; /* never equal */
   resolve_fallbacks();
   rp_clock_init(&rp_g.clk);
   rp_wild_init(&rp_g.wild, MPI_ANY_TAG);

@@ -127,6 +127,7 @@ typedef struct rp_state {
   double ins_mark;
   int use_papi_ins; /* instruction counter running */
   int fast_copy;    /* memcpy produces MPI_Pack's format */
+  double fast_max;  /* inline copy path up to this many bytes; -1: off */
   int tracing;      /* rp_trace_* active */
   rp_req bsend, brecv; /* blocking operations under way */
   char *scratch_s, *scratch_r; /* pack buffers of blocking calls */
@@ -143,15 +144,58 @@ static inline int rp_bypass(void) {
 
 /* ------------------------------------------------------- rp_engine.c */
 
+/* Computation since the last MPI call, measured (REVPROF_COMPUTE=measure). */
+void rp_measure_gap(void);
+void rp_measure_mark(void);
+
 /* Start of a wrapper's work: guard on, computation since the last MPI call
  * (REVPROF_COMPUTE=measure) added, entry time taken. */
-void rp_enter(rp_wid w);
+static inline void rp_enter(rp_wid w) {
+  (void)w;
+  rp_g.in_tool = 1;
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+    rp_measure_gap();
+  rp_g.t0 = rp_g.clk.now[RP_AVG];
+  rp_g.cur_bytes = 0.0;
+  rp_g.cur_wait = 0.0;
+}
+
 /* End: per-function statistics, trace state, guard off. */
-void rp_leave(rp_wid w);
+static inline void rp_leave(rp_wid w) {
+  rp_fstat *f = &rp_g.fstat[w];
+  double t1 = rp_g.clk.now[RP_AVG];
+  f->calls += 1.0;
+  f->bytes += rp_g.cur_bytes;
+  f->time += t1 - rp_g.t0;
+  f->wait += rp_g.cur_wait;
+  if (rp_g.tracing)
+    rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+    rp_measure_mark(); /* the call itself is not computation */
+  rp_g.in_tool = 0;
+}
 
 /* Model time of fn for p ranks and d bytes, with the documented fallbacks
  * when the model lacks fn (warned once); out = 0 when nothing applies. */
 void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]);
+
+/* The last result of rp_cost per function: repeated calls skip the model. */
+typedef struct rp_lastcost {
+  double p, d; /* NaN until the first call */
+  double out[RP_NB];
+} rp_lastcost;
+extern rp_lastcost rp_lastcost_tab[REVPROF_FN_COUNT];
+
+static inline void rp_cost_fast(revprof_fn fn, double p, double d,
+                                double out[RP_NB]) {
+  const rp_lastcost *l = &rp_lastcost_tab[fn];
+  if (RP_LIKELY(l->d == d && l->p == p)) {
+    out[0] = l->out[0];
+    out[1] = l->out[1];
+    out[2] = l->out[2];
+  } else
+    rp_cost(fn, p, d, out);
+}
 
 /* Called from MPI_Init* after PMPI succeeded: settings, model, agreement
  * among ranks, shadows, handlers. Leaves rp_g.active set or not. */
@@ -169,6 +213,11 @@ typedef struct rp_tinfo {
   int plain;
 } rp_tinfo;
 rp_tinfo rp_type_info(MPI_Datatype t);
+extern MPI_Datatype rp_last_type; /* the type rp_type_info saw last */
+extern rp_tinfo rp_last_tinfo;
+static inline rp_tinfo rp_type_info_fast(MPI_Datatype t) {
+  return RP_LIKELY(t == rp_last_type) ? rp_last_tinfo : rp_type_info(t);
+}
 void rp_type_forget(MPI_Datatype t);
 double rp_tsize(const void *type); /* rp_tsize_fn over an MPI_Datatype */
 static inline int rp_inplace(const void *buf) { return buf == MPI_IN_PLACE; }
@@ -217,18 +266,107 @@ int rp_req_free_user(rp_req *r, MPI_Request *request);
 /* Progress of requests the application freed while active. */
 void rp_zombies_progress(int final);
 
-/* Sends: r NULL for a blocking call (uses the built-in record). */
-rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn, const void *buf,
-                      int count, MPI_Datatype type, int dest, MPI_Comm comm);
-void rp_send_end(rp_req *r, int rc);
+/* Sends: r NULL for a blocking call (uses the built-in record). The
+ * inline versions below handle the common blocking case (small gap-free
+ * data to a real peer) without calls; everything else goes here. */
+rp_req *rp_send_begin_slow(rp_req *r, rp_wid w, revprof_fn fn,
+                           const void *buf, int count, MPI_Datatype type,
+                           int dest, MPI_Comm comm);
 rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
                      MPI_Datatype type, int dest, MPI_Comm comm);
-rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
-                      int count, MPI_Datatype type, int source, int tag,
-                      MPI_Comm comm);
-void rp_recv_end(rp_req *r, int rc, MPI_Status *st, int want_status);
+rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
+                           int count, MPI_Datatype type, int source, int tag,
+                           MPI_Comm comm);
+void rp_recv_end_slow(rp_req *r, int rc, MPI_Status *st, int want_status);
+/* After a receive's rule: wildcard bookkeeping and the trace message. */
+void rp_recv_after(rp_req *r, const MPI_Status *st, const double *pb,
+                   const double lat[RP_NB], double bytes);
 rp_req *rp_recv_init(rp_wid w, revprof_fn fn, void *buf, int count,
                      MPI_Datatype type, int source, int tag, MPI_Comm comm);
+
+/* Sends the wrapper passes to PMPI as (r->wbuf, r->wcount, r->wtype). */
+static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
+                                    const void *buf, int count,
+                                    MPI_Datatype type, int dest,
+                                    MPI_Comm comm) {
+  if (r == NULL && type == rp_last_type && rp_last_tinfo.plain &&
+      count >= 0 && dest != MPI_PROC_NULL) {
+    double bytes = (double)count * rp_last_tinfo.size;
+    if (bytes <= rp_g.fast_max) { /* copy path, blocking record */
+      rp_req *b = &rp_g.bsend;
+      double cost[RP_NB];
+      double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
+      rp_cost_fast(fn, 2.0, bytes, cost);
+      rp_clock_send(&rp_g.clk, cost, pb);
+      pb[RP_PB_WORLD] = (double)rp_g.rank;
+      __builtin_memcpy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
+      b->enc = RP_ENC_PACK;
+      b->wbuf = b->pack;
+      b->wcount = (int)bytes + RP_PB_BYTES;
+      b->wtype = MPI_PACKED;
+      rp_g.cur_bytes += bytes;
+      return b;
+    }
+  }
+  return rp_send_begin_slow(r, w, fn, buf, count, type, dest, comm);
+}
+
+static inline void rp_send_end(rp_req *r, int rc) {
+  (void)r;
+  (void)rc;
+}
+
+/* Receives: the wrapper passes (r->wbuf, r->wcount, r->wtype) to PMPI. */
+static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
+                                    void *buf, int count, MPI_Datatype type,
+                                    int source, int tag, MPI_Comm comm) {
+  if (r == NULL && type == rp_last_type && rp_last_tinfo.plain &&
+      count >= 0 && source != MPI_PROC_NULL) {
+    double cap = (double)count * rp_last_tinfo.size;
+    if (cap <= rp_g.fast_max) {
+      rp_req *b = &rp_g.brecv;
+      b->wid = w;
+      b->fn = fn;
+      b->kind = RP_REQ_RECV;
+      b->ubuf = buf;
+      b->peer_spec = source;
+      b->tag_spec = tag;
+      b->comm = comm;
+      b->enc = RP_ENC_PACK;
+      b->unpacked = 0;
+      b->active = 1;
+      b->wbuf = b->pack;
+      b->wcount = (int)cap + RP_PB_BYTES;
+      b->wtype = MPI_PACKED;
+      return b;
+    }
+  }
+  return rp_recv_begin_slow(r, w, fn, buf, count, type, source, tag, comm);
+}
+
+/* After the PMPI receive: data and piggyback out, status corrected (when
+ * want_status), receive rule applied. */
+static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
+                               int want_status) {
+  int n;
+  if (rc == MPI_SUCCESS && r->enc == RP_ENC_PACK && r->blocking &&
+      PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n >= RP_PB_BYTES) {
+    double pb[RP_PB_DOUBLES], cost[RP_NB], lat[RP_NB], d = n - RP_PB_BYTES;
+    __builtin_memcpy(pb, r->pack, RP_PB_BYTES);
+    __builtin_memcpy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
+    if (want_status)
+      PMPI_Status_set_elements(st, MPI_BYTE, n - RP_PB_BYTES);
+    rp_cost_fast(r->fn, 2.0, d, cost);
+    rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
+    rp_g.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
+    rp_g.cur_bytes += d;
+    if (r->peer_spec == MPI_ANY_SOURCE || rp_g.tracing)
+      rp_recv_after(r, st, pb, lat, d);
+    r->active = 0;
+    return;
+  }
+  rp_recv_end_slow(r, rc, st, want_status);
+}
 
 /* Removes the piggyback from a probed message's status (count - 32 B). */
 void rp_status_unpiggyback(MPI_Status *st);

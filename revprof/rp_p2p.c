@@ -284,7 +284,7 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
   r->ubytes = 0.0;
   if (peer == MPI_PROC_NULL || count < 0)
     return; /* no message (or MPI reports the error as usual) */
-  rp_tinfo ti = rp_type_info(type);
+  rp_tinfo ti = rp_type_info_fast(type);
   double bytes = (double)count * ti.size;
   r->ubytes = bytes;
   if (ti.plain && rp_g.fast_copy && bytes <= rp_g.cfg.pack_max &&
@@ -311,7 +311,7 @@ static void send_stamp(rp_req *r) {
   double cost[RP_NB];
   if (r->enc == RP_ENC_NATIVE)
     return;
-  rp_cost(r->fn, 2.0, r->ubytes, cost);
+  rp_cost_fast(r->fn, 2.0, r->ubytes, cost);
   rp_clock_send(&rp_g.clk, cost, r->pb);
   r->pb[RP_PB_WORLD] = (double)rp_g.rank;
   rp_g.cur_bytes += r->ubytes;
@@ -335,18 +335,14 @@ static rp_req *prepare(rp_req *r, int blocking_send, rp_wid w,
   return r;
 }
 
-rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn, const void *buf,
-                      int count, MPI_Datatype type, int dest, MPI_Comm comm) {
+rp_req *rp_send_begin_slow(rp_req *r, rp_wid w, revprof_fn fn,
+                           const void *buf, int count, MPI_Datatype type,
+                           int dest, MPI_Comm comm) {
   r = prepare(r, 1, w, fn, RP_REQ_SEND);
   r->comm = comm;
   encode(r, buf, count, type, dest);
   send_stamp(r);
   return r;
-}
-
-void rp_send_end(rp_req *r, int rc) {
-  (void)r;
-  (void)rc;
 }
 
 rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
@@ -362,9 +358,9 @@ rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
   return r;
 }
 
-rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
-                      int count, MPI_Datatype type, int source, int tag,
-                      MPI_Comm comm) {
+rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
+                           int count, MPI_Datatype type, int source, int tag,
+                           MPI_Comm comm) {
   r = prepare(r, 0, w, fn, RP_REQ_RECV);
   r->peer_spec = source;
   r->tag_spec = tag;
@@ -436,15 +432,15 @@ static double deliver(rp_req *r, MPI_Status *st) {
 static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
                           double sr_send_bytes) {
   double cost[RP_NB], lat[RP_NB];
-  if (r->enc == RP_ENC_NATIVE || cancelled(st))
-    return;
+  if (r->enc == RP_ENC_NATIVE || (!r->blocking && cancelled(st)))
+    return; /* (a blocking receive cannot be cancelled) */
   double un = deliver(r, st);
   if (un < 0)
     return;
   if (want_status)
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)un);
   if (sr_send_bytes < 0)
-    rp_cost(r->fn, 2.0, un, cost);
+    rp_cost_fast(r->fn, 2.0, un, cost);
   else if (revprof_model_has(rp_g.model, REVPROF_FN_SENDRECV))
     rp_cost(REVPROF_FN_SENDRECV, 2.0,
             un > sr_send_bytes ? un : sr_send_bytes, cost);
@@ -455,19 +451,23 @@ static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
     for (int b = 0; b < RP_NB; b++)
       cost[b] += c2[b];
   }
-  rp_cost(REVPROF_FN_LATENCY, 2.0, un, lat);
+  rp_cost_fast(REVPROF_FN_LATENCY, 2.0, un, lat);
   rp_g.cur_wait += rp_clock_recv(&rp_g.clk, cost, r->pb, lat);
   rp_g.cur_bytes += un;
-  double arrival = rp_clock_arrival(r->pb, lat);
-  if (r->peer_spec == MPI_ANY_SOURCE)
-    rp_wild_record(&rp_g.wild, rp_bits_comm(r->comm), r->tag_spec,
-                   st->MPI_SOURCE, st->MPI_TAG, arrival);
-  if (rp_g.tracing)
-    rp_trace_message((int)r->pb[RP_PB_WORLD], r->pb[RP_AVG],
-                     rp_g.clk.now[RP_AVG], st->MPI_TAG, un);
+  rp_recv_after(r, st, r->pb, lat, un);
 }
 
-void rp_recv_end(rp_req *r, int rc, MPI_Status *st, int want_status) {
+void rp_recv_after(rp_req *r, const MPI_Status *st, const double *pb,
+                   const double lat[RP_NB], double bytes) {
+  if (r->peer_spec == MPI_ANY_SOURCE)
+    rp_wild_record(&rp_g.wild, rp_bits_comm(r->comm), r->tag_spec,
+                   st->MPI_SOURCE, st->MPI_TAG, rp_clock_arrival(pb, lat));
+  if (rp_g.tracing)
+    rp_trace_message((int)pb[RP_PB_WORLD], pb[RP_AVG], rp_g.clk.now[RP_AVG],
+                     st->MPI_TAG, bytes);
+}
+
+void rp_recv_end_slow(rp_req *r, int rc, MPI_Status *st, int want_status) {
   if (rc == MPI_SUCCESS)
     recv_complete(r, st, want_status, -1.0);
   r->active = 0;
@@ -703,6 +703,8 @@ void rp_p2p_startup(void) {
   rp_g.scratch_r = malloc(rp_g.scratch_cap);
   if (rp_g.scratch_s == NULL || rp_g.scratch_r == NULL)
     rp_g.scratch_cap = 0; /* every message takes the struct path */
+  rp_g.fast_max = rp_g.fast_copy && rp_g.scratch_cap ? rp_g.cfg.pack_max
+                                                      : -1.0;
   rp_req *b[2] = {&rp_g.bsend, &rp_g.brecv};
   char *sc[2] = {rp_g.scratch_s, rp_g.scratch_r};
   for (int i = 0; i < 2; i++) {

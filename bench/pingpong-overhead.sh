@@ -1,0 +1,40 @@
+#!/bin/sh
+# librevprof's cost on a ping-pong: one-way latency natively and through
+# revprof, measured side by side in one run (rounds alternate between the
+# PMPI and the MPI entry points of the same program), and the piggyback
+# candidates the mechanism was chosen from. Prints tables; asserts nothing.
+#
+# usage: bench/pingpong-overhead.sh [BUILD_DIR]      (default: build)
+# env:   MPIEXEC (default: the one the build found, else mpiexec),
+#        MPIFLAGS (extra launcher flags), ROUNDS (default 15),
+#        BUDGET (ping-pongs per round at 8 B, default 20000),
+#        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua)
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+case $build in /*) ;; *) build=$(pwd)/$build ;; esac
+overhead=$build/revprof/rp_bench_overhead
+candidates=$build/revprof/rp_bench_piggyback
+for exe in "$overhead" "$candidates"; do
+  [ -x "$exe" ] || { echo "pingpong-overhead: $exe not built (cmake --build $build)" >&2; exit 1; }
+done
+if [ -z "${MPIEXEC:-}" ]; then
+  MPIEXEC=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+  MPIEXEC=${MPIEXEC:-mpiexec}
+fi
+if [ "$(id -u)" = 0 ]; then # Open MPI refuses root without these
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export REVPROF_MODEL=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}
+export REVPROF_OUTPUT_DIR=${REVPROF_OUTPUT_DIR:-$(mktemp -d)}
+rounds=${ROUNDS:-15}
+echo "# $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); launcher $MPIEXEC"
+echo "# MPI: $("$MPIEXEC" --version 2>&1 | head -1)"
+echo
+echo "## librevprof against native, same program, alternating rounds"
+# shellcheck disable=SC2086
+"$MPIEXEC" ${MPIFLAGS:-} -n 2 "$overhead" "$rounds" "${BUDGET:-20000}" 2>/dev/null
+echo
+echo "## piggyback candidates (plain MPI, no revprof)"
+# shellcheck disable=SC2086
+"$MPIEXEC" ${MPIFLAGS:-} -n 2 "$candidates" 2000 "$rounds"
