@@ -43,6 +43,7 @@ foreach(fault missing-model broken-model bad-field lacking-function broken-lua
         bad-mode multiple)
   revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)
 endforeach()
+revprof_test(revprof_measure_np2 measure $<TARGET_FILE:rp_early_native> 2)
 foreach(mode abort exit segv term)
   revprof_test(revprof_early_${mode} early ${mode}
                $<TARGET_FILE:rp_early_native> 2)

@@ -10,6 +10,7 @@
 #                                             lacking-function broken-lua
 #                                             bad-mode multiple
 #   rp_check.sh early MODE EXE NP             MODE: abort exit segv term
+#   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
 set -u
 cmd=$1; shift
 fail() { echo "rp_check $cmd: FAIL: $*" >&2; exit 1; }
@@ -50,7 +51,8 @@ preload)
 exact)
   exe=$1 np=$2
   REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
-    REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "exact run failed"; }
+    REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+    run "$np" "$exe" || { cat out err; fail "exact run failed"; }
   cat out
   grep -q ", 0 mismatches" out || fail "clocks differ from the analytic values"
   exp=$(sed -n 's/^expected elapsed //p' out)
@@ -120,6 +122,15 @@ early)
   done
   test -e revprof-out/report.txt && fail "a final report after an early end"
   echo "early $mode: partial reports of rank(s)" $ranks
+  ;;
+measure)
+  exe=$1 np=$2
+  # 0.2 s of CPU between two MPI calls, target twice as fast: ~0.1 s each
+  REVPROF_MODEL=$RP_MODEL REVPROF_COMPUTE=measure REVPROF_CPU_SCALE=0.5 \
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burn || { cat err; fail "run failed"; }
+  awk -F, '$1 == "rank" && $3 == "compute" { n++; if ($7 < 0.09 || $7 > 0.2) bad = 1 } END { exit !(n == '"$np"' && !bad) }' \
+    revprof-out/report.csv || { grep compute revprof-out/report.csv; fail "measured compute not ~0.1 s per rank"; }
+  grep "compute" revprof-out/report.csv
   ;;
 *) fail "unknown command" ;;
 esac

@@ -1,13 +1,28 @@
 /* Runs that end early under librevprof: "abort" (rank 0 calls MPI_Abort),
  * "exit" (every rank leaves without MPI_Finalize), "segv" (the last rank
  * dies of SIGSEGV), "term" (the last rank gets SIGTERM). Each affected rank
- * must leave a PARTIAL report. Needs revprof for nothing: works natively. */
+ * must leave a PARTIAL report. "burn" ends normally after 0.2 s of CPU
+ * work between two MPI calls (REVPROF_COMPUTE=measure). Plain MPI. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Spins until this thread has used `seconds` of CPU time. */
+static double burn(double seconds) {
+  struct timespec t0, t;
+  volatile double x = 0;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+  do {
+    for (int i = 0; i < 100000; i++)
+      x += i * 1e-9;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  } while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < seconds);
+  return x;
+}
 
 int main(int argc, char **argv) {
   int rank, size, x = 1;
@@ -29,7 +44,10 @@ int main(int argc, char **argv) {
       sleep(30); /* killed by the launcher */
   } else if (strcmp(mode, "exit") == 0)
     exit(0);
-  else if (strcmp(mode, "segv") == 0 || strcmp(mode, "term") == 0) {
+  else if (strcmp(mode, "burn") == 0) {
+    burn(0.2);
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(mode, "segv") == 0 || strcmp(mode, "term") == 0) {
     if (rank == size - 1)
       raise(strcmp(mode, "segv") == 0 ? SIGSEGV : SIGTERM);
     sleep(30);

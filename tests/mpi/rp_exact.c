@@ -5,7 +5,8 @@
  * (revprof_now_bounds, MPI_Wtime). Rank 0 prints the expected elapsed time
  * for the check of report.csv. With 3 ranks or more a last phase makes the
  * real MPI match a wildcard receive against the predicted arrival order.
- * Run with REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6. */
+ * Run with REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6
+ * and REVPROF_LUA=rp_exact_costs.lua (work(n): n us, half and double). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -108,6 +109,19 @@ int main(int argc, char **argv) {
   memset(buf, 0, sizeof buf);
   memset(v, 0, sizeof v);
   MPI_Status st;
+
+  /* 0: computation given in seconds and by a Lua region */
+  revprof_compute_seconds(2e-5 * (rank + 1));
+  if (revprof_region("work", 10 + rank) != 0)
+    failures++;
+  for (int r = 0; r < P; r++) {
+    for (int b = 0; b < NB; b++)
+      T[r][b] += 2e-5 * (r + 1);
+    T[r][0] += 0.5e-6 * (10 + r);
+    T[r][1] += 1e-6 * (10 + r);
+    T[r][2] += 2e-6 * (10 + r);
+  }
+  check("annotations");
 
   /* 1: late sender. 0 computes long and sends 1000 B; 1 waits. */
   if (rank == 0) {
