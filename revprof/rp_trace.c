@@ -227,18 +227,20 @@ static int all_done(void) {
   return 1;
 }
 
-/* Appends a line to DIR/PARTIAL; async-signal-safe. */
+/* Appends a line to DIR/PARTIAL in one write, so that ranks ending at the
+ * same time do not mix their lines; async-signal-safe. */
 static void mark_partial(const char *dir, const char *why) {
-  char path[sizeof tr.dir + 16];
-  size_t n = strlen(dir);
-  if (n + 9 > sizeof path)
+  char path[sizeof tr.dir + 16], line[128];
+  size_t n = strlen(dir), w = strlen(why);
+  if (n + 9 > sizeof path || w + 2 > sizeof line)
     return;
   memcpy(path, dir, n);
   memcpy(path + n, "/PARTIAL", 9);
+  memcpy(line, why, w);
+  line[w] = '\n';
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
   if (fd >= 0) {
-    write_all(fd, why, strlen(why));
-    write_all(fd, "\n", 1);
+    write_all(fd, line, w + 1);
     close(fd);
   }
 }
