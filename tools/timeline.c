@@ -168,9 +168,15 @@ static int read_rank(const char *dir, int rank, vec *states, vec *arrows,
   return 0;
 }
 
+static int mpi_class(int c) {
+  return c != RP_TRACE_CLASS_COMPUTE && c != RP_TRACE_CLASS_REGION &&
+         c != RP_TRACE_CLASS_IDLE;
+}
+
 /* Clips boxes to [from, to], sorts them and merges neighbours of one class
- * closer than half a pixel (px seconds wide) when both are narrow or they
- * have the same name (a run of compute steps is one compute phase). */
+ * closer than half a pixel (px seconds wide) when both are narrow, or when
+ * they are computation of the same name (a run of compute steps is one
+ * compute phase; MPI calls stay apart). */
 static void simplify(vec *v, size_t first, double from, double to,
                      double px) {
   box *b = (box *)v->p + first;
@@ -185,7 +191,7 @@ static void simplify(vec *v, size_t first, double from, double to,
     box *prev = k ? &b[k - 1] : NULL;
     if (prev && prev->cls == x.cls && x.t0 - prev->t1 <= 0.5 * px &&
         ((x.t1 - x.t0 < 2 * px && prev->t1 - prev->t0 < 2 * px) ||
-         strcmp(prev->label, x.label) == 0)) {
+         (strcmp(prev->label, x.label) == 0 && !mpi_class(x.cls)))) {
       if (x.t1 > b[k - 1].t1)
         b[k - 1].t1 = x.t1;
       if (strcmp(b[k - 1].label, x.label) != 0)
