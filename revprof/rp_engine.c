@@ -347,6 +347,7 @@ void rp_startup(int provided) {
                           rp_g.size};
     rp_g.tracing = rp_trace_open(&tc) == 0;
   }
+  rp_g.extras = rp_g.tracing || rp_g.cfg.compute == RP_COMPUTE_MEASURE;
   rp_g.active = 1;
 }
 
@@ -355,6 +356,7 @@ void rp_shutdown(void) {
   if (rp_g.tracing)
     rp_trace_close(0);
   rp_g.tracing = 0;
+  rp_g.extras = rp_g.cfg.compute == RP_COMPUTE_MEASURE;
   rp_zombies_progress(1);
   rp_coll_shutdown();
   rp_p2p_shutdown();

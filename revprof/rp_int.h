@@ -30,10 +30,25 @@
 /* ------------------------------------------------------------ piggyback */
 
 /* What travels in front of every point-to-point message: the sender's
- * three clocks at the send start and its MPI_COMM_WORLD rank. */
+ * three clocks at the send start, then its MPI_COMM_WORLD rank and the
+ * message's data bytes as one integer-valued double, rank * 2^32 + bytes
+ * (exact below 2^53), so that a receiver that ignores the status needs no
+ * MPI_Get_count. bytes 2^32 - 1 means "unknown: ask the status". */
 #define RP_PB_DOUBLES 4
 #define RP_PB_BYTES ((int)(RP_PB_DOUBLES * sizeof(double)))
-#define RP_PB_WORLD 3 /* index of the sender's world rank */
+#define RP_PB_META 3
+#define RP_PB_NOSIZE 4294967295.0
+
+static inline double rp_pb_meta(int rank, double bytes) {
+  return (double)rank * 4294967296.0 +
+         (bytes >= 0 && bytes < RP_PB_NOSIZE ? bytes : RP_PB_NOSIZE);
+}
+static inline int rp_pb_rank(const double *pb) {
+  return (int)((uint64_t)pb[RP_PB_META] >> 32);
+}
+static inline double rp_pb_size(const double *pb) {
+  return (double)((uint64_t)pb[RP_PB_META] & 0xffffffffu);
+}
 
 enum rp_enc {
   RP_ENC_NATIVE = 0, /* user arguments unchanged (MPI_PROC_NULL, bad args) */
@@ -129,6 +144,7 @@ typedef struct rp_state {
   int fast_copy;    /* memcpy produces MPI_Pack's format */
   double fast_max;  /* inline copy path up to this many bytes; -1: off */
   int tracing;      /* rp_trace_* active */
+  int extras;       /* tracing or REVPROF_COMPUTE=measure: leave's slow part */
   rp_req bsend, brecv; /* blocking operations under way */
   char *scratch_s, *scratch_r; /* pack buffers of blocking calls */
   size_t scratch_cap;
@@ -153,7 +169,7 @@ void rp_measure_mark(void);
 static inline void rp_enter(rp_wid w) {
   (void)w;
   rp_g.in_tool = 1;
-  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+  if (rp_g.extras && rp_g.cfg.compute == RP_COMPUTE_MEASURE)
     rp_measure_gap();
   rp_g.t0 = rp_g.clk.now[RP_AVG];
   rp_g.cur_bytes = 0.0;
@@ -168,10 +184,12 @@ static inline void rp_leave(rp_wid w) {
   f->bytes += rp_g.cur_bytes;
   f->time += t1 - rp_g.t0;
   f->wait += rp_g.cur_wait;
-  if (rp_g.tracing)
-    rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
-  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
-    rp_measure_mark(); /* the call itself is not computation */
+  if (rp_g.extras) {
+    if (rp_g.tracing)
+      rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
+    if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+      rp_measure_mark(); /* the call itself is not computation */
+  }
   rp_g.in_tool = 0;
 }
 
@@ -284,6 +302,30 @@ void rp_recv_after(rp_req *r, const MPI_Status *st, const double *pb,
 rp_req *rp_recv_init(rp_wid w, revprof_fn fn, void *buf, int count,
                      MPI_Datatype type, int source, int tag, MPI_Comm comm);
 
+/* memcpy for the copy path: payloads of up to 16 bytes (the latency-bound
+ * ones) without a library call, as two possibly overlapping moves. */
+static inline void rp_copy(void *dst, const void *src, size_t n) {
+  char *d = dst;
+  const char *s = src;
+  if (n >= 8 && n <= 16) {
+    uint64_t a, b;
+    __builtin_memcpy(&a, s, 8);
+    __builtin_memcpy(&b, s + n - 8, 8);
+    __builtin_memcpy(d, &a, 8);
+    __builtin_memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t a, b;
+    __builtin_memcpy(&a, s, 4);
+    __builtin_memcpy(&b, s + n - 4, 4);
+    __builtin_memcpy(d, &a, 4);
+    __builtin_memcpy(d + n - 4, &b, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = s[i];
+  } else
+    __builtin_memcpy(d, s, n);
+}
+
 /* Sends the wrapper passes to PMPI as (r->wbuf, r->wcount, r->wtype). */
 static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
                                     const void *buf, int count,
@@ -298,8 +340,8 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
       double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
       rp_cost_fast(fn, 2.0, bytes, cost);
       rp_clock_send(&rp_g.clk, cost, pb);
-      pb[RP_PB_WORLD] = (double)rp_g.rank;
-      __builtin_memcpy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
+      pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
+      rp_copy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
       b->enc = RP_ENC_PACK;
       b->wbuf = b->pack;
       b->wcount = (int)bytes + RP_PB_BYTES;
@@ -324,17 +366,13 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
       count >= 0 && source != MPI_PROC_NULL) {
     double cap = (double)count * rp_last_tinfo.size;
     if (cap <= rp_g.fast_max) {
-      rp_req *b = &rp_g.brecv;
-      b->wid = w;
+      rp_req *b = &rp_g.brecv; /* only what rp_recv_end's fast path reads */
       b->fn = fn;
-      b->kind = RP_REQ_RECV;
       b->ubuf = buf;
       b->peer_spec = source;
       b->tag_spec = tag;
       b->comm = comm;
       b->enc = RP_ENC_PACK;
-      b->unpacked = 0;
-      b->active = 1;
       b->wbuf = b->pack;
       b->wcount = (int)cap + RP_PB_BYTES;
       b->wtype = MPI_PACKED;
@@ -348,23 +386,28 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
  * want_status), receive rule applied. */
 static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
                                int want_status) {
-  int n;
-  if (rc == MPI_SUCCESS && r->enc == RP_ENC_PACK && r->blocking &&
-      PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n >= RP_PB_BYTES) {
-    double pb[RP_PB_DOUBLES], cost[RP_NB], lat[RP_NB], d = n - RP_PB_BYTES;
+  if (rc == MPI_SUCCESS && r->enc == RP_ENC_PACK && r->blocking) {
+    double pb[RP_PB_DOUBLES], cost[RP_NB], lat[RP_NB];
     __builtin_memcpy(pb, r->pack, RP_PB_BYTES);
-    __builtin_memcpy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
-    if (want_status)
-      PMPI_Status_set_elements(st, MPI_BYTE, n - RP_PB_BYTES);
+    double d = rp_pb_size(pb);
+    int n = 0;
+    if (d > (double)(r->wcount - RP_PB_BYTES) || want_status) {
+      if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n < RP_PB_BYTES)
+        goto slow; /* no piggyback? let the general path say so */
+      d = n - RP_PB_BYTES;
+      if (want_status)
+        PMPI_Status_set_elements(st, MPI_BYTE, n - RP_PB_BYTES);
+    }
+    rp_copy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
     rp_cost_fast(r->fn, 2.0, d, cost);
     rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
     rp_g.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
     rp_g.cur_bytes += d;
     if (r->peer_spec == MPI_ANY_SOURCE || rp_g.tracing)
       rp_recv_after(r, st, pb, lat, d);
-    r->active = 0;
     return;
   }
+slow:
   rp_recv_end_slow(r, rc, st, want_status);
 }
 

@@ -313,7 +313,7 @@ static void send_stamp(rp_req *r) {
     return;
   rp_cost_fast(r->fn, 2.0, r->ubytes, cost);
   rp_clock_send(&rp_g.clk, cost, r->pb);
-  r->pb[RP_PB_WORLD] = (double)rp_g.rank;
+  r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
   rp_g.cur_bytes += r->ubytes;
   if (r->enc == RP_ENC_PACK) {
     memcpy(r->pack, r->pb, RP_PB_BYTES);
@@ -463,7 +463,7 @@ void rp_recv_after(rp_req *r, const MPI_Status *st, const double *pb,
     rp_wild_record(&rp_g.wild, rp_bits_comm(r->comm), r->tag_spec,
                    st->MPI_SOURCE, st->MPI_TAG, rp_clock_arrival(pb, lat));
   if (rp_g.tracing)
-    rp_trace_message((int)pb[RP_PB_WORLD], pb[RP_AVG], rp_g.clk.now[RP_AVG],
+    rp_trace_message(rp_pb_rank(pb), pb[RP_AVG], rp_g.clk.now[RP_AVG],
                      st->MPI_TAG, bytes);
 }
 
@@ -562,7 +562,7 @@ int rp_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   encode(s, sendbuf, sendcount, sendtype, dest);
   if (s->enc != RP_ENC_NATIVE) {
     memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
-    s->pb[RP_PB_WORLD] = (double)rp_g.rank;
+    s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
     rp_g.cur_bytes += s->ubytes;
     if (s->enc == RP_ENC_PACK) {
       memcpy(s->pack, s->pb, RP_PB_BYTES);

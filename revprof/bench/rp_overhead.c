@@ -3,7 +3,8 @@
  * program without revprof calls) and the wrapped one (MPI_Send / MPI_Recv
  * through librevprof: clock rules and piggyback). Prints the best one-way
  * latency of each per message size and their ratio. Run on 2 ranks with
- * REVPROF_MODEL set (bench/pingpong-overhead.sh does it). */
+ * REVPROF_MODEL set (bench/pingpong-overhead.sh does it).
+ * usage: rp_bench_overhead [ROUNDS [PINGPONGS_AT_8B [ONLY_BYTES]]] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
   static const int sizes[] = {8, 1024, 65536, 1048576};
   int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 15;
   long budget = argc > 2 ? atol(argv[2]) : 20000; /* ping-pongs at 8 B */
+  int only = argc > 3 ? atoi(argv[3]) : -1;        /* one size only */
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -53,6 +55,8 @@ int main(int argc, char **argv) {
            "bytes", "native us", "revprof us", "ratio");
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int n = sizes[s];
+    if (only >= 0 && n != only)
+      continue;
     int reps = (int)(budget / (1 + n / 8192));
     char *buf = calloc((size_t)n, 1);
     double best[2] = {1e30, 1e30};
