@@ -6,8 +6,9 @@
 #
 # usage: bench/pingpong-overhead.sh [BUILD_DIR]      (default: build)
 # env:   MPIEXEC (default: the one the build found, else mpiexec),
-#        MPIFLAGS (extra launcher flags), ROUNDS (default 15),
-#        BUDGET (ping-pongs per round at 8 B, default 20000),
+#        MPIFLAGS (extra launcher flags), ROUNDS (default 300),
+#        BUDGET (ping-pongs per round at 8 B, default 2000: short rounds, so
+#        that some fall between other processes' time slices),
 #        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,14 +28,14 @@ if [ "$(id -u)" = 0 ]; then # Open MPI refuses root without these
 fi
 export REVPROF_MODEL=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}
 export REVPROF_OUTPUT_DIR=${REVPROF_OUTPUT_DIR:-$(mktemp -d)}
-rounds=${ROUNDS:-15}
+rounds=${ROUNDS:-300}
 echo "# $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); launcher $MPIEXEC"
-echo "# MPI: $("$MPIEXEC" --version 2>&1 | head -1)"
+echo "# MPI: $("$MPIEXEC" --version 2>&1 | grep -m1 -iE 'open ?(mpi|rte)|version' | tr -s ' ')"
 echo
 echo "## librevprof against native, same program, alternating rounds"
 # shellcheck disable=SC2086
-"$MPIEXEC" ${MPIFLAGS:-} -n 2 "$overhead" "$rounds" "${BUDGET:-20000}" 2>/dev/null
+"$MPIEXEC" ${MPIFLAGS:-} -n 2 "$overhead" "$rounds" "${BUDGET:-2000}" 2>/dev/null
 echo
 echo "## piggyback candidates (plain MPI, no revprof)"
 # shellcheck disable=SC2086
-"$MPIEXEC" ${MPIFLAGS:-} -n 2 "$candidates" 2000 "$rounds"
+"$MPIEXEC" ${MPIFLAGS:-} -n 2 "$candidates" 2000 $((rounds > 40 ? 40 : rounds))

@@ -373,6 +373,7 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
       b->tag_spec = tag;
       b->comm = comm;
       b->enc = RP_ENC_PACK;
+      b->unpacked = 0;
       b->wbuf = b->pack;
       b->wcount = (int)cap + RP_PB_BYTES;
       b->wtype = MPI_PACKED;
