@@ -62,7 +62,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->compute = RP_COMPUTE_ANNOTATE;
   c->step[RP_MIN] = c->step[RP_AVG] = c->step[RP_MAX] = 1e-9;
   c->cpu_scale = 1.0;
-  c->pack_max = RP_CONFIG_DEFAULT_PACK_MAX;
+  c->pack_max = -1.0; /* the MPI library's default */
   snprintf(c->outdir, sizeof c->outdir, "revprof-out");
   if (err && errlen)
     err[0] = '\0';

@@ -25,7 +25,9 @@ typedef struct rp_config {
   double sec_per_ins;           /* REVPROF_INSTRUCTION_TIME, s; 0: off */
   int wtime_real;               /* REVPROF_WTIME=real */
   double pack_max;              /* REVPROF_PACK_MAX: piggyback by copy up
-                                   to this many bytes, bytes */
+                                   to this many bytes, bytes; -1 when unset
+                                   (the engine then picks its MPI library's
+                                   measured default) */
   char model[RP_PATH_MAX];      /* REVPROF_MODEL, "" if unset */
   char lua[RP_PATH_MAX];        /* REVPROF_LUA, "" if unset */
   char outdir[RP_PATH_MAX];     /* REVPROF_OUTPUT_DIR */
@@ -36,7 +38,6 @@ typedef struct rp_config {
  * Returns NULL for an unset variable. */
 typedef const char *(*rp_getenv_fn)(const char *name, void *ud);
 
-#define RP_CONFIG_DEFAULT_PACK_MAX 4096.0 /* bytes; see docs/revprof.md */
 
 /* Reads every REVPROF_* setting. On a bad value returns REVPROF_EINVAL (or
  * REVPROF_ERANGE for a path too long) and writes a message naming the

@@ -16,6 +16,18 @@
 #endif
 
 rp_state rp_g;
+
+/* REVPROF_PACK_MAX default, bytes: above it the struct datatype carries
+ * the piggyback. Measured with bench/pingpong-overhead.sh (docs/revprof.md):
+ * Open MPI's datatype engine overtakes copying between 2 and 4 KiB (past
+ * its shared-memory eager limit), MPICH's only between 8 and 16 KiB. */
+#if defined(OPEN_MPI)
+#define RP_DEFAULT_PACK_MAX 2048.0
+#elif defined(MPICH)
+#define RP_DEFAULT_PACK_MAX 8192.0
+#else
+#define RP_DEFAULT_PACK_MAX 2048.0
+#endif
 rp_lastcost rp_lastcost_tab[REVPROF_FN_COUNT];
 MPI_Datatype rp_last_type = MPI_DATATYPE_NULL;
 rp_tinfo rp_last_tinfo;
@@ -316,6 +328,8 @@ void rp_startup(int provided) {
     return;
   }
 
+  if (rp_g.cfg.pack_max < 0)
+    rp_g.cfg.pack_max = RP_DEFAULT_PACK_MAX;
   rp_g.lua_fault = 0;
   if (rp_g.cfg.compute == RP_COMPUTE_ANNOTATE && rp_g.cfg.lua[0]) {
     ok = rp_annotate_open(rp_g.cfg.lua, NULL, &rp_g.lua, err, sizeof err) ==

@@ -106,7 +106,7 @@ static void do_recv(int c, char *buf, int n, int peer, MPI_Comm comm,
 }
 
 int main(int argc, char **argv) {
-  static const int sizes[] = {8, 1024, 4096, 16384, 65536, 1048576};
+  static const int sizes[] = {8, 1024, 2048, 4096, 8192, 16384, 65536, 1048576};
   int rank, reps = argc > 1 ? atoi(argv[1]) : 2000;
   int rounds = argc > 2 ? atoi(argv[2]) : 7;
   MPI_Comm shadow;

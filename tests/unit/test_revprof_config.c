@@ -40,6 +40,7 @@ static void test_revprof_config_defaults(void **state) {
   assert_string_equal(c.outdir, "revprof-out");
   assert_string_equal(c.model, "m.lua");
   assert_string_equal(c.trace, "");
+  assert_near(c.pack_max, -1.0, 0); /* the engine picks per MPI library */
 }
 
 static void test_revprof_config_every_variable(void **state) {
