@@ -383,16 +383,33 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
   return rp_recv_begin_slow(r, w, fn, buf, count, type, source, tag, comm);
 }
 
+/* The status to give PMPI: the application's; else none at all when the
+ * copy path needs nothing from it (the size travels in the piggyback; no
+ * wildcard to record, no trace); else revprof's own. */
+static inline MPI_Status *rp_recv_status(const rp_req *r, MPI_Status *user,
+                                         MPI_Status *local) {
+  if (user != MPI_STATUS_IGNORE)
+    return user;
+  if (r->enc == RP_ENC_PACK && r->blocking &&
+      r->peer_spec != MPI_ANY_SOURCE && !rp_g.tracing)
+    return MPI_STATUS_IGNORE;
+  return local;
+}
+
 /* After the PMPI receive: data and piggyback out, status corrected (when
- * want_status), receive rule applied. */
+ * want_status), receive rule applied. st may be MPI_STATUS_IGNORE only as
+ * rp_recv_status allows. */
 static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
                                int want_status) {
   if (rc == MPI_SUCCESS && r->enc == RP_ENC_PACK && r->blocking) {
     double pb[RP_PB_DOUBLES], cost[RP_NB], lat[RP_NB];
     __builtin_memcpy(pb, r->pack, RP_PB_BYTES);
-    double d = rp_pb_size(pb);
+    double d = rp_pb_size(pb), cap = (double)(r->wcount - RP_PB_BYTES);
     int n = 0;
-    if (d > (double)(r->wcount - RP_PB_BYTES) || want_status) {
+    if (st == MPI_STATUS_IGNORE) {
+      if (d > cap) /* cannot be: more would have been a truncation error */
+        d = cap;
+    } else if (d > cap || want_status) {
       if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n < RP_PB_BYTES)
         goto slow; /* no piggyback? let the general path say so */
       d = n - RP_PB_BYTES;
