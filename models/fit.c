@@ -1,6 +1,7 @@
 /* Least-squares fitting of per-function equations (GSL): seed 003's paper
  * method and the default method (term search, LOO-CV, breakpoints). The
- * algorithm is described step by step in docs/fitting.md. */
+ * algorithm is described step by step in README.md, "Fitting: the exact
+ * algorithm". */
 #include "model_int.h"
 
 #include <gsl/gsl_errno.h>
@@ -749,7 +750,8 @@ static int significantly_better(const double *e0, const double *e1,
   return mean >= split_t * se;
 }
 
-/* The default method on ws->pt[0..n), sorted by d: see docs/fitting.md. */
+/* The default method on ws->pt[0..n), sorted by d: see README.md, "Fitting:
+ * the exact algorithm". */
 static int fit_default(fitws *ws, size_t n, const revprof_fit_options *o,
                        revprof_fnmodel *out) {
   fpt *pt = ws->pt;
