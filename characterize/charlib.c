@@ -2,6 +2,7 @@
  * statistics with outlier rejection, stop rule, jump detection, budget and
  * progress estimates. Every function here is unit-tested without MPI. */
 #include "charlib.h"
+#include "model_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,24 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#if defined(__GNUC__)
-#define RP_CHAR_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define RP_CHAR_PRINTF(a, b)
-#endif
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-    RP_CHAR_PRINTF(3, 4);
-
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (err == NULL || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* ============================================================== options */
 
@@ -167,13 +150,13 @@ static int parse_bytes(const char *s, long *out, const char *opt, char *err,
   while (isspace((unsigned char)*p))
     p++;
   if (*p == '-') {
-    errf(err, errlen, "%s: negative size '%s'", opt, s);
+    rp_errf(err, errlen, "%s: negative size '%s'", opt, s);
     return REVPROF_ERANGE;
   }
   errno = 0;
   unsigned long long v = strtoull(p, &end, 10);
   if (end == p || errno != 0) {
-    errf(err, errlen, "%s: '%s' is not a size in bytes", opt, s);
+    rp_errf(err, errlen, "%s: '%s' is not a size in bytes", opt, s);
     return REVPROF_EINVAL;
   }
   unsigned long long mult = 1;
@@ -190,12 +173,12 @@ static int parse_bytes(const char *s, long *out, const char *opt, char *err,
   } else if (strcasecmp(end, "b") == 0)
     end++;
   if (*end != '\0') {
-    errf(err, errlen, "%s: '%s' is not a size in bytes (suffixes K M G)",
+    rp_errf(err, errlen, "%s: '%s' is not a size in bytes (suffixes K M G)",
          opt, s);
     return REVPROF_EINVAL;
   }
   if (v > (unsigned long long)RP_CHAR_MAX_SIZE / mult) {
-    errf(err, errlen, "%s: size '%s' is above the largest allowed (1G)",
+    rp_errf(err, errlen, "%s: size '%s' is above the largest allowed (1G)",
          opt, s);
     return REVPROF_ERANGE;
   }
@@ -209,11 +192,11 @@ static int parse_long(const char *s, long lo, long hi, long *out,
   errno = 0;
   long v = strtol(s, &end, 10);
   if (end == s || *end != '\0' || errno != 0) {
-    errf(err, errlen, "%s: '%s' is not a whole number", opt, s);
+    rp_errf(err, errlen, "%s: '%s' is not a whole number", opt, s);
     return REVPROF_EINVAL;
   }
   if (v < lo || v > hi) {
-    errf(err, errlen, "%s: %ld is out of range (%ld to %ld)", opt, v, lo, hi);
+    rp_errf(err, errlen, "%s: %ld is out of range (%ld to %ld)", opt, v, lo, hi);
     return REVPROF_ERANGE;
   }
   *out = v;
@@ -236,7 +219,7 @@ static int parse_seconds(const char *s, double lo, double *out,
   errno = 0;
   double v = strtod(s, &end);
   if (end == s || errno != 0 || !isfinite(v)) {
-    errf(err, errlen, "%s: '%s' is not a time in seconds", opt, s);
+    rp_errf(err, errlen, "%s: '%s' is not a time in seconds", opt, s);
     return REVPROF_EINVAL;
   }
   if (strcmp(end, "ms") == 0)
@@ -246,11 +229,11 @@ static int parse_seconds(const char *s, double lo, double *out,
   else if (strcmp(end, "h") == 0)
     v *= 3600.0;
   else if (strcmp(end, "s") != 0 && *end != '\0') {
-    errf(err, errlen, "%s: '%s' is not a time (units ms, s, min, h)", opt, s);
+    rp_errf(err, errlen, "%s: '%s' is not a time (units ms, s, min, h)", opt, s);
     return REVPROF_EINVAL;
   }
   if (!(v >= lo)) {
-    errf(err, errlen, "%s: %s is out of range (at least %g s)", opt, s, lo);
+    rp_errf(err, errlen, "%s: %s is out of range (at least %g s)", opt, s, lo);
     return REVPROF_ERANGE;
   }
   *out = v;
@@ -264,7 +247,7 @@ static int parse_double_range(const char *s, double lo, double hi,
   errno = 0;
   double v = strtod(s, &end);
   if (end == s || errno != 0 || !isfinite(v)) {
-    errf(err, errlen, "%s: '%s' is not a number", opt, s);
+    rp_errf(err, errlen, "%s: '%s' is not a number", opt, s);
     return REVPROF_EINVAL;
   }
   if (*end == '%' && end[1] == '\0') {
@@ -272,11 +255,11 @@ static int parse_double_range(const char *s, double lo, double hi,
     end++;
   }
   if (*end != '\0') {
-    errf(err, errlen, "%s: '%s' is not a number", opt, s);
+    rp_errf(err, errlen, "%s: '%s' is not a number", opt, s);
     return REVPROF_EINVAL;
   }
   if (!(v >= lo && v <= hi)) {
-    errf(err, errlen, "%s: %s is out of range (%g to %g)", opt, s, lo, hi);
+    rp_errf(err, errlen, "%s: %s is out of range (%g to %g)", opt, s, lo, hi);
     return REVPROF_ERANGE;
   }
   *out = v;
@@ -295,7 +278,7 @@ static int parse_functions(const char *s, unsigned char *on, int val,
                            const char *opt, char *err, size_t errlen) {
   char buf[2048];
   if (strlen(s) >= sizeof buf) {
-    errf(err, errlen, "%s: list too long", opt);
+    rp_errf(err, errlen, "%s: list too long", opt);
     return REVPROF_EINVAL;
   }
   snprintf(buf, sizeof buf, "%s", s);
@@ -317,7 +300,7 @@ static int parse_functions(const char *s, unsigned char *on, int val,
     }
     revprof_fn fn = fn_lookup_nocase(tok);
     if (fn == REVPROF_FN_COUNT) {
-      errf(err, errlen,
+      rp_errf(err, errlen,
            "%s: unknown function '%s' (--list shows the names)", opt, tok);
       return REVPROF_ENOFUNC;
     }
@@ -325,7 +308,7 @@ static int parse_functions(const char *s, unsigned char *on, int val,
     n++;
   }
   if (n == 0) {
-    errf(err, errlen, "%s: empty function list", opt);
+    rp_errf(err, errlen, "%s: empty function list", opt);
     return REVPROF_EINVAL;
   }
   return 0;
@@ -337,7 +320,7 @@ static int parse_sizes(const char *s, rp_char_options *o, char *err,
   long lo, hi;
   int rc;
   if (strlen(s) >= sizeof buf) {
-    errf(err, errlen, "--sizes: '%s' is not MIN:MAX", s);
+    rp_errf(err, errlen, "--sizes: '%s' is not MIN:MAX", s);
     return REVPROF_EINVAL;
   }
   snprintf(buf, sizeof buf, "%s", s);
@@ -353,7 +336,7 @@ static int parse_sizes(const char *s, rp_char_options *o, char *err,
     hi = lo;
   }
   if (lo > hi) {
-    errf(err, errlen, "--sizes: MIN %ld is larger than MAX %ld", lo, hi);
+    rp_errf(err, errlen, "--sizes: MIN %ld is larger than MAX %ld", lo, hi);
     return REVPROF_ERANGE;
   }
   o->smin = lo;
@@ -371,7 +354,7 @@ static int parse_procs(const char *s, rp_char_options *o, char *err,
   char buf[2048];
   int rc;
   if (strlen(s) >= sizeof buf) {
-    errf(err, errlen, "--procs: list too long");
+    rp_errf(err, errlen, "--procs: list too long");
     return REVPROF_EINVAL;
   }
   snprintf(buf, sizeof buf, "%s", s);
@@ -385,11 +368,11 @@ static int parse_procs(const char *s, rp_char_options *o, char *err,
                         errlen)))
       return rc;
     if (lo < 2) {
-      errf(err, errlen, "--procs: group size %d is below 2", lo);
+      rp_errf(err, errlen, "--procs: group size %d is below 2", lo);
       return REVPROF_ERANGE;
     }
     if (lo > hi) {
-      errf(err, errlen, "--procs: MIN %d is larger than MAX %d", lo, hi);
+      rp_errf(err, errlen, "--procs: MIN %d is larger than MAX %d", lo, hi);
       return REVPROF_ERANGE;
     }
     o->pmin = lo;
@@ -404,18 +387,18 @@ static int parse_procs(const char *s, rp_char_options *o, char *err,
     if ((rc = parse_int(tok, INT_MIN, INT_MAX, &v, "--procs", err, errlen)))
       return rc;
     if (v < 2) {
-      errf(err, errlen, "--procs: group size %d is below 2", v);
+      rp_errf(err, errlen, "--procs: group size %d is below 2", v);
       return REVPROF_ERANGE;
     }
     if (n == RP_CHAR_MAX_PLIST) {
-      errf(err, errlen, "--procs: more than %d group sizes (use MIN:MAX)",
+      rp_errf(err, errlen, "--procs: more than %d group sizes (use MIN:MAX)",
            RP_CHAR_MAX_PLIST);
       return REVPROF_ERANGE;
     }
     o->plist[n++] = v;
   }
   if (n == 0) {
-    errf(err, errlen, "--procs: empty list");
+    rp_errf(err, errlen, "--procs: empty list");
     return REVPROF_EINVAL;
   }
   qsort(o->plist, (size_t)n, sizeof o->plist[0], cmp_int);
@@ -455,7 +438,7 @@ static int apply_option(int id, const char *v, rp_char_options *o,
   switch ((enum opt_id)id) {
   case OPT_OUTPUT:
     if (*v == '\0' || strlen(v) >= sizeof o->outdir) {
-      errf(err, errlen, "%s: directory name empty or too long", name);
+      rp_errf(err, errlen, "%s: directory name empty or too long", name);
       return REVPROF_EINVAL;
     }
     snprintf(o->outdir, sizeof o->outdir, "%s", v);
@@ -493,7 +476,7 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     else if (strcmp(v, "window") == 0)
       o->sync = RP_SYNC_WINDOW;
     else {
-      errf(err, errlen, "%s: '%s' is neither barrier nor window", name, v);
+      rp_errf(err, errlen, "%s: '%s' is neither barrier nor window", name, v);
       return REVPROF_EINVAL;
     }
     return 0;
@@ -502,7 +485,7 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     errno = 0;
     unsigned long long s = strtoull(v, &end, 0);
     if (end == v || *end != '\0' || errno != 0 || *v == '-') {
-      errf(err, errlen, "%s: '%s' is not a whole number >= 0", name, v);
+      rp_errf(err, errlen, "%s: '%s' is not a whole number >= 0", name, v);
       return REVPROF_EINVAL;
     }
     o->seed = (uint64_t)s;
@@ -513,7 +496,7 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     if (parse_double_range(v, 0.0, 1e6, &o->jump, name, err, errlen))
       return REVPROF_ERANGE;
     if (o->jump != 0.0 && o->jump <= 1.0) {
-      errf(err, errlen, "%s: factor must be above 1 (or 0 to turn off)",
+      rp_errf(err, errlen, "%s: factor must be above 1 (or 0 to turn off)",
            name);
       return REVPROF_ERANGE;
     }
@@ -525,7 +508,7 @@ static int apply_option(int id, const char *v, rp_char_options *o,
   case OPT_MAX_BUFFER: {
     int rc = parse_bytes(v, &l, name, err, errlen);
     if (rc == 0 && l < 1) {
-      errf(err, errlen, "%s: must be at least 1 byte", name);
+      rp_errf(err, errlen, "%s: must be at least 1 byte", name);
       rc = REVPROF_ERANGE;
     }
     if (rc == 0)
@@ -534,7 +517,7 @@ static int apply_option(int id, const char *v, rp_char_options *o,
   }
   case OPT_METHOD:
     if (strcmp(v, "default") != 0 && strcmp(v, "paper") != 0) {
-      errf(err, errlen, "%s: unknown method '%s' (default or paper)", name,
+      rp_errf(err, errlen, "%s: unknown method '%s' (default or paper)", name,
            v);
       return REVPROF_EINVAL;
     }
@@ -542,7 +525,7 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     return 0;
   case OPT_NAME:
     if (strlen(v) >= sizeof o->name || strpbrk(v, "\"\\\n")) {
-      errf(err, errlen, "%s: name too long or has quotes, backslashes or "
+      rp_errf(err, errlen, "%s: name too long or has quotes, backslashes or "
                         "newlines", name);
       return REVPROF_EINVAL;
     }
@@ -591,7 +574,7 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
     if (id == OPT_QUICK || id == OPT_FULL) {
       rp_preset p = id == OPT_QUICK ? RP_PRESET_QUICK : RP_PRESET_FULL;
       if (preset != RP_PRESET_DEFAULT && preset != p) {
-        errf(err, errlen, "--quick and --full exclude each other");
+        rp_errf(err, errlen, "--quick and --full exclude each other");
         rp_char_options_init(o, RP_PRESET_DEFAULT);
         return REVPROF_EINVAL;
       }
@@ -612,9 +595,9 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
     int id = find_option(a, &iv);
     if (id < 0) {
       if (a[0] == '-')
-        errf(err, errlen, "unknown option '%s' (--help lists them)", a);
+        rp_errf(err, errlen, "unknown option '%s' (--help lists them)", a);
       else
-        errf(err, errlen, "unexpected argument '%s' (--help lists the "
+        rp_errf(err, errlen, "unexpected argument '%s' (--help lists the "
                           "options)", a);
       return REVPROF_EINVAL;
     }
@@ -625,7 +608,7 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
       else if (i + 1 < argc)
         v = argv[++i];
       else {
-        errf(err, errlen, "%s needs a value (%s)", a, opt_table[id].arg);
+        rp_errf(err, errlen, "%s needs a value (%s)", a, opt_table[id].arg);
         return REVPROF_EINVAL;
       }
     }
@@ -634,7 +617,7 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
       return rc;
   }
   if (o->min_reps > o->max_reps) {
-    errf(err, errlen, "--min-reps %ld is larger than --max-reps %ld",
+    rp_errf(err, errlen, "--min-reps %ld is larger than --max-reps %ld",
          o->min_reps, o->max_reps);
     return REVPROF_ERANGE;
   }
@@ -642,7 +625,7 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     any |= o->fn_on[i];
   if (!any && !o->list) {
-    errf(err, errlen, "no function left to time (--functions/--exclude)");
+    rp_errf(err, errlen, "no function left to time (--functions/--exclude)");
     return REVPROF_EINVAL;
   }
   return 0;
@@ -651,7 +634,7 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
 int rp_char_validate(const rp_char_options *o, int world, char *err,
                      size_t errlen) {
   if (world < 2) {
-    errf(err, errlen, "needs at least 2 ranks: mpirun -n 2 ... (got %d)",
+    rp_errf(err, errlen, "needs at least 2 ranks: mpirun -n 2 ... (got %d)",
          world);
     return REVPROF_ERANGE;
   }
@@ -665,19 +648,19 @@ int rp_char_validate(const rp_char_options *o, int world, char *err,
   }
   int pmax = o->nplist ? o->plist[o->nplist - 1] : o->pmax;
   if (coll && pmax > world) {
-    errf(err, errlen,
+    rp_errf(err, errlen,
          "--procs: group size %d is larger than the %d ranks launched "
          "(mpirun -n %d ... or a smaller --procs)",
          pmax, world, pmax);
     return REVPROF_ERANGE;
   }
   if (coll && o->nplist == 0 && o->pmin > world) {
-    errf(err, errlen, "--procs: group size %d is larger than the %d ranks "
+    rp_errf(err, errlen, "--procs: group size %d is larger than the %d ranks "
                       "launched", o->pmin, world);
     return REVPROF_ERANGE;
   }
   if (p2p && o->peer >= world) {
-    errf(err, errlen, "--peer %d: only ranks 1 to %d exist", o->peer,
+    rp_errf(err, errlen, "--peer %d: only ranks 1 to %d exist", o->peer,
          world - 1);
     return REVPROF_ERANGE;
   }
@@ -915,7 +898,7 @@ int rp_char_plan_build(const rp_char_options *o, int world,
   int maxp = world > 1 ? world : 1;
   int *procs = malloc((size_t)maxp * sizeof *procs);
   if (procs == NULL) {
-    errf(err, errlen, "out of memory building the list of points");
+    rp_errf(err, errlen, "out of memory building the list of points");
     return REVPROF_ENOMEM;
   }
   int ns = rp_char_sizes(o, sizes, 64);
@@ -946,11 +929,11 @@ int rp_char_plan_build(const rp_char_options *o, int world,
   }
   free(procs);
   if (rc) {
-    errf(err, errlen, "out of memory building the list of points");
+    rp_errf(err, errlen, "out of memory building the list of points");
     return rc;
   }
   if (plan->n == 0) {
-    errf(err, errlen, "nothing to measure (%zu points exceed --max-buffer)",
+    rp_errf(err, errlen, "nothing to measure (%zu points exceed --max-buffer)",
          plan->nlimited);
     return REVPROF_ERANGE;
   }

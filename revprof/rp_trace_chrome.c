@@ -8,16 +8,6 @@
 
 #include "rp_trace_int.h"
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 /* Writes s as a JSON string; bytes outside printable ASCII become '?' so
  * the file stays valid UTF-8 whatever a region name holds. */
 static void json_string(FILE *f, const char *s) {
@@ -96,10 +86,10 @@ int rp_trace_chrome_write(const char *dir, int first, int n, int size,
   char tmp[4096];
   int rc = 0;
   if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-    return fail(RP_TRACE_EIO, err, errlen, "%s: path too long", path);
+    return rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: path too long", path);
   FILE *out = fopen(tmp, "w");
   if (!out)
-    return fail(RP_TRACE_EIO, err, errlen, "%s: %s", tmp, strerror(errno));
+    return rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: %s", tmp, strerror(errno));
   fputs("{\"traceEvents\":[\n"
         "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
         "\"args\":{\"name\":\"revprof (simulated time)\"}}",
@@ -112,11 +102,11 @@ int rp_trace_chrome_write(const char *dir, int first, int n, int size,
           "\"ranks\":%d,\"first_rank\":%d,\"nranks\":%d,\"partial\":%s}}\n",
           size, first, n, *partial ? "true" : "false");
   if (ferror(out) && rc == 0)
-    rc = fail(RP_TRACE_EIO, err, errlen, "%s: write error", tmp);
+    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: write error", tmp);
   if (fclose(out) != 0 && rc == 0)
-    rc = fail(RP_TRACE_EIO, err, errlen, "%s: %s", tmp, strerror(errno));
+    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: %s", tmp, strerror(errno));
   if (rc == 0 && rename(tmp, path) != 0)
-    rc = fail(RP_TRACE_EIO, err, errlen, "%s: %s", path, strerror(errno));
+    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: %s", path, strerror(errno));
   if (rc != 0)
     remove(tmp);
   return rc;

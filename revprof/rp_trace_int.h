@@ -78,6 +78,12 @@ enum rp_trace_error {
 };
 
 const char *rp_trace_strerror(int code); /* never NULL */
+/* Writes the message to err (when not NULL) and returns code. */
+int rp_trace_fail(int code, char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* ---------------------------------------------------------- state classes */
 

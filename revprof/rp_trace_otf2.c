@@ -12,23 +12,13 @@
 
 #include "rp_trace_int.h"
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 #ifndef RP_HAVE_OTF2
 
 int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
                         size_t errlen) {
   (void)size;
   (void)partial;
-  return fail(RP_TRACE_ENOOTF2, err, errlen,
+  return rp_trace_fail(RP_TRACE_ENOOTF2, err, errlen,
               "%s/traces.otf2 not written: revprof was built without OTF2 "
               "(install libotf2-dev and rebuild)", dir);
 }
@@ -200,7 +190,7 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
       uint32_t id = names_id(&w->regions, ev.name);
       state *s = id == UINT32_MAX ? NULL : states ? vec_push(states) : NULL;
       if (id == UINT32_MAX || (states && !s))
-        rc = fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+        rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
       else if (s)
         *s = (state){ev.t0, ev.t1 > ev.t0 ? ev.t1 : ev.t0, id, -1, -1};
     } else if (ev.src < size) {
@@ -210,13 +200,13 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
         sendrec sr = {ev.t0, ev.bytes, rank, ev.tag};
         off_t at = (off_t)(fill[ev.src]++ * sizeof sr);
         if (pwrite(bucket_fd, &sr, sizeof sr, at) != (ssize_t)sizeof sr)
-          rc = fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
+          rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
                     strerror(errno));
       }
       if (points) {
         point *p = vec_push(points);
         if (!p)
-          rc = fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+          rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
         else
           *p = (point){ev.t1, ev.bytes, ev.src, ev.tag, 1, seq};
       }
@@ -452,7 +442,7 @@ static int remove_archive(const char *dir, char *err, size_t errlen) {
   }
   closedir(d);
   if (rmdir(path) != 0)
-    return fail(RP_TRACE_EIO, err, errlen,
+    return rp_trace_fail(RP_TRACE_EIO, err, errlen,
                 "cannot replace the OTF2 archive %s: %s", path,
                 strerror(errno));
   return 0;
@@ -460,7 +450,7 @@ static int remove_archive(const char *dir, char *err, size_t errlen) {
 
 static int otf2_fail(OTF2_ErrorCode e, const char *dir, char *err,
                      size_t errlen) {
-  return fail(RP_TRACE_EOTF2, err, errlen, "%s/traces.otf2: %s: %s", dir,
+  return rp_trace_fail(RP_TRACE_EOTF2, err, errlen, "%s/traces.otf2: %s: %s", dir,
               OTF2_Error_GetName(e), OTF2_Error_GetDescription(e));
 }
 
@@ -476,9 +466,9 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
   int rc = 0;
   OTF2_ErrorCode e = OTF2_SUCCESS;
   if (!count || !start || !fill || !nevents)
-    rc = fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+    rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
   else if (!bucket)
-    rc = fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
+    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
               strerror(errno));
   /* pass 0: region names and sends per sender; pass 1: sends into their
    * sender's bucket, so each location gets its sends in one read */
@@ -500,7 +490,7 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
                                   OTF2_SUBSTRATE_POSIX,
                                   OTF2_COMPRESSION_NONE);
     if (!w.archive)
-      rc = fail(RP_TRACE_EOTF2, err, errlen,
+      rc = rp_trace_fail(RP_TRACE_EOTF2, err, errlen,
                 "%s/traces.otf2: cannot create the OTF2 archive", dir);
   }
   if (rc == 0) {
@@ -534,9 +524,9 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
       point *p = vec_push(&points);
       off_t at = (off_t)((start[r] + i) * sizeof sr);
       if (!p)
-        rc = fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+        rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
       else if (pread(fileno(bucket), &sr, sizeof sr, at) != (ssize_t)sizeof sr)
-        rc = fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
+        rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
                   strerror(errno));
       else
         *p = (point){sr.t, sr.bytes, sr.dst, sr.tag, 0, (uint32_t)i};
@@ -546,7 +536,7 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
     OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w.archive,
                                                    (OTF2_LocationRef)r);
     if (!ew) {
-      rc = fail(RP_TRACE_EOTF2, err, errlen,
+      rc = rp_trace_fail(RP_TRACE_EOTF2, err, errlen,
                 "%s/traces.otf2: no event writer for rank %d", dir, r);
       break;
     }

@@ -22,7 +22,7 @@ const char *rp_trace_strerror(int code) {
   return "unknown error";
 }
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
+int rp_trace_fail(int code, char *err, size_t errlen, const char *fmt, ...) {
   if (err && errlen) {
     va_list ap;
     va_start(ap, fmt);
@@ -66,19 +66,19 @@ int rp_trace_reader_open(const char *path, rp_trace_reader **out, char *err,
   *out = NULL;
   rp_trace_reader *r = calloc(1, sizeof *r);
   if (!r)
-    return fail(RP_TRACE_ENOMEM, err, errlen, "%s: out of memory", path);
+    return rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "%s: out of memory", path);
   snprintf(r->path, sizeof r->path, "%s", path);
   r->end = RP_TRACE_END_TRUNCATED;
   r->f = fopen(path, "r");
   if (!r->f) {
     int e = errno;
     free(r);
-    return fail(e == ENOENT ? RP_TRACE_EMISSING : RP_TRACE_EIO, err, errlen,
+    return rp_trace_fail(e == ENOENT ? RP_TRACE_EMISSING : RP_TRACE_EIO, err, errlen,
                 "%s: %s", path, strerror(e));
   }
   if (read_line(r) != 1 || strcmp(r->buf, RP_TRACE_MAGIC) != 0) {
     rp_trace_reader_close(r);
-    return fail(RP_TRACE_EFORMAT, err, errlen,
+    return rp_trace_fail(RP_TRACE_EFORMAT, err, errlen,
                 "%s: not a revprof trace stream (no '" RP_TRACE_MAGIC
                 "' line)", path);
   }
@@ -87,7 +87,7 @@ int rp_trace_reader_open(const char *path, rp_trace_reader **out, char *err,
       sscanf(r->buf, "H %d %d %c", &r->rank, &r->size, &c) != 2 ||
       r->rank < 0 || r->size < 1 || r->rank >= r->size) {
     rp_trace_reader_close(r);
-    return fail(RP_TRACE_EFORMAT, err, errlen,
+    return rp_trace_fail(RP_TRACE_EFORMAT, err, errlen,
                 "%s:2: bad header, expected 'H RANK SIZE'", path);
   }
   *out = r;
@@ -95,7 +95,7 @@ int rp_trace_reader_open(const char *path, rp_trace_reader **out, char *err,
 }
 
 static int bad_line(rp_trace_reader *r, char *err, size_t errlen) {
-  return fail(RP_TRACE_ESYNTAX, err, errlen, "%s:%ld: malformed line '%.60s'",
+  return rp_trace_fail(RP_TRACE_ESYNTAX, err, errlen, "%s:%ld: malformed line '%.60s'",
               r->path, r->line, r->buf);
 }
 
@@ -104,7 +104,7 @@ int rp_trace_reader_next(rp_trace_reader *r, rp_trace_event *ev, char *err,
   for (;;) {
     int got = read_line(r);
     if (got < 0)
-      return fail(RP_TRACE_ESYNTAX, err, errlen, "%s:%ld: line too long",
+      return rp_trace_fail(RP_TRACE_ESYNTAX, err, errlen, "%s:%ld: line too long",
                   r->path, r->line);
     if (got == 0)
       return 0;
