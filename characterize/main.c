@@ -620,7 +620,8 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
   snprintf(notes + nl, sizeof notes - nl,
            "; %zu points in %.0f s, %zu skipped by budget, %zu shrunk",
            r->nres, seconds, r->nskipped, r->nshrunk);
-  snprintf(m->machine_notes, sizeof m->machine_notes, "%s", notes);
+  snprintf(m->machine_notes, sizeof m->machine_notes, "%.*s",
+           (int)sizeof m->machine_notes - 1, notes); /* cut on purpose */
   if (strlen(notes) >= sizeof m->machine_notes) /* mark the cut */
     memcpy(m->machine_notes + sizeof m->machine_notes - 4, "...", 4);
 
