@@ -51,6 +51,13 @@ REVPROF_API double revprof_now(void);
  * may be NULL). */
 REVPROF_API void revprof_now_bounds(double *min, double *avg, double *max);
 
+/* Compensate mode (REVPROF_MODE=compensate): a profiled region of the
+ * program, from begin to the matching end (properly nested; end names the
+ * region it closes). Counts, inclusive and exclusive times, measured and
+ * with revprof's own overhead removed, appear in compensate.txt/.csv. */
+REVPROF_API void revprof_region_begin(const char *name);
+REVPROF_API void revprof_region_end(const char *name);
+
 /* 1 when prediction is running (predict mode, model loaded), else 0. */
 REVPROF_API int revprof_enabled(void);
 

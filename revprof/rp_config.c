@@ -11,7 +11,9 @@
 #include "revprof_model.h"
 
 const char *rp_mode_name(rp_mode m) {
-  return m == RP_MODE_PREDICT ? "predict" : "off";
+  return m == RP_MODE_PREDICT      ? "predict"
+         : m == RP_MODE_COMPENSATE ? "compensate"
+                                   : "off";
 }
 
 const char *rp_compute_name(rp_compute_mode m) {
@@ -72,13 +74,15 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       c->mode = RP_MODE_PREDICT;
     else if (strcmp(v, "off") == 0)
       c->mode = RP_MODE_OFF;
+    else if (strcmp(v, "compensate") == 0)
+      c->mode = RP_MODE_COMPENSATE;
     else {
       snprintf(err, errlen,
                "REVPROF_MODE=\"%s\": unknown mode (this revprof knows "
-               "'predict' and 'off'%s)",
+               "'predict', 'compensate' and 'off'%s)",
                v,
-               strcmp(v, "compensate") == 0 || strcmp(v, "measure") == 0
-                   ? "; compensate and measure modes are not implemented yet"
+               strcmp(v, "measure") == 0
+                   ? "; measure mode is not implemented yet"
                    : "");
       return REVPROF_EINVAL;
     }
@@ -163,6 +167,32 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       (rc = get_path("REVPROF_TRACE", v, c->trace, sizeof c->trace, err,
                      errlen)))
     return rc;
+  if ((v = get("REVPROF_OVERHEAD", ud)) && *v) {
+    if (strcmp(v, "calibrate") == 0)
+      c->overhead = RP_OVERHEAD_CALIBRATE;
+    else if (strcmp(v, "model") == 0)
+      c->overhead = RP_OVERHEAD_MODEL;
+    else {
+      snprintf(err, errlen,
+               "REVPROF_OVERHEAD=\"%s\": expected 'calibrate' or 'model'", v);
+      return REVPROF_EINVAL;
+    }
+  }
+  if (c->overhead == RP_OVERHEAD_MODEL && c->model[0] == '\0') {
+    snprintf(err, errlen,
+             "REVPROF_OVERHEAD=model needs REVPROF_MODEL (a model file with "
+             "an overhead table)");
+    return REVPROF_EINVAL;
+  }
+  if ((v = get("REVPROF_INJECT_OVERHEAD", ud)) && *v &&
+      (rc = get_seconds("REVPROF_INJECT_OVERHEAD", v, 0, &c->inject, err,
+                        errlen)))
+    return rc;
+  if (c->inject > 1.0) {
+    snprintf(err, errlen, "REVPROF_INJECT_OVERHEAD=\"%s\": at most 1 second",
+             v);
+    return REVPROF_EINVAL;
+  }
   if (c->mode == RP_MODE_PREDICT && c->model[0] == '\0') {
     snprintf(err, errlen,
              "REVPROF_MODEL is not set (predict mode needs a machine model "

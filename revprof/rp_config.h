@@ -7,7 +7,18 @@
 
 #include "rp_clock.h"
 
-typedef enum rp_mode { RP_MODE_PREDICT = 0, RP_MODE_OFF = 1 } rp_mode;
+typedef enum rp_mode {
+  RP_MODE_PREDICT = 0,
+  RP_MODE_OFF = 1,
+  RP_MODE_COMPENSATE = 2 /* measure for real, remove own overhead */
+} rp_mode;
+
+typedef enum rp_overhead_src {
+  RP_OVERHEAD_AUTO = 0,      /* model's overhead table if complete, else
+                                calibrate */
+  RP_OVERHEAD_CALIBRATE = 1, /* time empty events at MPI_Init */
+  RP_OVERHEAD_MODEL = 2      /* the model's overhead table only */
+} rp_overhead_src;
 
 typedef enum rp_compute_mode {
   RP_COMPUTE_ZERO = 0,     /* computation costs nothing */
@@ -28,6 +39,10 @@ typedef struct rp_config {
                                    to this many bytes, bytes; -1 when unset
                                    (the engine then picks its MPI library's
                                    measured default) */
+  rp_overhead_src overhead;     /* REVPROF_OVERHEAD (compensate mode) */
+  double inject;                /* REVPROF_INJECT_OVERHEAD: busy-wait per
+                                   event in compensate mode (testing aid),
+                                   seconds; 0: off */
   char model[RP_PATH_MAX];      /* REVPROF_MODEL, "" if unset */
   char lua[RP_PATH_MAX];        /* REVPROF_LUA, "" if unset */
   char outdir[RP_PATH_MAX];     /* REVPROF_OUTPUT_DIR */

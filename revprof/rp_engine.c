@@ -280,6 +280,13 @@ void rp_measure_gap(void) {
   rp_add_compute(dt, "compute");
 }
 
+void rp_enter_extras(rp_wid w) {
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+    rp_measure_gap();
+  if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
+    rp_cm_enter(w);
+}
+
 void rp_measure_mark(void) {
   rp_g.cpu_mark = cpu_seconds();
   rp_g.ins_mark = instructions();
@@ -302,6 +309,8 @@ static int agree(int ok, const char *why, const char *consequence) {
   return v[0];
 }
 
+static revprof_model *cm_model; /* compensate mode: the overhead table */
+
 void rp_startup(int provided) {
   char err[1024] = "";
   int ok = 1;
@@ -318,7 +327,8 @@ void rp_startup(int provided) {
              "MPI_THREAD_MULTIPLE is not supported (one simulated clock per "
              "process cannot order concurrent MPI calls)");
     ok = 0;
-  } else if (revprof_model_load(rp_g.cfg.model, &rp_g.model, err,
+  } else if ((rp_g.cfg.mode == RP_MODE_PREDICT || rp_g.cfg.model[0]) &&
+             revprof_model_load(rp_g.cfg.model, &rp_g.model, err,
                                 sizeof err) != 0)
     ok = 0;
   if (!agree(ok, err, "prediction is off, the program runs without "
@@ -328,6 +338,13 @@ void rp_startup(int provided) {
     return;
   }
 
+  if (rp_g.cfg.mode == RP_MODE_COMPENSATE) {
+    /* real time, no simulated costs: the clocks carry delays only */
+    rp_g.cfg.compute = RP_COMPUTE_ZERO;
+    rp_g.cfg.wtime_real = 1;
+    rp_g.cfg.trace[0] = '\0';
+    rp_g.cfg.lua[0] = '\0';
+  }
   if (rp_g.cfg.pack_max < 0)
     rp_g.cfg.pack_max = RP_DEFAULT_PACK_MAX;
   rp_g.lua_fault = 0;
@@ -350,6 +367,12 @@ void rp_startup(int provided) {
     rp_lastcost_tab[i].d = rp_lastcost_tab[i].p = NAN; /* never equal */
   resolve_fallbacks();
   rp_clock_init(&rp_g.clk);
+  if (rp_g.cfg.mode == RP_MODE_COMPENSATE) {
+    cm_model = rp_g.model; /* only its overhead table */
+    rp_g.model = NULL;     /* every MPI cost is 0 */
+    for (int i = 0; i < REVPROF_FN_COUNT; i++)
+      rp_g.eff[i] = (revprof_fn)i; /* nothing "missing" to warn about */
+  }
   rp_wild_init(&rp_g.wild, MPI_ANY_TAG);
   rp_p2p_startup();
   rp_coll_startup();
@@ -361,12 +384,29 @@ void rp_startup(int provided) {
                           rp_g.size};
     rp_g.tracing = rp_trace_open(&tc) == 0;
   }
-  rp_g.extras = rp_g.tracing || rp_g.cfg.compute == RP_COMPUTE_MEASURE;
+  rp_g.extras = rp_g.tracing || rp_g.cfg.compute == RP_COMPUTE_MEASURE ||
+                rp_g.cfg.mode == RP_MODE_COMPENSATE;
+  if (rp_g.cfg.mode == RP_MODE_COMPENSATE) {
+    rp_g.active = 1; /* calibration runs the hooks */
+    rp_g.in_tool = 1;
+    err[0] = '\0';
+    ok = rp_cm_startup(cm_model, err, sizeof err) == 0;
+    rp_g.in_tool = 0;
+    if (!agree(ok, err, "compensation is off, the program runs without "
+                        "revprof")) {
+      rp_g.active = 0;
+      rp_g.extras = 0;
+      return;
+    }
+  }
   rp_g.active = 1;
 }
 
 void rp_shutdown(void) {
-  rp_report_final();
+  if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
+    rp_cm_report();
+  else
+    rp_report_final();
   if (rp_g.tracing)
     rp_trace_close(0);
   rp_g.tracing = 0;

@@ -164,13 +164,24 @@ static inline int rp_bypass(void) {
 void rp_measure_gap(void);
 void rp_measure_mark(void);
 
+/* rp_enter's part for tracing, REVPROF_COMPUTE=measure and compensate
+ * mode (rp_g.extras), out of the predict fast path. */
+void rp_enter_extras(rp_wid w);
+
+/* rp_compensate.c: compensate mode. Startup after the model is loaded
+ * (calibration; 0 or a negative code with a message); hooks of every MPI
+ * wrapper (the delay travels in the clocks, see there); the report. */
+int rp_cm_startup(const revprof_model *m, char *err, size_t errlen);
+void rp_cm_enter(rp_wid w);
+void rp_cm_leave(rp_wid w);
+void rp_cm_report(void);
+
 /* Start of a wrapper's work: guard on, computation since the last MPI call
  * (REVPROF_COMPUTE=measure) added, entry time taken. */
 static inline void rp_enter(rp_wid w) {
-  (void)w;
   rp_g.in_tool = 1;
-  if (rp_g.extras && rp_g.cfg.compute == RP_COMPUTE_MEASURE)
-    rp_measure_gap();
+  if (rp_g.extras)
+    rp_enter_extras(w);
   rp_g.t0 = rp_g.clk.now[RP_AVG];
   rp_g.cur_bytes = 0.0;
   rp_g.cur_wait = 0.0;
@@ -189,6 +200,8 @@ static inline void rp_leave(rp_wid w) {
       rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
     if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
       rp_measure_mark(); /* the call itself is not computation */
+    if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
+      rp_cm_leave(w);
   }
   rp_g.in_tool = 0;
 }
@@ -474,6 +487,9 @@ rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm);
 void rp_idup_done(rp_req *r);
 
 /* -------------------------------------------------------- rp_report.c */
+
+/* mkdir -p; 0 or -1 (errno set). */
+int rp_mkdir_p(const char *dir);
 
 /* Rank 0 writes report.txt / report.csv (and stderr) from all ranks. */
 void rp_report_final(void);

@@ -605,7 +605,7 @@ static void on_exit_(void) {
   }
 }
 
-static int mkdir_p(const char *dir) {
+int rp_mkdir_p(const char *dir) {
   char p[RP_PATH_MAX];
   snprintf(p, sizeof p, "%s", dir);
   for (char *s = p + 1; *s; s++)
@@ -635,7 +635,7 @@ void rp_report_startup(void) {
   static int atexit_done;
   const char *d = rp_g.cfg.outdir;
   settings_startup();
-  have_dir = mkdir_p(d) == 0;
+  have_dir = rp_mkdir_p(d) == 0;
   if (!have_dir)
     rp_warn("cannot create REVPROF_OUTPUT_DIR %s: %s; reports go to stderr "
             "only",

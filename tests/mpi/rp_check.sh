@@ -86,12 +86,12 @@ fault)
   broken-lua) model=$RP_MODEL; lua=$RP_WORK/costs.lua
     printf 'function row(n)\n  return n *\nend\n' > "$lua"
     want="costs.lua:3: .*Lua region costs are off" ;;
-  bad-mode) model=$RP_MODEL; want='REVPROF_MODE="compensate": unknown mode.*not implemented yet.*runs without revprof' ;;
+  bad-mode) model=$RP_MODEL; want='REVPROF_MODE="measure": unknown mode.*not implemented yet.*runs without revprof' ;;
   multiple) model=$RP_MODEL; want="MPI_THREAD_MULTIPLE is not supported" ;;
   *) fail "unknown fault $kind" ;;
   esac
   extra=""
-  [ "$kind" = bad-mode ] && extra="REVPROF_MODE=compensate"
+  [ "$kind" = bad-mode ] && extra="REVPROF_MODE=measure"
   [ "$kind" = broken-lua ] && extra="REVPROF_LUA=$lua"
   [ "$kind" = multiple ] && extra="RP_THREAD_MULTIPLE=1"
   # shellcheck disable=SC2086

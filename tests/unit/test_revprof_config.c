@@ -94,7 +94,10 @@ static void test_revprof_config_rejects_bad_values(void **state) {
   struct {
     const char *var, *value, *says;
   } bad[] = {
-      {"REVPROF_MODE", "compensate", "not implemented yet"},
+      {"REVPROF_MODE", "measure", "not implemented yet"},
+      {"REVPROF_OVERHEAD", "guess", "'calibrate' or 'model'"},
+      {"REVPROF_INJECT_OVERHEAD", "-1", "non-negative"},
+      {"REVPROF_INJECT_OVERHEAD", "5", "at most 1 second"},
       {"REVPROF_MODE", "fast", "unknown mode"},
       {"REVPROF_COMPUTE", "guess", "zero, annotate or measure"},
       {"REVPROF_STEP", "abc", "non-negative number"},

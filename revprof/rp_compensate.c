@@ -1,0 +1,428 @@
+/* Compensate mode (REVPROF_MODE=compensate, seed 000): real measurement of
+ * user regions and MPI calls, per-event overhead (model or calibration),
+ * delays carried in the piggyback, and the compensated profile report. The
+ * rules themselves are in rp_comp.c. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rp_comp.h"
+#include "rp_int.h"
+
+/* ------------------------------------------------------------- state */
+
+#define CM_REGIONS 512 /* distinct region names per rank */
+#define CM_DEPTH 256   /* nesting depth kept */
+#define CM_BIG 1e300   /* "no message" in the receive component */
+
+typedef struct cm_region {
+  const char *name;      /* interned (user regions: strdup'ed) */
+  double count;          /* completed calls */
+  double incl, excl;     /* measured, seconds */
+  double incl_l, excl_l; /* local compensation, seconds */
+  double incl_p, excl_p; /* parallel compensation, seconds */
+} cm_region;
+
+typedef struct cm_frame {
+  int id;
+  double t0;                    /* real time at entry, seconds */
+  double o0, a0;                /* rp_comp o and adj at entry, seconds */
+  double ch, ch_l, ch_p;        /* children's inclusive times, seconds */
+} cm_frame;
+
+static struct {
+  rp_comp st;
+  cm_region reg[CM_REGIONS];
+  int nreg, full;
+  cm_frame stack[CM_DEPTH];
+  int depth, lost;              /* frames not kept (too deep) */
+  double t_init, t_end;         /* real times, seconds */
+  double o_pair;   /* cost of a region enter + exit seen from outside, s */
+  double o_inner;  /* the part of it inside the region's own time, s */
+  double o_mpi;    /* MPI wrapper cost, seconds */
+  double o_pb;     /* piggyback cost per MPI call, seconds */
+  const char *src; /* where the values came from */
+  double mpi_t0;   /* real time at the MPI call's entry, seconds */
+  int mismatched;  /* region_end names that did not match (warned once) */
+} cm;
+
+static inline double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void spin(double s) { /* REVPROF_INJECT_OVERHEAD */
+  if (s > 0.0) {
+    double end = now_s() + s;
+    while (now_s() < end)
+      ;
+  }
+}
+
+/* Region names: open addressing on the name's hash, so every lookup costs
+ * about the same (calibration measures one). */
+#define CM_SLOTS 1024 /* power of 2, > 2 * CM_REGIONS */
+static short slot[CM_SLOTS]; /* region id + 1; 0: empty */
+
+static int region_id(const char *name, int copy) {
+  unsigned h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    h = (h ^ *p) * 16777619u;
+  for (unsigned i = h & (CM_SLOTS - 1);; i = (i + 1) & (CM_SLOTS - 1)) {
+    int id = slot[i] - 1;
+    if (id < 0)
+      break;
+    if (cm.reg[id].name == name || strcmp(cm.reg[id].name, name) == 0)
+      return id;
+  }
+  if (cm.nreg == CM_REGIONS) {
+    if (!cm.full++)
+      rp_warn("more than %d region names; the others are not profiled",
+              CM_REGIONS);
+    return -1;
+  }
+  const char *n = copy ? strdup(name) : name;
+  if (n == NULL)
+    return -1;
+  memset(&cm.reg[cm.nreg], 0, sizeof cm.reg[0]);
+  cm.reg[cm.nreg].name = n;
+  unsigned i = h & (CM_SLOTS - 1);
+  while (slot[i])
+    i = (i + 1) & (CM_SLOTS - 1);
+  slot[i] = (short)(cm.nreg + 1);
+  return cm.nreg++;
+}
+
+/* ------------------------------------------------- regions (the profile) */
+
+static void push(int id, double t) {
+  if (cm.depth == CM_DEPTH || id < 0) {
+    cm.lost++;
+    return;
+  }
+  cm_frame *f = &cm.stack[cm.depth++];
+  f->id = id;
+  f->t0 = t;
+  f->o0 = cm.st.o;
+  f->a0 = cm.st.adj;
+  f->ch = f->ch_l = f->ch_p = 0.0;
+}
+
+/* Closes the innermost frame at real time t; own: overhead of this
+ * region's own enter/exit that falls inside its measured time. */
+static void pop(double t, double outside) {
+  if (cm.lost) {
+    cm.lost--;
+    return;
+  }
+  if (cm.depth == 0)
+    return;
+  cm_frame *f = &cm.stack[--cm.depth];
+  cm_region *r = &cm.reg[f->id];
+  double incl = t - f->t0;
+  double ov = cm.st.o - f->o0 - outside; /* overhead inside this region */
+  double adj = cm.st.adj - f->a0;
+  double il = rp_comp_local(incl, ov), ip = rp_comp_parallel(incl, ov, adj);
+  r->count += 1.0;
+  r->incl += incl;
+  r->excl += incl - f->ch;
+  r->incl_l += il;
+  r->excl_l += il - f->ch_l;
+  r->incl_p += ip;
+  r->excl_p += ip - f->ch_p;
+  if (cm.depth > 0) {
+    cm_frame *p = &cm.stack[cm.depth - 1];
+    p->ch += incl;
+    p->ch_l += il;
+    p->ch_p += ip;
+  }
+}
+
+static void region_begin(const char *name) {
+  spin(rp_g.cfg.inject);
+  push(region_id(name, 1), now_s());
+  rp_comp_overhead(&cm.st, cm.o_pair);
+}
+
+static void region_end(const char *name) {
+  double t = now_s();
+  if (cm.depth > 0 && !cm.lost && name &&
+      strcmp(cm.reg[cm.stack[cm.depth - 1].id].name, name) != 0 &&
+      !cm.mismatched++)
+    rp_warn("revprof_region_end(\"%s\") closes region \"%s\"", name,
+            cm.reg[cm.stack[cm.depth - 1].id].name);
+  pop(t, cm.o_pair - cm.o_inner);
+  spin(rp_g.cfg.inject);
+}
+
+RP_EXPORT void revprof_region_begin(const char *name) {
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool &&
+      name)
+    region_begin(name);
+}
+
+RP_EXPORT void revprof_region_end(const char *name) {
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool)
+    region_end(name);
+}
+
+/* ------------------------------------------------------------ MPI calls */
+
+/* The simulated clocks carry the delay in compensate mode (model costs are
+ * all 0): sends stamp {x, -x, x} into the piggyback, and since receives
+ * and collectives keep each component's maximum, -now[RP_AVG] afterwards
+ * is the least delay among the messages if it is below x, and now[RP_MIN]
+ * the sender's delay if above. */
+void rp_cm_enter(rp_wid w) {
+  (void)w;
+  double x = cm.st.x;
+  rp_g.clk.now[RP_MIN] = x;
+  rp_g.clk.now[RP_AVG] = -x;
+  rp_g.clk.now[RP_MAX] = x;
+  cm.mpi_t0 = now_s();
+  push(region_id(rp_wrap_name[w], 0), cm.mpi_t0);
+}
+
+void rp_cm_leave(rp_wid w) {
+  (void)w;
+  double t = now_s(), x = cm.st.x, xs = x;
+  if (-rp_g.clk.now[RP_AVG] < x)
+    xs = -rp_g.clk.now[RP_AVG]; /* a message with less delay */
+  else if (rp_g.clk.now[RP_MIN] > x)
+    xs = rp_g.clk.now[RP_MIN];  /* messages with more delay */
+  rp_comp_recv(&cm.st, t - cm.mpi_t0, xs);
+  rp_comp_overhead(&cm.st, cm.o_mpi + cm.o_pb);
+  pop(t, cm.o_mpi + cm.o_pb - cm.o_inner);
+  spin(rp_g.cfg.inject);
+}
+
+/* -------------------------------------------------------- start and stop */
+
+static double calibrate_pair(double *inner) {
+  enum { N = 20000 };
+  static const char name[] = "(calibration)";
+  double inj = rp_g.cfg.inject;
+  rp_g.cfg.inject = 0.0;
+  region_begin(name); /* warm up, and interns the name */
+  region_end(name);
+  double t0 = now_s();
+  for (int i = 0; i < N; i++) {
+    region_begin(name);
+    region_end(name);
+  }
+  double pair = (now_s() - t0) / N;
+  int id = region_id(name, 0);
+  *inner = cm.reg[id].count > 0 ? cm.reg[id].incl / cm.reg[id].count : 0.0;
+  rp_g.cfg.inject = inj;
+  return pair;
+}
+
+/* Cost of the MPI wrapper (an MPI_Wtime through revprof against
+ * PMPI_Wtime) and of the piggyback per message (8 B to self by
+ * MPI_Sendrecv, through revprof against PMPI), seconds; minimum of a few
+ * rounds, as the least disturbed. */
+static void calibrate_mpi(double *wrapper, double *pb) {
+  enum { N = 2000, ROUNDS = 5 };
+  double inj = rp_g.cfg.inject, a = 0, b = 0;
+  int in_tool = rp_g.in_tool, me = rp_g.rank;
+  double best_w = INFINITY, best_p = INFINITY;
+  rp_g.cfg.inject = 0.0;
+  rp_g.in_tool = 0;
+  for (int r = 0; r < ROUNDS; r++) {
+    double t0 = now_s();
+    for (int i = 0; i < N; i++)
+      a += MPI_Wtime();
+    double t1 = now_s();
+    for (int i = 0; i < N; i++)
+      a += PMPI_Wtime();
+    double t2 = now_s();
+    for (int i = 0; i < N; i++)
+      MPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
+                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double t3 = now_s();
+    for (int i = 0; i < N; i++)
+      PMPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double t4 = now_s();
+    double w = ((t1 - t0) - (t2 - t1)) / N;
+    double p = 0.5 * (((t3 - t2) - (t4 - t3)) / N - w);
+    if (w < best_w)
+      best_w = w;
+    if (p < best_p)
+      best_p = p;
+  }
+  rp_g.in_tool = in_tool;
+  rp_g.cfg.inject = inj;
+  *wrapper = best_w > 0.0 ? best_w : 0.0;
+  *pb = best_p > 0.0 ? best_p : 0.0;
+}
+
+int rp_cm_startup(const revprof_model *m, char *err, size_t errlen) {
+  double enter = revprof_model_overhead(m, "region_enter", -1.0);
+  double exit_ = revprof_model_overhead(m, "region_exit", -1.0);
+  double mpi = revprof_model_overhead(m, "mpi_wrapper", -1.0);
+  double pb = revprof_model_overhead(m, "piggyback", 0.0);
+  int have = m && enter >= 0.0 && exit_ >= 0.0 && mpi >= 0.0;
+  memset(&cm, 0, sizeof cm);
+  rp_comp_init(&cm.st);
+  if (rp_g.cfg.overhead == RP_OVERHEAD_MODEL && !have) {
+    snprintf(err, errlen,
+             "REVPROF_OVERHEAD=model: model %s lacks region_enter, "
+             "region_exit or mpi_wrapper in its overhead table",
+             rp_g.cfg.model);
+    return REVPROF_EINVAL;
+  }
+  if (have && rp_g.cfg.overhead != RP_OVERHEAD_CALIBRATE) {
+    cm.o_pair = enter + exit_;
+    cm.o_inner = 0.5 * (enter + exit_);
+    cm.o_mpi = mpi;
+    cm.o_pb = pb;
+    cm.src = "model";
+  } else {
+    cm.o_pair = calibrate_pair(&cm.o_inner);
+    calibrate_mpi(&cm.o_mpi, &cm.o_pb);
+    cm.src = "calibrate";
+  }
+  cm.o_pair += 2.0 * rp_g.cfg.inject; /* outside the region */
+  cm.o_mpi += rp_g.cfg.inject;
+  rp_comp_init(&cm.st);
+  cm.depth = cm.lost = 0;
+  for (int i = 0; i < cm.nreg; i++) { /* calibration counts nothing */
+    const char *n = cm.reg[i].name;
+    memset(&cm.reg[i], 0, sizeof cm.reg[i]);
+    cm.reg[i].name = n;
+  }
+  /* every rank starts together: MPI_Init ends in a collective anyway */
+  PMPI_Barrier(MPI_COMM_WORLD);
+  cm.t_init = now_s();
+  return 0;
+}
+
+/* ---------------------------------------------------------------- report */
+
+typedef struct cm_buf {
+  char *p;
+  size_t n, cap;
+} cm_buf;
+
+static void RP_PRINTF_(2, 3) put(cm_buf *b, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0,
+                      fmt, ap);
+    va_end(ap);
+    if (k < 0)
+      return;
+    if (b->p && b->n + (size_t)k < b->cap) {
+      b->n += (size_t)k;
+      return;
+    }
+    size_t cap = b->cap * 2 + (size_t)k + 4096;
+    char *q = realloc(b->p, cap);
+    if (q == NULL)
+      return;
+    b->p = q;
+    b->cap = cap;
+  }
+}
+
+/* Gathers every rank's text to rank 0 (NULL elsewhere), in rank order. */
+static char *gather_text(const cm_buf *b) {
+  int n = (int)b->n, *lens = NULL, *displs = NULL, total = 0;
+  char *all = NULL;
+  if (rp_g.rank == 0) {
+    lens = calloc((size_t)rp_g.size, sizeof *lens);
+    displs = calloc((size_t)rp_g.size, sizeof *displs);
+  }
+  PMPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rp_g.rank == 0 && lens && displs) {
+    for (int i = 0; i < rp_g.size; i++) {
+      displs[i] = total;
+      total += lens[i];
+    }
+    all = malloc((size_t)total + 1);
+  }
+  PMPI_Gatherv(b->p ? b->p : "", n, MPI_CHAR, all, lens, displs, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+  if (all)
+    all[total] = '\0';
+  free(lens);
+  free(displs);
+  return all;
+}
+
+static void write_file(const char *name, const char *head, const char *body) {
+  char path[RP_PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/%s", rp_g.cfg.outdir, name);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) {
+    rp_warn("cannot write %s: %s", path, strerror(errno));
+    return;
+  }
+  fputs(head, f);
+  fputs(body ? body : "", f);
+  if (fclose(f) != 0)
+    rp_warn("cannot write %s: %s", path, strerror(errno));
+}
+
+void rp_cm_report(void) {
+  cm_buf csv = {0}, txt = {0};
+  cm.t_end = now_s();
+  while (cm.depth > 0 || cm.lost) /* regions left open end here */
+    pop(cm.t_end, 0.0);
+  double el = cm.t_end - cm.t_init;
+  double el_l = rp_comp_local(el, cm.st.o);
+  double el_p = rp_comp_parallel(el, cm.st.o, cm.st.adj);
+  int r = rp_g.rank;
+  put(&csv, "%d,(program),1,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, el, el,
+      el_l, el_l, el_p, el_p);
+  put(&txt,
+      "rank %d: elapsed %.6f s measured, %.6f s local, %.6f s parallel "
+      "(estimated uninstrumented); overhead %.6f s, delay %.6f s, MPI "
+      "time %.6f s measured, %.6f s compensated\n",
+      r, el, el_l, el_p, cm.st.o, cm.st.x, cm.st.wait, cm.st.wait_c);
+  put(&txt, "  %-28s %10s %12s %12s %12s %12s %12s %12s\n", "region", "count",
+      "incl", "excl", "incl_local", "excl_local", "incl_par", "excl_par");
+  for (int i = 0; i < cm.nreg; i++) {
+    const cm_region *g = &cm.reg[i];
+    if (g->count == 0)
+      continue;
+    put(&csv, "%d,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, g->name,
+        g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
+        g->excl_p);
+    put(&txt, "  %-28s %10.0f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n",
+        g->name, g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
+        g->excl_p);
+  }
+  char *all_csv = gather_text(&csv), *all_txt = gather_text(&txt);
+  if (r == 0 && all_csv && all_txt) {
+    char head[1024];
+    rp_mkdir_p(rp_g.cfg.outdir);
+    write_file("compensate.csv",
+               "rank,region,count,incl_s,excl_s,incl_local_s,excl_local_s,"
+               "incl_parallel_s,excl_parallel_s\n",
+               all_csv);
+    snprintf(head, sizeof head,
+             "revprof compensate report: %d ranks\n"
+             "overhead per event (%s): region enter+exit %.3e s (%.3e s "
+             "inside the region), MPI wrapper %.3e s, piggyback %.3e s; "
+             "injected %.3e s per event\n"
+             "local = measured - own overhead; parallel = local - waiting "
+             "removed by delays from other ranks (seed 000)\n\n",
+             rp_g.size, cm.src, cm.o_pair, cm.o_inner, cm.o_mpi, cm.o_pb,
+             rp_g.cfg.inject);
+    write_file("compensate.txt", head, all_txt);
+    fputs(head, stderr);
+    fputs(all_txt, stderr);
+  }
+  free(all_csv);
+  free(all_txt);
+  free(csv.p);
+  free(txt.p);
+}
