@@ -56,6 +56,9 @@
     "add midpoint sizes where t(d2)/t(d1) departs from the local\n"            \
     "trend by more than FACTOR (default 1.5; 0 = never)")                      \
   X(REFINE, NULL, "--refine", "ROUNDS", "rounds of midpoint sizes")            \
+  X(PASSES, NULL, "--passes", "N",                                             \
+    "sweeps over all points in new random orders, merged per point\n"         \
+    "(median of the pass medians)")                                           \
   X(MAX_EXTRA, NULL, "--max-extra", "N",                                       \
     "most midpoint sizes per function and round")                              \
   X(MAX_BUFFER, NULL, "--max-buffer", "BYTES",                                 \
@@ -112,6 +115,7 @@ void rp_char_options_init(rp_char_options *o, rp_preset preset) {
   o->jump = 1.5;
   o->refine = 1;
   o->max_extra = 3;
+  o->passes = 3;
   o->max_buffer = 1L << 30;
   snprintf(o->method, sizeof o->method, "default");
   snprintf(o->outdir, sizeof o->outdir, "revprof-out");
@@ -123,6 +127,7 @@ void rp_char_options_init(rp_char_options *o, rp_preset preset) {
     o->max_reps = 200;
     o->warmup = 1;
     o->max_extra = 2;
+    o->passes = 1;
   } else if (preset == RP_PRESET_FULL) {
     o->rse = 0.02;
     o->point_time = 1.0;
@@ -131,6 +136,7 @@ void rp_char_options_init(rp_char_options *o, rp_preset preset) {
     o->warmup = 5;
     o->refine = 2;
     o->max_extra = 4;
+    o->passes = 5;
   }
 }
 
@@ -503,6 +509,8 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     return 0;
   case OPT_REFINE:
     return parse_int(v, 0, 10, &o->refine, name, err, errlen);
+  case OPT_PASSES:
+    return parse_int(v, 1, 100, &o->passes, name, err, errlen);
   case OPT_MAX_EXTRA:
     return parse_int(v, 0, 64, &o->max_extra, name, err, errlen);
   case OPT_MAX_BUFFER: {
@@ -693,16 +701,16 @@ void rp_char_usage(FILE *f) {
     fputc('\n', f);
   }
   fprintf(f, "\npresets (other options override them, in any order):\n");
-  fprintf(f, "  %-9s %-9s %-6s %-11s %-10s %-7s %-7s\n", "", "sizes", "rse",
-          "point-time", "reps", "warmup", "refine x extra");
+  fprintf(f, "  %-9s %-9s %-6s %-11s %-10s %-7s %-7s %s\n", "", "sizes",
+          "rse", "point-time", "reps", "warmup", "passes", "refine x extra");
   for (int p = 0; p < 3; p++) {
     rp_char_options o;
     char reps[32];
     rp_char_options_init(&o, (rp_preset)p);
     snprintf(reps, sizeof reps, "%ld..%ld", o.min_reps, o.max_reps);
-    fprintf(f, "  %-9s 0:%-7ld %-6g %-11g %-10s %-7d %d x %d\n",
+    fprintf(f, "  %-9s 0:%-7ld %-6g %-11g %-10s %-7d %-7d %d x %d\n",
             p == 0 ? "(none)" : p == 1 ? "--quick" : "--full", o.smax, o.rse,
-            o.point_time, reps, o.warmup, o.refine, o.max_extra);
+            o.point_time, reps, o.warmup, o.passes, o.refine, o.max_extra);
   }
   fprintf(f,
           "\nEach repetition is the maximum over the timed ranks; samples "
@@ -850,13 +858,50 @@ void rp_char_describe(const rp_char_options *o, int world, char *buf,
   snprintf(buf, len,
            "preset %s; functions %s; sizes %ld:%ld B; "
            "procs %d..%d (%d sizes); ranks %d; rse %g; point-time %g s; reps "
-           "%ld..%ld; warmup %d; sync %s; budget %s; jump %g, %d round(s) of "
-           "%d; method %s; reductions MPI_UNSIGNED_CHAR/MPI_SUM",
+           "%ld..%ld; warmup %d; passes %d; sync %s; budget %s; jump %g, %d "
+           "round(s) of %d; method %s; reductions MPI_UNSIGNED_CHAR/MPI_SUM",
            preset_name(o->preset), fns, o->smin, o->smax,
            pfirst, plast, np, world, o->rse,
-           o->point_time, o->min_reps, o->max_reps, o->warmup,
+           o->point_time, o->min_reps, o->max_reps, o->warmup, o->passes,
            o->sync == RP_SYNC_WINDOW ? "window" : "barrier", budget, o->jump,
            o->refine, o->max_extra, o->method);
+}
+
+/* =============================================================== passes */
+
+static int cmp_double(const void *a, const void *b);
+
+void rp_char_merge_passes(const revprof_point *in, size_t k,
+                          revprof_point *out) {
+  double med[64];
+  size_t nm = k < 64 ? k : 64;
+  *out = in[0];
+  if (k < 2)
+    return;
+  double sum = 0.0;
+  for (size_t i = 0; i < k; i++) {
+    if (i < nm)
+      med[i] = in[i].median;
+    sum += in[i].mean;
+    if (i > 0) {
+      out->min = in[i].min < out->min ? in[i].min : out->min;
+      out->max = in[i].max > out->max ? in[i].max : out->max;
+      out->reps += in[i].reps;
+    }
+  }
+  qsort(med, nm, sizeof *med, cmp_double);
+  out->median = nm % 2 ? med[nm / 2] : 0.5 * (med[nm / 2 - 1] + med[nm / 2]);
+  out->mean = sum / (double)k;
+  double ss = 0.0;
+  for (size_t i = 0; i < k; i++)
+    ss += (in[i].mean - out->mean) * (in[i].mean - out->mean);
+  double se = sqrt(ss / (double)(k - 1) / (double)k);
+  out->rse = out->mean > 0.0 ? se / out->mean : 0.0;
+  /* keep min <= median, mean <= max for the raw CSV reader */
+  if (out->median < out->min) out->median = out->min;
+  if (out->median > out->max) out->median = out->max;
+  if (out->mean < out->min) out->mean = out->min;
+  if (out->mean > out->max) out->mean = out->max;
 }
 
 /* ================================================================= plan */

@@ -45,6 +45,7 @@ typedef struct rp_char_options {
   rp_sync sync;
   double jump;          /* factor flagging a jump; 0 = no extra sizes */
   int refine;           /* rounds of extra sizes */
+  int passes;           /* sweeps over all points, merged per point */
   int max_extra;        /* extra sizes per function and round */
   long max_buffer;      /* bytes per buffer per rank; bigger points skipped */
   char method[16];      /* fitting method name: "default" or "paper" */
@@ -122,6 +123,15 @@ int rp_char_plan_build(const rp_char_options *o, int world,
                        rp_char_plan *plan, char *err, size_t errlen);
 int rp_char_plan_add(rp_char_plan *plan, const rp_char_spec *s);
 void rp_char_plan_free(rp_char_plan *plan); /* keeps the struct, zeroes it */
+
+/* Merges k >= 1 measurements of one point from separate passes into out:
+ * median of the pass medians, mean of the pass means, min of the minima,
+ * max of the maxima, repetitions summed; rse is the standard error of the
+ * pass means relative to their mean (k >= 2), else the single pass's. A
+ * point measured in one block of repetitions carries that block's state
+ * (caches, scheduling, the peer's polling), which its own rse does not see. */
+void rp_char_merge_passes(const revprof_point *in, size_t k,
+                          revprof_point *out);
 
 /* Fisher-Yates shuffle with splitmix64: the same seed gives the same order
  * on every machine. */

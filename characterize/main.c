@@ -435,6 +435,20 @@ static void run_plan(run *r, const rp_char_plan *plan, int round) {
   }
 }
 
+static void merge_results(run *r);
+
+/* Runs plan --passes times, each in a new random order (every rank shuffles
+ * with the same seed), then merges each point's passes on rank 0. */
+static void run_passes(run *r, rp_char_plan *plan, int round) {
+  for (int pass = 0; pass < r->o.passes; pass++) {
+    rp_char_plan_shuffle(plan, r->seed + 7919u * (uint64_t)round +
+                                   104729u * (uint64_t)pass);
+    run_plan(r, plan, round);
+  }
+  if (r->rank == 0)
+    merge_results(r);
+}
+
 /* Extra sizes where the data jump (rank 0 decides, all receive the list).
  * Returns the number of points added to extra. */
 static size_t plan_extra(run *r, int round, rp_char_plan *extra) {
@@ -494,6 +508,35 @@ static int cmp_result(const void *a, const void *b) {
   if (x->p != y->p)
     return x->p < y->p ? -1 : 1;
   return (x->d > y->d) - (x->d < y->d);
+}
+
+/* Merges the results of the same point from several passes into one
+ * (rp_char_merge_passes); results measured once stay as they are. */
+static void merge_results(run *r) {
+  if (r->nres < 2)
+    return;
+  qsort(r->res, r->nres, sizeof *r->res, cmp_result);
+  revprof_point *grp = malloc(r->nres * sizeof *grp);
+  if (grp == NULL)
+    oom("merging passes");
+  size_t out = 0;
+  for (size_t i = 0; i < r->nres;) {
+    size_t j = i;
+    result merged = r->res[i];
+    while (j < r->nres && cmp_result(&r->res[i], &r->res[j]) == 0) {
+      grp[j - i] = r->res[j].pt;
+      if (j > i) {
+        merged.nrejected += r->res[j].nrejected;
+        merged.shrunk |= r->res[j].shrunk;
+      }
+      j++;
+    }
+    rp_char_merge_passes(grp, j - i, &merged.pt);
+    r->res[out++] = merged;
+    i = j;
+  }
+  free(grp);
+  r->nres = out;
 }
 
 static int cmp_spec(const void *a, const void *b) {
@@ -788,32 +831,31 @@ static int characterize(run *r) {
       fprintf(stderr, PROG ": %s\n", err);
     return 2;
   }
-  rp_char_plan_shuffle(&plan, r->seed);
   r->nlimited = plan.nlimited;
   make_groups(r);
   r->slack = 100e-6;
   if (r->rank == 0) {
     char desc[1024];
     rp_char_describe(&r->o, r->world, desc, sizeof desc);
-    r->total = plan.n;
+    r->total = plan.n * (size_t)r->o.passes;
     if (r->o.verbose >= 0)
       fprintf(stderr, "characterize: %zu points on %d ranks (seed %llu); "
                       "%s\n", plan.n, r->world, seed, desc);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   r->t_begin = r->t_progress = MPI_Wtime();
-  run_plan(r, &plan, 0);
+  run_passes(r, &plan, 0);
   for (int round = 1; round <= r->o.refine && r->o.jump > 1.0; round++) {
     rp_char_plan extra = {0};
     size_t n = plan_extra(r, round, &extra);
     if (n > 0) {
       if (r->rank == 0) {
-        r->total += n;
+        r->total += n * (size_t)r->o.passes;
         if (r->o.verbose >= 0)
           fprintf(stderr, "characterize: %zu extra points where the time "
                           "jumps between sizes (round %d)\n", n, round);
       }
-      run_plan(r, &extra, round);
+      run_passes(r, &extra, round);
     }
     rp_char_plan_free(&extra);
     if (n == 0)

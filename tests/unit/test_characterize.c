@@ -596,9 +596,37 @@ static void test_characterize_describe(void **state) {
   assert_non_null(strstr(buf, "procs 2..4"));
 }
 
+/* Passes merge into one point: median of medians, extremes, summed reps,
+ * rse from the spread of the pass means; one pass is left as it is. */
+static void test_characterize_merge_passes(void **state) {
+  (void)state;
+  revprof_point in[3] = {
+      {REVPROF_FN_BCAST, 4, 64, 1.0e-6, 2.0e-6, 2.1e-6, 3.0e-6, 10, 0.01},
+      {REVPROF_FN_BCAST, 4, 64, 0.8e-6, 2.4e-6, 2.5e-6, 5.0e-6, 20, 0.02},
+      {REVPROF_FN_BCAST, 4, 64, 1.2e-6, 1.6e-6, 1.7e-6, 2.0e-6, 30, 0.01}};
+  revprof_point out;
+  rp_char_merge_passes(in, 3, &out);
+  assert_int_equal(out.fn, REVPROF_FN_BCAST);
+  assert_int_equal(out.p, 4);
+  assert_near(out.d, 64, 0);
+  assert_near(out.median, 2.0e-6, 1e-18);
+  assert_near(out.mean, 2.1e-6, 1e-18);
+  assert_near(out.min, 0.8e-6, 0);
+  assert_near(out.max, 5.0e-6, 0);
+  assert_int_equal(out.reps, 60);
+  /* means 2.1, 2.5, 1.7 (us): sd 0.4, se 0.4/sqrt(3), relative to 2.1 */
+  assert_rel(out.rse, 0.4 / sqrt(3.0) / 2.1, 1e-9);
+  rp_char_merge_passes(in + 1, 1, &out);
+  assert_memory_equal(&out, &in[1], sizeof out);
+  /* an even count takes the middle two medians' mean */
+  rp_char_merge_passes(in, 2, &out);
+  assert_near(out.median, 2.2e-6, 1e-18);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_characterize_parse_defaults),
+      cmocka_unit_test(test_characterize_merge_passes),
       cmocka_unit_test(test_characterize_parse_presets_overridden),
       cmocka_unit_test(test_characterize_parse_all_options),
       cmocka_unit_test(test_characterize_parse_functions),
