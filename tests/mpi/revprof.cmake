@@ -44,6 +44,12 @@ foreach(fault missing-model broken-model bad-field lacking-function broken-lua
   revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)
 endforeach()
 revprof_test(revprof_measure_np2 measure $<TARGET_FILE:rp_early_native> 2)
+if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
+  foreach(np 2 3)
+    revprof_test(revprof_compensate_inject_np${np} compensate
+                 $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_rp> ${np})
+  endforeach()
+endif()
 foreach(mode abort exit segv term)
   revprof_test(revprof_early_${mode} early ${mode}
                $<TARGET_FILE:rp_early_native> 2)

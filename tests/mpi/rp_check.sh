@@ -11,6 +11,8 @@
 #                                             bad-mode multiple
 #   rp_check.sh early MODE EXE NP             MODE: abort exit segv term
 #   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
+#   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
+#                                             an injected overhead
 set -u
 cmd=$1; shift
 fail() { echo "rp_check $cmd: FAIL: $*" >&2; exit 1; }
@@ -140,6 +142,53 @@ measure)
   awk -F, '$1 == "rank" && $3 == "compute" { n++; if ($7 < 0.09 || $7 > 0.2) bad = 1 } END { exit !(n == '"$np"' && !bad) }' \
     revprof-out/report.csv || { grep compute revprof-out/report.csv; fail "measured compute not ~0.1 s per rank"; }
   grep "compute" revprof-out/report.csv
+  ;;
+compensate)
+  # mcpi: rank 0 (master) only waits; the workers run fine-grained regions.
+  # Run A: compensate mode as is; run B: the same plus a busy-wait of INJ
+  # seconds per event (REVPROF_INJECT_OVERHEAD), ~0.4-0.8 s in all. Checks
+  # compare amounts, not wall-clock times, so that a loaded machine (which
+  # stretches run B beyond the injection) does not fail them: B's measured
+  # time grows by at least half the injection; parallel compensation
+  # removes the injection (within 25 %) more in B than in A, on the workers
+  # and on the master, which had none of it (it came in the piggybacked
+  # delays); local compensation removes less than 25 % of it on the master.
+  native=$1 rp=$2 np=$3 inj=2e-6
+  args="--chunks 20 --chunk 10000"
+  # shellcheck disable=SC2086
+  run "$np" "$native" $args || { cat err; fail "native run failed"; }
+  grep "pi ~" out > native.out
+  for v in A B; do
+    i=0; [ $v = B ] && i=$inj
+    # shellcheck disable=SC2086
+    REVPROF_MODE=compensate REVPROF_INJECT_OVERHEAD=$i run "$np" "$rp" $args || { cat err; fail "compensate run $v failed"; }
+    grep "pi ~" out > $v.out
+    diff native.out $v.out || fail "the program's output changed"
+    grep -q "compensate report" err || { cat err; fail "no report on stderr"; }
+    test -s revprof-out/compensate.txt || fail "no compensate.txt"
+    cp revprof-out/compensate.csv $v.csv || fail "no compensate.csv"
+  done
+  workers=$((np - 1))
+  awk -F, -v inj=$inj -v w=$workers '
+    function fail(m) { print "rp_check compensate: FAIL: " m > "/dev/stderr"; bad = 1 }
+    $2 == "(program)" { role = $1 == 0 ? "m" : "w" # w: the last worker
+      if (FILENAME == "A.csv") { am[role] = $4; al[role] = $6; ap[role] = $8 }
+      else { bm[role] = $4; bl[role] = $6; bp[role] = $8 } }
+    END {
+      nominal = 2 * inj * 200000 / w   # two events per point
+      grow = bm["m"] - am["m"]
+      pm = (bm["m"] - bp["m"]) - (am["m"] - ap["m"])
+      pw = (bm["w"] - bp["w"]) - (am["w"] - ap["w"])
+      lm = (bm["m"] - bl["m"]) - (am["m"] - al["m"])
+      printf "measured master %.3f -> %.3f s (nominal injection %.3f s per worker)\n", am["m"], bm["m"], nominal
+      printf "parallel master %.3f -> %.3f s, a worker %.3f -> %.3f s; local master %.3f -> %.3f s\n", ap["m"], bp["m"], ap["w"], bp["w"], al["m"], bl["m"]
+      printf "removed more in B: parallel master %.3f s, a worker %.3f s; local master %.3f s\n", pm, pw, lm
+      if (grow < 0.5 * nominal) fail("injection did not show in the measured time")
+      if (pm < 0.75 * nominal || pm > 1.25 * nominal) fail("master: parallel compensation missed the injected overhead")
+      if (pw < 0.75 * nominal || pw > 1.25 * nominal) fail("worker: parallel compensation missed the injected overhead")
+      if (lm > 0.25 * nominal) fail("master: local compensation should not see remote overhead")
+      exit bad }' A.csv B.csv || fail "see above"
+  echo "compensate: injected overhead recovered"
   ;;
 *) fail "unknown command" ;;
 esac
