@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include "charlib.h"
+#include "model_int.h"
 #include "kernels.h"
 #include "revprof_model.h"
 #ifndef RP_RAW_ONLY
@@ -63,19 +64,6 @@ typedef struct run {
 } run;
 
 /* ------------------------------------------------------------- helpers */
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void errf(char *err, size_t errlen, const char *fmt, ...);
-
-/* snprintf into err; a long path is cut, never overrun. */
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* Grows *arr (elements of size bytes) so that index n fits; 0 or -1. */
 static int grow(void **arr, size_t *cap, size_t n, size_t size) {
@@ -154,12 +142,12 @@ static int check_outdir(const char *dir, char *err, size_t errlen) {
   struct stat st;
   char probe[PATHLEN], probe2[PATHLEN];
   if (mkdir_p(dir) != 0) {
-    errf(err, errlen, "cannot create output directory %s: %s", dir,
+    rp_errf(err, errlen, "cannot create output directory %s: %s", dir,
              strerror(errno));
     return -1;
   }
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    errf(err, errlen, "output %s is not a directory", dir);
+    rp_errf(err, errlen, "output %s is not a directory", dir);
     return -1;
   }
   snprintf(probe, sizeof probe, "%s/.revprof-probe-%ld.tmp", dir,
@@ -176,7 +164,7 @@ static int check_outdir(const char *dir, char *err, size_t errlen) {
   remove(probe);
   remove(probe2);
   if (!ok) {
-    errf(err, errlen, "cannot write in output directory %s: %s", dir,
+    rp_errf(err, errlen, "cannot write in output directory %s: %s", dir,
              strerror(saved));
     return -1;
   }
@@ -586,7 +574,7 @@ static int write_summary(const run *r, const char *path, double seconds,
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (f == NULL) {
-    errf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    rp_errf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
     return -1;
   }
   rp_char_describe(&r->o, r->world, desc, sizeof desc);
@@ -629,7 +617,7 @@ static int write_summary(const run *r, const char *path, double seconds,
   }
   int bad = ferror(f);
   if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-    errf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+    rp_errf(err, errlen, "%s: write failed: %s", path, strerror(errno));
     remove(tmp);
     return -1;
   }
