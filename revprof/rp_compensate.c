@@ -2,9 +2,12 @@
  * user regions and MPI calls, per-event overhead (model or calibration),
  * delays carried in the piggyback, and the compensated profile report. The
  * rules themselves are in rp_comp.c. */
+#define _GNU_SOURCE 1 /* dladdr */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,9 @@
 #define CM_BIG 1e300   /* "no message" in the receive component */
 
 typedef struct cm_region {
-  const char *name;      /* interned (user regions: strdup'ed) */
+  const char *name;      /* interned (user regions: strdup'ed); NULL for a
+                            function until the report names it */
+  const void *fn;        /* -finstrument-functions: its address */
   double count;          /* completed calls */
   double incl, excl;     /* measured, seconds */
   double incl_l, excl_l; /* local compensation, seconds */
@@ -79,7 +84,8 @@ static int region_id(const char *name, int copy) {
     int id = slot[i] - 1;
     if (id < 0)
       break;
-    if (cm.reg[id].name == name || strcmp(cm.reg[id].name, name) == 0)
+    if (cm.reg[id].name == name ||
+        (cm.reg[id].name && strcmp(cm.reg[id].name, name) == 0))
       return id;
   }
   if (cm.nreg == CM_REGIONS) {
@@ -98,6 +104,48 @@ static int region_id(const char *name, int copy) {
     i = (i + 1) & (CM_SLOTS - 1);
   slot[i] = (short)(cm.nreg + 1);
   return cm.nreg++;
+}
+
+/* Functions (-finstrument-functions): the same, keyed by address. */
+static short fslot[CM_SLOTS];
+
+static int function_id(const void *fn) {
+  uintptr_t a = (uintptr_t)fn;
+  unsigned h = (unsigned)((a * 0x9E3779B97F4A7C15ull) >> 40);
+  for (unsigned i = h & (CM_SLOTS - 1);; i = (i + 1) & (CM_SLOTS - 1)) {
+    int id = fslot[i] - 1;
+    if (id < 0)
+      break;
+    if (cm.reg[id].fn == fn)
+      return id;
+  }
+  if (cm.nreg == CM_REGIONS) {
+    if (!cm.full++)
+      rp_warn("more than %d region names; the others are not profiled",
+              CM_REGIONS);
+    return -1;
+  }
+  memset(&cm.reg[cm.nreg], 0, sizeof cm.reg[0]);
+  cm.reg[cm.nreg].fn = fn;
+  unsigned i = h & (CM_SLOTS - 1);
+  while (fslot[i])
+    i = (i + 1) & (CM_SLOTS - 1);
+  fslot[i] = (short)(cm.nreg + 1);
+  return cm.nreg++;
+}
+
+/* A function's name for the report: its symbol (dladdr: exported symbols
+ * only, link programs with -rdynamic), else module+offset for addr2line. */
+static const char *function_name(const void *fn, char *buf, size_t len) {
+  Dl_info di;
+  if (dladdr(fn, &di) && di.dli_sname)
+    return di.dli_sname;
+  if (dladdr(fn, &di) && di.dli_fname)
+    snprintf(buf, len, "%s+0x%lx", di.dli_fname,
+             (unsigned long)((uintptr_t)fn - (uintptr_t)di.dli_fbase));
+  else
+    snprintf(buf, len, "%p", fn);
+  return buf;
 }
 
 /* ------------------------------------------------- regions (the profile) */
@@ -154,6 +202,7 @@ static void region_begin(const char *name) {
 static void region_end(const char *name) {
   double t = now_s();
   if (cm.depth > 0 && !cm.lost && name &&
+      cm.reg[cm.stack[cm.depth - 1].id].name &&
       strcmp(cm.reg[cm.stack[cm.depth - 1].id].name, name) != 0 &&
       !cm.mismatched++)
     rp_warn("revprof_region_end(\"%s\") closes region \"%s\"", name,
@@ -171,6 +220,29 @@ RP_EXPORT void revprof_region_begin(const char *name) {
 RP_EXPORT void revprof_region_end(const char *name) {
   if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool)
     region_end(name);
+}
+
+/* -finstrument-functions: every function of the program compiled with it
+ * is a region (not those of librevprof, which is not). Entries before
+ * MPI_Init and exits after MPI_Finalize are ignored. */
+RP_EXPORT __attribute__((no_instrument_function)) void
+__cyg_profile_func_enter(void *fn, void *site) {
+  (void)site;
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool) {
+    spin(rp_g.cfg.inject);
+    push(function_id(fn), now_s());
+    rp_comp_overhead(&cm.st, cm.o_pair);
+  }
+}
+
+RP_EXPORT __attribute__((no_instrument_function)) void
+__cyg_profile_func_exit(void *fn, void *site) {
+  (void)site;
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool &&
+      (cm.lost || (cm.depth > 0 && cm.reg[cm.stack[cm.depth - 1].id].fn == fn))) {
+    pop(now_s(), cm.o_pair - cm.o_inner);
+    spin(rp_g.cfg.inject);
+  }
 }
 
 /* ------------------------------------------------------------ MPI calls */
@@ -418,13 +490,16 @@ void rp_cm_report(void) {
       "incl", "excl", "incl_local", "excl_local", "incl_par", "excl_par");
   for (int i = 0; i < cm.nreg; i++) {
     const cm_region *g = &cm.reg[i];
+    char fname[RP_PATH_MAX + 32];
     if (g->count == 0)
       continue;
-    put(&csv, "%d,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, g->name,
+    const char *nm = g->name ? g->name : function_name(g->fn, fname,
+                                                       sizeof fname);
+    put(&csv, "%d,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, nm,
         g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
         g->excl_p);
     put(&txt, "  %-28s %10.0f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n",
-        g->name, g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
+        nm, g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
         g->excl_p);
   }
   char *all_csv = gather_text(&csv), *all_txt = gather_text(&txt);

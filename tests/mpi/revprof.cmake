@@ -49,6 +49,8 @@ if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
     revprof_test(revprof_compensate_inject_np${np} compensate
                  $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_rp> ${np})
   endforeach()
+  revprof_test(revprof_compensate_finstrument finstrument
+               $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_fi>)
 endif()
 foreach(mode abort exit segv term)
   revprof_test(revprof_early_${mode} early ${mode}

@@ -13,6 +13,7 @@
 #   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
 #                                             an injected overhead
+#   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
 set -u
 cmd=$1; shift
 fail() { echo "rp_check $cmd: FAIL: $*" >&2; exit 1; }
@@ -189,6 +190,22 @@ compensate)
       if (lm > 0.25 * nominal) fail("master: local compensation should not see remote overhead")
       exit bad }' A.csv B.csv || fail "see above"
   echo "compensate: injected overhead recovered"
+  ;;
+finstrument)
+  # mcpi built with -finstrument-functions: on the worker, under() runs once
+  # and uniform() twice per point (200000 points), as regions of their own.
+  native=$1 fi=$2
+  args="--chunks 20 --chunk 10000"
+  # shellcheck disable=SC2086
+  run 2 "$native" $args || { cat err; fail "native run failed"; }
+  grep "pi ~" out > native.out
+  # shellcheck disable=SC2086
+  REVPROF_MODE=compensate run 2 "$fi" $args || { cat err; fail "compensate run failed"; }
+  grep "pi ~" out | diff native.out - || fail "the program's output changed"
+  csv=revprof-out/compensate.csv
+  grep -q '^1,[^,]*,200000,' "$csv" || { cat "$csv"; fail "no function called 200000 times on rank 1"; }
+  grep -q '^1,[^,]*,400000,' "$csv" || { cat "$csv"; fail "no function called 400000 times on rank 1"; }
+  echo "finstrument: functions profiled"
   ;;
 *) fail "unknown command" ;;
 esac
