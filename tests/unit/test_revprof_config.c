@@ -78,6 +78,29 @@ static void test_revprof_config_off_needs_no_model(void **state) {
   assert_int_equal(c.mode, RP_MODE_OFF);
 }
 
+/* Compensate mode: no model needed (calibration), unless the overhead
+ * must come from one; the injection aid is read. */
+static void test_revprof_config_compensate_settings(void **state) {
+  (void)state;
+  const char *kv[] = {"REVPROF_MODE", "compensate", "REVPROF_OVERHEAD",
+                      "calibrate", "REVPROF_INJECT_OVERHEAD", "2e-6", NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.mode, RP_MODE_COMPENSATE);
+  assert_int_equal(c.overhead, RP_OVERHEAD_CALIBRATE);
+  assert_near(c.inject, 2e-6, 0);
+  assert_string_equal(rp_mode_name(c.mode), "compensate");
+  const char *kv2[] = {"REVPROF_MODE", "compensate", "REVPROF_OVERHEAD",
+                       "model", NULL};
+  assert_int_equal(read_env(&c, kv2, err, sizeof err), REVPROF_EINVAL);
+  assert_non_null(strstr(err, "needs REVPROF_MODEL"));
+  const char *kv3[] = {"REVPROF_MODE", "compensate", NULL};
+  assert_int_equal(read_env(&c, kv3, err, sizeof err), 0);
+  assert_int_equal(c.overhead, RP_OVERHEAD_AUTO);
+  assert_near(c.inject, 0, 0);
+}
+
 static void test_revprof_config_step_bounds_default_to_step(void **state) {
   (void)state;
   const char *kv[] = {"REVPROF_MODEL", "m", "REVPROF_STEP", "3e-9", NULL};
@@ -135,6 +158,7 @@ int main(void) {
       cmocka_unit_test(test_revprof_config_defaults),
       cmocka_unit_test(test_revprof_config_every_variable),
       cmocka_unit_test(test_revprof_config_off_needs_no_model),
+      cmocka_unit_test(test_revprof_config_compensate_settings),
       cmocka_unit_test(test_revprof_config_step_bounds_default_to_step),
       cmocka_unit_test(test_revprof_config_rejects_bad_values),
       cmocka_unit_test(test_revprof_config_predict_without_model),
