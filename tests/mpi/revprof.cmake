@@ -51,6 +51,8 @@ if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
   endforeach()
   revprof_test(revprof_compensate_finstrument finstrument
                $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_fi>)
+  revprof_test(revprof_compensate_overhead_model overhead-model
+               $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_rp>)
 endif()
 foreach(mode abort exit segv term)
   revprof_test(revprof_early_${mode} early ${mode}

@@ -14,6 +14,7 @@
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
 #                                             an injected overhead
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
+#   rp_check.sh overhead-model NATIVE_EXE RP_EXE  per-event costs from a model
 set -u
 cmd=$1; shift
 fail() { echo "rp_check $cmd: FAIL: $*" >&2; exit 1; }
@@ -206,6 +207,27 @@ finstrument)
   grep -q '^1,[^,]*,200000,' "$csv" || { cat "$csv"; fail "no function called 200000 times on rank 1"; }
   grep -q '^1,[^,]*,400000,' "$csv" || { cat "$csv"; fail "no function called 400000 times on rank 1"; }
   echo "finstrument: functions profiled"
+  ;;
+overhead-model)
+  # REVPROF_OVERHEAD=model: the model's overhead table is used and printed;
+  # a model without it is an error that leaves the program running as is.
+  native=$1 rp=$2
+  args="--chunks 5 --chunk 1000"
+  head='return { format = "revprof-model 1", functions = {},'
+  printf '%s overhead = { region_enter = 4e-8, region_exit = 5e-8, mpi_wrapper = 1e-7, piggyback = 2e-8 } }\n' "$head" > good.lua
+  printf '%s overhead = { mpi_wrapper = 1e-7 } }\n' "$head" > lacking.lua
+  # shellcheck disable=SC2086
+  run 2 "$native" $args || { cat err; fail "native run failed"; }
+  grep "pi ~" out > native.out
+  # shellcheck disable=SC2086
+  REVPROF_MODE=compensate REVPROF_OVERHEAD=model REVPROF_MODEL=$RP_WORK/good.lua run 2 "$rp" $args || { cat err; fail "run with the model failed"; }
+  grep "pi ~" out | diff native.out - || fail "the program's output changed"
+  grep -q "overhead per event (model): region enter+exit 9.000e-08 s (4.500e-08 s inside the region), MPI wrapper 1.000e-07 s, piggyback 2.000e-08 s" revprof-out/compensate.txt || { cat revprof-out/compensate.txt; fail "model values not used"; }
+  # shellcheck disable=SC2086
+  REVPROF_MODE=compensate REVPROF_OVERHEAD=model REVPROF_MODEL=$RP_WORK/lacking.lua run 2 "$rp" $args || { cat err; fail "run with the lacking model failed"; }
+  grep "pi ~" out | diff native.out - || fail "the program's output changed"
+  grep -q "lacks region_enter.*compensation is off" err || { cat err; fail "no message about the lacking model"; }
+  echo "overhead-model: model values used, lacking table refused"
   ;;
 *) fail "unknown command" ;;
 esac
