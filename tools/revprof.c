@@ -12,6 +12,7 @@
 #include "revprof_model.h"
 #include "rp_datasheet.h"
 #include "rp_tools.h"
+#include "rp_tools.h"
 
 #define ERRLEN 1024
 
@@ -317,6 +318,114 @@ static int under_mpi_launcher(void) {
   return 0;
 }
 
+/* Output folder and flags of a characterize command line. */
+static const char *characterize_outdir(int argc, char **argv, int *no_model) {
+  const char *dir = "revprof-out";
+  *no_model = 0;
+  for (int i = 1; i < argc; i++) {
+    if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) &&
+        i + 1 < argc)
+      dir = argv[++i];
+    else if (strncmp(argv[i], "--output=", 9) == 0)
+      dir = argv[i] + 9;
+    else if (strcmp(argv[i], "--raw-only") == 0 ||
+             strcmp(argv[i], "--list") == 0)
+      *no_model = 1;
+  }
+  return dir;
+}
+
+/* After a characterization: measures librevprof's own cost per
+ * instrumentation event (region enter/exit, MPI wrapper, piggyback), by
+ * starting the characterize program once more, preloaded with librevprof in
+ * compensate mode with REVPROF_OVERHEAD=calibrate, and stores the values in
+ * the model's overhead table (compensate mode reads them with
+ * REVPROF_OVERHEAD=model). Without librevprof it says so and succeeds. */
+static int overhead_into_model(int argc, char **argv, const char *mpiexec,
+                               const char *exe) {
+  int no_model;
+  const char *dir = characterize_outdir(argc, argv, &no_model);
+  char model[PATH_MAX], odir[PATH_MAX / 2], txt[PATH_MAX], lib[PATH_MAX];
+  char err[ERRLEN] = "", env_lib[PATH_MAX + 16], env_dir[PATH_MAX + 32];
+  snprintf(model, sizeof model, "%s/model.lua", dir);
+  if (no_model || access(model, R_OK) != 0)
+    return 0;
+  if (rp_find_revprof_lib(lib, sizeof lib) != 0) {
+    fprintf(stderr, "%s characterize: librevprof not found; the model has "
+                    "no overhead table (compensate mode will calibrate)\n",
+            prog);
+    return 0;
+  }
+  snprintf(odir, sizeof odir, "%s/overhead", dir);
+  snprintf(txt, sizeof txt, "%s/compensate.txt", odir);
+  snprintf(env_lib, sizeof env_lib, "LD_PRELOAD=%s", lib);
+  snprintf(env_dir, sizeof env_dir, "REVPROF_OUTPUT_DIR=%s", odir);
+  char *args[] = {(char *)mpiexec, "-n", "2", "env", env_lib,
+                  "REVPROF_MODE=compensate", "REVPROF_OVERHEAD=calibrate",
+                  env_dir, (char *)exe, "--list", NULL};
+  char *const *use = args;
+  char *ompi[16];
+  if (strstr(mpiexec, "mpich") == NULL && strstr(mpiexec, "hydra") == NULL) {
+    int k = 0; /* Open MPI: oversubscribe on 1 core */
+    ompi[k++] = args[0];
+    ompi[k++] = "--oversubscribe";
+    for (int i = 1; args[i]; i++)
+      ompi[k++] = args[i];
+    ompi[k] = NULL;
+    use = ompi;
+  }
+  char log[PATH_MAX + 16];
+  snprintf(log, sizeof log, "%s/overhead.log", dir);
+  int rc = rp_spawn(use, log, 1, NULL);
+  FILE *f = rc == 0 ? fopen(txt, "r") : NULL;
+  double pair = -1, inner, wrapper = -1, pb = -1;
+  char line[1024];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "overhead per event (calibrate): region enter+exit %lf s "
+                     "(%lf s inside the region), MPI wrapper %lf s, piggyback "
+                     "%lf s", &pair, &inner, &wrapper, &pb) == 4)
+      break;
+  if (f)
+    fclose(f);
+  if (pair < 0 || wrapper < 0 || pb < 0) {
+    fprintf(stderr, "%s characterize: could not measure librevprof's "
+                    "overhead (see %s); the model has no overhead table\n",
+            prog, log);
+    return 0;
+  }
+  revprof_model *m = NULL;
+  if (revprof_model_load(model, &m, err, sizeof err) != 0) {
+    fprintf(stderr, "%s characterize: %s\n", prog, err);
+    return 1;
+  }
+  static const char *const names[] = {"region_enter", "region_exit",
+                                      "mpi_wrapper", "piggyback"};
+  double val[] = {0.5 * pair, 0.5 * pair, wrapper, pb};
+  for (int i = 0; i < 4; i++) {
+    int j = 0;
+    while (j < m->noverhead && strcmp(m->overhead[j].name, names[i]) != 0)
+      j++;
+    if (j == m->noverhead && m->noverhead < REVPROF_MAX_OVERHEAD)
+      m->noverhead++;
+    if (j < REVPROF_MAX_OVERHEAD) {
+      snprintf(m->overhead[j].name, sizeof m->overhead[j].name, "%s",
+               names[i]);
+      m->overhead[j].seconds = val[i];
+    }
+  }
+  rc = revprof_model_write(m, model, err, sizeof err);
+  revprof_model_free(m);
+  if (rc != 0) {
+    fprintf(stderr, "%s characterize: %s\n", prog, err);
+    return 1;
+  }
+  fprintf(stderr, "%s characterize: librevprof overhead per event written "
+                  "to %s: region enter+exit %.3g us, MPI wrapper %.3g us, "
+                  "piggyback %.3g us\n",
+          prog, model, pair * 1e6, wrapper * 1e6, pb * 1e6);
+  return 0;
+}
+
 static int cmd_characterize(int argc, char **argv) {
   char exe[PATH_MAX];
   const char *np = NULL, *mpiexec = getenv("REVPROF_MPIEXEC");
@@ -374,11 +483,15 @@ static int cmd_characterize(int argc, char **argv) {
     args[n++] = argv[i];
   }
   args[n] = NULL;
-  execvp(mpiexec, args);
-  fprintf(stderr, "%s characterize: cannot run %s: %s\n", prog, mpiexec,
-          strerror(errno));
+  int status = rp_spawn(args, NULL, 0, NULL);
+  if (status < 0) {
+    free(args);
+    return 1;
+  }
+  if (status == 0 && !help)
+    status = overhead_into_model(argc, argv, mpiexec, exe);
   free(args);
-  return 1;
+  return status;
 }
 
 /* ----------------------------------------------------------------- main */

@@ -24,6 +24,10 @@ int rp_spawn(char *const argv[], const char *out, int err_to_out,
 int rp_find_program(const char *env, const char *name, char *buf,
                     size_t len);
 
+/* Path of librevprof.so: $REVPROF_LIB, else the build tree's, else next to
+ * this binary, else the installed one. 0 and the path in buf, or -1. */
+int rp_find_revprof_lib(char *buf, size_t len);
+
 /* Creates dir and its parents; 0 or -1 with errno set. */
 int rp_mkdirs(const char *dir);
 

@@ -20,40 +20,6 @@ extern char **environ;
 
 /* ------------------------------------------------------------ launching */
 
-/* Path of librevprof.so: $REVPROF_LIB, else the build tree's (next to this
- * binary), else the installed one. */
-static int find_lib(char *buf, size_t len) {
-  const char *env = getenv("REVPROF_LIB");
-  char self[2048];
-  if (env && *env) {
-    snprintf(buf, len, "%s", env);
-    return access(buf, R_OK) == 0 ? 0 : -1;
-  }
-  if (RP_BUILD_LIB[0]) {
-    snprintf(buf, len, "%s", RP_BUILD_LIB);
-    if (access(buf, R_OK) == 0)
-      return 0;
-  }
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash) {
-      static const char *const rel[] = {"../revprof/librevprof.so",
-                                        "../lib/librevprof.so",
-                                        "../lib64/librevprof.so", NULL};
-      *slash = '\0';
-      for (int i = 0; rel[i]; i++) {
-        snprintf(buf, len, "%s/%s", self, rel[i]);
-        if (access(buf, R_OK) == 0)
-          return 0;
-      }
-    }
-  }
-  snprintf(buf, len, "%s/librevprof.so", RP_LIBDIR);
-  return access(buf, R_OK) == 0 ? 0 : -1;
-}
-
 static const char *mpiexec_path(void) {
   const char *m = getenv("REVPROF_MPIEXEC");
   return m && *m ? m : RP_MPIEXEC;
@@ -216,7 +182,7 @@ static int common_setup(const char *cmd, const common *c, char *lib,
     return -1;
   }
   revprof_model_free(m);
-  if (find_lib(lib, liblen) != 0) {
+  if (rp_find_revprof_lib(lib, liblen) != 0) {
     fprintf(stderr, "revprof %s: cannot find librevprof.so (build the "
                     "revprof library, or set REVPROF_LIB to its path)\n",
             cmd);

@@ -99,3 +99,37 @@ int rp_mkdirs(const char *dir) {
     }
   return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
+
+/* Path of librevprof.so: $REVPROF_LIB, else the build tree's (next to this
+ * binary), else the installed one. */
+int rp_find_revprof_lib(char *buf, size_t len) {
+  const char *env = getenv("REVPROF_LIB");
+  char self[2048];
+  if (env && *env) {
+    snprintf(buf, len, "%s", env);
+    return access(buf, R_OK) == 0 ? 0 : -1;
+  }
+  if (RP_BUILD_LIB[0]) {
+    snprintf(buf, len, "%s", RP_BUILD_LIB);
+    if (access(buf, R_OK) == 0)
+      return 0;
+  }
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) {
+      static const char *const rel[] = {"../revprof/librevprof.so",
+                                        "../lib/librevprof.so",
+                                        "../lib64/librevprof.so", NULL};
+      *slash = '\0';
+      for (int i = 0; rel[i]; i++) {
+        snprintf(buf, len, "%s/%s", self, rel[i]);
+        if (access(buf, R_OK) == 0)
+          return 0;
+      }
+    }
+  }
+  snprintf(buf, len, "%s/librevprof.so", RP_LIBDIR);
+  return access(buf, R_OK) == 0 ? 0 : -1;
+}
