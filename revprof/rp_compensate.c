@@ -76,6 +76,23 @@ static void spin(double s) { /* REVPROF_INJECT_OVERHEAD */
 #define CM_SLOTS 1024 /* power of 2, > 2 * CM_REGIONS */
 static short slot[CM_SLOTS]; /* region id + 1; 0: empty */
 
+/* Takes the next region entry (cleared) and files it in the hash table
+ * slots at hash h; -1, with one warning per run, when the table is full. */
+static int add_region(short *slots, unsigned h) {
+  if (cm.nreg == CM_REGIONS) {
+    if (!cm.full++)
+      rp_warn("more than %d region names; the others are not profiled",
+              CM_REGIONS);
+    return -1;
+  }
+  memset(&cm.reg[cm.nreg], 0, sizeof cm.reg[0]);
+  unsigned i = h & (CM_SLOTS - 1);
+  while (slots[i])
+    i = (i + 1) & (CM_SLOTS - 1);
+  slots[i] = (short)(cm.nreg + 1);
+  return cm.nreg++;
+}
+
 static int region_id(const char *name, int copy) {
   unsigned h = 2166136261u;
   for (const unsigned char *p = (const unsigned char *)name; *p; p++)
@@ -88,22 +105,14 @@ static int region_id(const char *name, int copy) {
         (cm.reg[id].name && strcmp(cm.reg[id].name, name) == 0))
       return id;
   }
-  if (cm.nreg == CM_REGIONS) {
-    if (!cm.full++)
-      rp_warn("more than %d region names; the others are not profiled",
-              CM_REGIONS);
-    return -1;
-  }
+  if (cm.nreg == CM_REGIONS)
+    return add_region(slot, h); /* warns once */
   const char *n = copy ? strdup(name) : name;
   if (n == NULL)
     return -1;
-  memset(&cm.reg[cm.nreg], 0, sizeof cm.reg[0]);
-  cm.reg[cm.nreg].name = n;
-  unsigned i = h & (CM_SLOTS - 1);
-  while (slot[i])
-    i = (i + 1) & (CM_SLOTS - 1);
-  slot[i] = (short)(cm.nreg + 1);
-  return cm.nreg++;
+  int id = add_region(slot, h);
+  cm.reg[id].name = n;
+  return id;
 }
 
 /* Functions (-finstrument-functions): the same, keyed by address. */
@@ -119,19 +128,10 @@ static int function_id(const void *fn) {
     if (cm.reg[id].fn == fn)
       return id;
   }
-  if (cm.nreg == CM_REGIONS) {
-    if (!cm.full++)
-      rp_warn("more than %d region names; the others are not profiled",
-              CM_REGIONS);
-    return -1;
-  }
-  memset(&cm.reg[cm.nreg], 0, sizeof cm.reg[0]);
-  cm.reg[cm.nreg].fn = fn;
-  unsigned i = h & (CM_SLOTS - 1);
-  while (fslot[i])
-    i = (i + 1) & (CM_SLOTS - 1);
-  fslot[i] = (short)(cm.nreg + 1);
-  return cm.nreg++;
+  int id = add_region(fslot, h);
+  if (id >= 0)
+    cm.reg[id].fn = fn;
+  return id;
 }
 
 /* A function's name for the report: its symbol (dladdr: exported symbols
