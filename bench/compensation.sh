@@ -14,21 +14,12 @@
 #        default: its own), MPIEXEC, MPIFLAGS, REVPROF_MODEL / REVPROF_OVERHEAD
 #        (default: calibrate at MPI_Init)
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
-case $build in /*) ;; *) build=$(pwd)/$build ;; esac
+. "$(dirname "$0")/common.sh"
 plain=$build/examples/mcpi
 inst=$build/examples/mcpi_rp
 for exe in "$plain" "$inst"; do
   [ -x "$exe" ] || { echo "compensation: $exe not built (cmake --build $build)" >&2; exit 1; }
 done
-if [ -z "${MPIEXEC:-}" ]; then
-  MPIEXEC=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-  MPIEXEC=${MPIEXEC:-mpiexec}
-fi
-if [ "$(id -u)" = 0 ]; then # Open MPI refuses root without these
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
 NP=${NP:-2}
 RUNS=${RUNS:-5}
 MCPI_ARGS=${MCPI_ARGS:-}

@@ -11,21 +11,12 @@
 #        that some fall between other processes' time slices),
 #        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua)
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
-case $build in /*) ;; *) build=$(pwd)/$build ;; esac
+. "$(dirname "$0")/common.sh"
 overhead=$build/revprof/rp_bench_overhead
 candidates=$build/revprof/rp_bench_piggyback
 for exe in "$overhead" "$candidates"; do
   [ -x "$exe" ] || { echo "pingpong-overhead: $exe not built (cmake --build $build)" >&2; exit 1; }
 done
-if [ -z "${MPIEXEC:-}" ]; then
-  MPIEXEC=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-  MPIEXEC=${MPIEXEC:-mpiexec}
-fi
-if [ "$(id -u)" = 0 ]; then # Open MPI refuses root without these
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
 export REVPROF_MODEL=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}
 export REVPROF_OUTPUT_DIR=${REVPROF_OUTPUT_DIR:-$(mktemp -d)}
 rounds=${ROUNDS:-300}

@@ -6,19 +6,13 @@
 # prints medians and the relative error of the prediction. Asserts nothing.
 #   bench/predict-accuracy.sh [BUILD_DIR] [MODEL]
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
+. "$(dirname "$0")/common.sh"
 model=${2:-$here/models/machines/debian12-2core-openmpi.lua}
 runs=${RUNS:-5}
 revprof=$build/tools/revprof
 for f in "$revprof" "$build/examples/outer" "$build/examples/stencil"; do
   [ -x "$f" ] || { echo "predict-accuracy: $f not built" >&2; exit 2; }
 done
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-mpiexec=${mpiexec:-mpiexec}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -39,7 +33,7 @@ for ex in "outer --n 3000" "stencil --nx 1024 --ny 1024 --iters 200 --check 10" 
   : > "$tmp/native" ; : > "$tmp/pred"; : > "$tmp/lo"; : > "$tmp/av"; : > "$tmp/hi"
   i=0
   while [ $i -lt "$runs" ]; do
-    "$mpiexec" -n 2 "$prog" "$@" > "$tmp/out" 2>&1
+    "$MPIEXEC" -n 2 "$prog" "$@" > "$tmp/out" 2>&1
     elapsed "$tmp/out" >> "$tmp/native"
     "$revprof" run --model "$model" -np 2 --compute measure -o "$tmp/rp" \
       -- "$prog" "$@" > "$tmp/out" 2>&1
