@@ -89,6 +89,8 @@ typedef struct rp_req {
   size_t packcap;           /* bytes */
   int pack_heap;            /* pack was malloc'ed */
   MPI_Datatype stype;       /* struct type when enc == STRUCT */
+  struct rp_stype *sref;    /* the cached stype this record holds a
+                               reference to (NULL: none, or owns_type) */
   double pb[RP_PB_DOUBLES]; /* the piggyback slot (struct types point here) */
   /* non-blocking collectives and Comm_idup */
   MPI_Request sreq;         /* clock exchange (or shadow idup) request */

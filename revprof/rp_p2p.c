@@ -21,6 +21,8 @@ static unsigned table_bits;  /* table has 1 << table_bits buckets */
 static size_t table_count;
 static rp_req *zombies;      /* freed by the application while active */
 
+static void struct_release(rp_req *r);
+
 static void req_reset(rp_req *r) {
   char *pack = r->pack;
   size_t cap = r->packcap;
@@ -54,6 +56,7 @@ rp_req *rp_req_new(void) {
       static int warned;
       if (!warned++)
         rp_warn("out of memory for request records");
+      struct_release(&emergency);
       req_reset(&emergency);
       emergency.blocking = 1;
       return &emergency;
@@ -78,10 +81,7 @@ static void req_release(rp_req *r) {
   if (r == NULL || r->blocking)
     return;
   table_remove(r); /* never on the free list and in the table at once */
-  if (r->owns_type && r->stype != MPI_DATATYPE_NULL)
-    PMPI_Type_free(&r->stype);
-  r->stype = MPI_DATATYPE_NULL;
-  r->owns_type = 0;
+  struct_release(r);
   r->next = free_list;
   free_list = r;
 }
@@ -181,6 +181,17 @@ void rp_req_post(rp_req *r, int rc, MPI_Request *request) {
 
 #define RP_SCACHE 128
 
+/* A committed struct type shared by the cache and the operations that use
+ * it: freed when the last reference goes. An operation in flight (a pending
+ * request, or the blocking call under way, e.g. both halves of one
+ * MPI_Sendrecv that hash to the same cache slot) thus never sees its type
+ * freed under it when the cache evicts the entry or the user frees the
+ * type it was built on. */
+typedef struct rp_stype {
+  MPI_Datatype t;
+  int refs;
+} rp_stype;
+
 /* Committed struct types {RP_PB_DOUBLES doubles at slot, count x type at
  * buf} over MPI_BOTTOM, by (buf, count, type, slot). Entries whose user
  * type is freed are dropped in the MPI_Type_free wrapper, since handles are
@@ -190,9 +201,28 @@ static struct {
   int count;
   MPI_Datatype type;
   const double *slot;
-  MPI_Datatype stype;
-  int used;
+  rp_stype *h; /* NULL: slot unused */
 } scache[RP_SCACHE];
+
+static void stype_unref(rp_stype *h) {
+  if (--h->refs == 0) {
+    PMPI_Type_free(&h->t);
+    free(h);
+  }
+}
+
+/* Drops the struct type r holds (a reference or its own type). Blocking
+ * records call it at their next use: their previous call has ended. */
+static void struct_release(rp_req *r) {
+  if (r->sref) {
+    stype_unref(r->sref);
+    r->sref = NULL;
+  }
+  if (r->owns_type && r->stype != MPI_DATATYPE_NULL)
+    PMPI_Type_free(&r->stype);
+  r->owns_type = 0;
+  r->stype = MPI_DATATYPE_NULL;
+}
 
 static int make_struct(const void *buf, int count, MPI_Datatype type,
                        const double *slot, MPI_Datatype *out) {
@@ -210,46 +240,64 @@ static int make_struct(const void *buf, int count, MPI_Datatype type,
   return 0;
 }
 
-/* Struct type for r (slot r->pb); cached unless r is persistent. */
+/* Index of the cache slot for (buf, count, type, slot). */
+static unsigned scache_slot(const void *buf, int count, MPI_Datatype type,
+                            const double *slot) {
+  uintptr_t h = (uintptr_t)buf * 31u + (uintptr_t)count * 7u +
+                (uintptr_t)slot;
+  uint64_t tb = 0;
+  memcpy(&tb, &type, sizeof type < sizeof tb ? sizeof type : sizeof tb);
+  h ^= (uintptr_t)(tb * 0x9E3779B97F4A7C15ull);
+  return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 57) & (RP_SCACHE - 1);
+}
+
+/* Struct type for r (slot r->pb), held by r until struct_release: cached
+ * (r takes a reference) unless r is persistent (r owns it). */
 static int struct_for(rp_req *r, const void *buf, int count,
                       MPI_Datatype type) {
+  struct_release(r);
   if (r->persistent) {
     if (make_struct(buf, count, type, r->pb, &r->stype) != 0)
       return -1;
     r->owns_type = 1;
     return 0;
   }
-  uintptr_t h = (uintptr_t)buf * 31u + (uintptr_t)count * 7u +
-                (uintptr_t)r->pb;
-  uint64_t tb = 0;
-  memcpy(&tb, &type, sizeof type < sizeof tb ? sizeof type : sizeof tb);
-  h ^= (uintptr_t)(tb * 0x9E3779B97F4A7C15ull);
-  unsigned s = (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 57) & (RP_SCACHE - 1);
-  if (scache[s].used && scache[s].buf == buf && scache[s].count == count &&
+  unsigned s = scache_slot(buf, count, type, r->pb);
+  if (scache[s].h && scache[s].buf == buf && scache[s].count == count &&
       scache[s].type == type && scache[s].slot == r->pb) {
-    r->stype = scache[s].stype;
+    r->sref = scache[s].h;
+    r->sref->refs++;
+    r->stype = r->sref->t;
     return 0;
   }
   MPI_Datatype t;
   if (make_struct(buf, count, type, r->pb, &t) != 0)
     return -1;
-  if (scache[s].used)
-    PMPI_Type_free(&scache[s].stype); /* operations in flight keep theirs */
+  rp_stype *h = malloc(sizeof *h);
+  if (h == NULL) { /* uncached: r's own */
+    r->stype = t;
+    r->owns_type = 1;
+    return 0;
+  }
+  h->t = t;
+  h->refs = 2; /* the cache and r */
+  if (scache[s].h)
+    stype_unref(scache[s].h); /* freed once its last user is done */
   scache[s].buf = buf;
   scache[s].count = count;
   scache[s].type = type;
   scache[s].slot = r->pb;
-  scache[s].stype = t;
-  scache[s].used = 1;
+  scache[s].h = h;
+  r->sref = h;
   r->stype = t;
   return 0;
 }
 
 static void scache_purge(MPI_Datatype type, int all) {
   for (int s = 0; s < RP_SCACHE; s++)
-    if (scache[s].used && (all || scache[s].type == type)) {
-      PMPI_Type_free(&scache[s].stype);
-      scache[s].used = 0;
+    if (scache[s].h && (all || scache[s].type == type)) {
+      stype_unref(scache[s].h);
+      scache[s].h = NULL;
     }
 }
 
@@ -720,10 +768,11 @@ void rp_p2p_startup(void) {
 
 void rp_p2p_shutdown(void) {
   scache_purge(MPI_DATATYPE_NULL, 1);
+  struct_release(&rp_g.bsend);
+  struct_release(&rp_g.brecv);
   for (size_t i = 0; table && i < ((size_t)1 << table_bits); i++)
     for (rp_req *r = table[i]; r; r = r->next)
-      if (r->owns_type && r->stype != MPI_DATATYPE_NULL)
-        PMPI_Type_free(&r->stype);
+      struct_release(r);
 }
 
 void rp_p2p_type_freed(MPI_Datatype t) {

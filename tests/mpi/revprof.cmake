@@ -59,3 +59,4 @@ foreach(mode abort exit segv term)
                $<TARGET_FILE:rp_early_native> 2)
   # the launcher reports the early end; the check looks at the files
 endforeach()
+include(${CMAKE_CURRENT_SOURCE_DIR}/rp_trust.cmake)

@@ -1,0 +1,24 @@
+# librevprof trust tests (included from tests/mpi/revprof.cmake): exchange
+# patterns under every piggyback encoding (issue #8), partial reports in
+# compensate mode, runs with nothing intercepted. Driver: rp_trust_check.sh.
+add_executable(rp_exchange rp_exchange.c)
+target_link_libraries(rp_exchange PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_exchange)
+
+set(rp_trust_check ${CMAKE_CURRENT_SOURCE_DIR}/rp_trust_check.sh)
+# revprof_trust_test(name command args...): rp_trust_check.sh in its own
+# scratch dir.
+function(revprof_trust_test name)
+  add_test(NAME ${name} COMMAND sh ${rp_trust_check} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 600 LABELS "mpi;revprof"
+    ENVIRONMENT "${RP_MPIEXEC_ENV};RP_MPIEXEC=${MPIEXEC_EXECUTABLE};RP_MPIFLAGS=${rp_flags};RP_WORK=${CMAKE_CURRENT_BINARY_DIR}/${name};RP_LIB=$<TARGET_FILE:revprof_shared>;RP_MODEL=${CMAKE_CURRENT_SOURCE_DIR}/rp_exact_model.lua")
+endfunction()
+
+foreach(pattern sendrecv stress)
+  foreach(mode predict compensate)
+    revprof_trust_test(revprof_exchange_${pattern}_${mode}_np2 exchange
+                       ${pattern} ${mode} $<TARGET_FILE:rp_exchange> 2)
+  endforeach()
+endforeach()
+revprof_trust_test(revprof_exchange_stress_predict_np3 exchange stress
+                   predict $<TARGET_FILE:rp_exchange> 3)
