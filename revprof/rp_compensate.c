@@ -5,6 +5,7 @@
 #define _GNU_SOURCE 1 /* dladdr */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rp_comp.h"
 #include "rp_int.h"
@@ -407,10 +409,21 @@ int rp_cm_startup(const revprof_model *m, char *err, size_t errlen) {
 typedef struct cm_buf {
   char *p;
   size_t n, cap;
+  int fixed; /* p is a static buffer of cap bytes: truncate, never grow */
 } cm_buf;
 
 static void RP_PRINTF_(2, 3) put(cm_buf *b, const char *fmt, ...) {
   va_list ap;
+  if (b->fixed) { /* the partial report: no malloc in a signal handler */
+    if (b->n + 1 >= b->cap)
+      return;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+      b->n = b->n + (size_t)k < b->cap ? b->n + (size_t)k : b->cap - 1;
+    return;
+  }
   for (;;) {
     va_start(ap, fmt);
     int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0,
@@ -470,23 +483,23 @@ static void write_file(const char *name, const char *head, const char *body) {
     rp_warn("cannot write %s: %s", path, strerror(errno));
 }
 
-void rp_cm_report(void) {
-  cm_buf csv = {0}, txt = {0};
-  cm.t_end = now_s();
+/* This rank's rows (CSV) and lines (text) at real time t_end; regions
+ * still open end there. */
+static void rank_rows(cm_buf *csv, cm_buf *txt, double t_end) {
   while (cm.depth > 0 || cm.lost) /* regions left open end here */
-    pop(cm.t_end, 0.0);
-  double el = cm.t_end - cm.t_init;
+    pop(t_end, 0.0);
+  double el = t_end - cm.t_init;
   double el_l = rp_comp_local(el, cm.st.o);
   double el_p = rp_comp_parallel(el, cm.st.o, cm.st.adj);
   int r = rp_g.rank;
-  put(&csv, "%d,(program),1,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, el, el,
+  put(csv, "%d,(program),1,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, el, el,
       el_l, el_l, el_p, el_p);
-  put(&txt,
+  put(txt,
       "rank %d: elapsed %.6f s measured, %.6f s local, %.6f s parallel "
       "(estimated uninstrumented); overhead %.6f s, delay %.6f s, MPI "
       "time %.6f s measured, %.6f s compensated\n",
       r, el, el_l, el_p, cm.st.o, cm.st.x, cm.st.wait, cm.st.wait_c);
-  put(&txt, "  %-28s %10s %12s %12s %12s %12s %12s %12s\n", "region", "count",
+  put(txt, "  %-28s %10s %12s %12s %12s %12s %12s %12s\n", "region", "count",
       "incl", "excl", "incl_local", "excl_local", "incl_par", "excl_par");
   for (int i = 0; i < cm.nreg; i++) {
     const cm_region *g = &cm.reg[i];
@@ -495,33 +508,120 @@ void rp_cm_report(void) {
       continue;
     const char *nm = g->name ? g->name : function_name(g->fn, fname,
                                                        sizeof fname);
-    put(&csv, "%d,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, nm,
+    put(csv, "%d,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, nm,
         g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
         g->excl_p);
-    put(&txt, "  %-28s %10.0f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n",
+    put(txt, "  %-28s %10.0f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n",
         nm, g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
         g->excl_p);
   }
+}
+
+#define CM_CSV_HEAD                                                        \
+  "rank,region,count,incl_s,excl_s,incl_local_s,excl_local_s,"            \
+  "incl_parallel_s,excl_parallel_s\n"
+
+/* The overhead line of both reports. */
+static void overhead_line(cm_buf *b) {
+  put(b,
+      "overhead per event (%s): region enter+exit %.3e s (%.3e s "
+      "inside the region), MPI wrapper %.3e s, piggyback %.3e s; "
+      "injected %.3e s per event\n"
+      "local = measured - own overhead; parallel = local - waiting "
+      "removed by delays from other ranks (seed 000)\n",
+      cm.src ? cm.src : "?", cm.o_pair, cm.o_inner, cm.o_mpi, cm.o_pb,
+      rp_g.cfg.inject);
+}
+
+/* Writes all of b to a new file path (via path.tmp); 0 or -1. */
+static int dump(const char *path, const cm_buf *b) {
+  char tmp[RP_PATH_MAX + 96];
+  size_t pl = strlen(path);
+  if (pl + 5 > sizeof tmp)
+    return -1;
+  memcpy(tmp, path, pl);
+  memcpy(tmp + pl, ".tmp", 5);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0)
+    return -1;
+  size_t off = 0;
+  while (off < b->n) {
+    ssize_t k = write(fd, b->p + off, b->n - off);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      break;
+    off += (size_t)k;
+  }
+  int bad = off < b->n;
+  bad |= close(fd) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+void rp_cm_report_partial(const char *reason) {
+  static char tb[65536], cb[65536];
+  static char tpath[RP_PATH_MAX + 64], cpath[RP_PATH_MAX + 64];
+  cm_buf txt = {tb, 0, sizeof tb, 1}, csv = {cb, 0, sizeof cb, 1};
+  put(&txt, "revprof compensate report (PARTIAL: %s): rank %d of %d\n",
+      reason, rp_g.rank, rp_g.size);
+  put(&txt, "PARTIAL: %s; this rank's profile up to that point, regions "
+            "still open end there\n", reason);
+  overhead_line(&txt);
+  put(&txt, "\n");
+  put(&csv, CM_CSV_HEAD);
+  put(&csv, "%d,\"(status) PARTIAL: %s\",0,,,,,,\n", rp_g.rank, reason);
+  rank_rows(&csv, &txt, now_s());
+  snprintf(tpath, sizeof tpath, "%s/compensate.partial.rank%d.txt",
+           rp_g.cfg.outdir, rp_g.rank);
+  snprintf(cpath, sizeof cpath, "%s/compensate.partial.rank%d.csv",
+           rp_g.cfg.outdir, rp_g.rank);
+  rp_mkdir_p(rp_g.cfg.outdir);
+  int ok = dump(cpath, &csv) == 0;
+  if (dump(tpath, &txt) == 0 && ok) {
+    static const char m[] = "revprof: PARTIAL compensate report written to ";
+    ssize_t ignored = write(2, m, sizeof m - 1);
+    ignored = write(2, tpath, strlen(tpath));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+  } else {
+    ssize_t ignored = write(2, tb, txt.n); /* at least on stderr */
+    (void)ignored;
+  }
+}
+
+/* Removes partial reports of an earlier run with the same output folder. */
+void rp_cm_report_startup(void) {
+  char path[RP_PATH_MAX + 64];
+  static const char *const ext[] = {"txt", "csv"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/compensate.partial.rank%d.%s",
+             rp_g.cfg.outdir, rp_g.rank, ext[i]);
+    unlink(path);
+  }
+}
+
+void rp_cm_report(void) {
+  cm_buf csv = {0}, txt = {0};
+  cm.t_end = now_s();
+  rank_rows(&csv, &txt, cm.t_end);
+  int r = rp_g.rank;
   char *all_csv = gather_text(&csv), *all_txt = gather_text(&txt);
+  rp_g.partial_done = 1; /* nothing partial from here on */
   if (r == 0 && all_csv && all_txt) {
-    char head[1024];
+    cm_buf head = {0};
     rp_mkdir_p(rp_g.cfg.outdir);
-    write_file("compensate.csv",
-               "rank,region,count,incl_s,excl_s,incl_local_s,excl_local_s,"
-               "incl_parallel_s,excl_parallel_s\n",
-               all_csv);
-    snprintf(head, sizeof head,
-             "revprof compensate report: %d ranks\n"
-             "overhead per event (%s): region enter+exit %.3e s (%.3e s "
-             "inside the region), MPI wrapper %.3e s, piggyback %.3e s; "
-             "injected %.3e s per event\n"
-             "local = measured - own overhead; parallel = local - waiting "
-             "removed by delays from other ranks (seed 000)\n\n",
-             rp_g.size, cm.src, cm.o_pair, cm.o_inner, cm.o_mpi, cm.o_pb,
-             rp_g.cfg.inject);
-    write_file("compensate.txt", head, all_txt);
-    fputs(head, stderr);
+    write_file("compensate.csv", CM_CSV_HEAD, all_csv);
+    put(&head, "revprof compensate report: %d ranks\n", rp_g.size);
+    overhead_line(&head);
+    put(&head, "\n");
+    write_file("compensate.txt", head.p ? head.p : "", all_txt);
+    fputs(head.p ? head.p : "", stderr);
     fputs(all_txt, stderr);
+    free(head.p);
   }
   free(all_csv);
   free(all_txt);

@@ -177,6 +177,11 @@ int rp_cm_startup(const revprof_model *m, char *err, size_t errlen);
 void rp_cm_enter(rp_wid w);
 void rp_cm_leave(rp_wid w);
 void rp_cm_report(void);
+/* This rank's compensate profile so far, marked PARTIAL: reason
+ * (compensate.partial.rank<r>.txt/.csv); no malloc. Startup removes old
+ * ones. */
+void rp_cm_report_partial(const char *reason);
+void rp_cm_report_startup(void);
 
 /* Start of a wrapper's work: guard on, computation since the last MPI call
  * (REVPROF_COMPUTE=measure) added, entry time taken. */

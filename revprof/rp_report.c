@@ -501,7 +501,14 @@ static int open_tmp(const char *path) {
 
 void rp_report_partial(const char *reason) {
   static double v[V_COUNT]; /* no stack growth in a signal handler */
-  if (rp_g.partial_done || !rp_g.initialized || rp_g.model == NULL)
+  if (rp_g.partial_done || !rp_g.initialized)
+    return;
+  if (rp_g.cfg.mode == RP_MODE_COMPENSATE && rp_g.active) {
+    rp_g.partial_done = 1; /* no model here: the compensated profile */
+    rp_cm_report_partial(reason);
+    return;
+  }
+  if (rp_g.model == NULL)
     return;
   rp_g.partial_done = 1;
   fill_vector(v);
@@ -575,7 +582,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
   (void)uc;
   int saved = errno;
   if (rp_g.initialized && !rp_g.finalized && !rp_g.partial_done &&
-      rp_g.model) {
+      (rp_g.model ||
+       (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE))) {
     static const char names[][8] = {"SIGINT", "SIGTERM", "SIGHUP",
                                     "SIGSEGV", "SIGBUS", "SIGFPE",
                                     "SIGILL", "SIGABRT"};
@@ -657,6 +665,8 @@ void rp_report_startup(void) {
     }
   }
   rp_g.partial_done = 0;
+  if (have_dir && rp_g.cfg.mode == RP_MODE_COMPENSATE)
+    rp_cm_report_startup();
   if (!atexit_done++)
     atexit(on_exit_);
   if (!handlers_on) {

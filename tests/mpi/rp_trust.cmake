@@ -22,3 +22,9 @@ foreach(pattern sendrecv stress)
 endforeach()
 revprof_trust_test(revprof_exchange_stress_predict_np3 exchange stress
                    predict $<TARGET_FILE:rp_exchange> 3)
+
+# compensate mode: runs that end early leave partial compensate reports
+foreach(mode abort exit segv)
+  revprof_trust_test(revprof_compensate_early_${mode} cm-early ${mode}
+                     $<TARGET_FILE:rp_early_native> 2)
+endforeach()
