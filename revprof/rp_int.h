@@ -498,6 +498,17 @@ void rp_idup_done(rp_req *r);
 /* mkdir -p; 0 or -1 (errno set). */
 int rp_mkdir_p(const char *dir);
 
+/* Marks the run as degraded or partly guessed (a feature turned off after
+ * a fault, a fallback, an extrapolation, no computation, nothing
+ * intercepted, ...). key: a short lowercase word ([a-z0-9-], e.g.
+ * "extrapolated", "compute"); fmt: one line (printf). The same key again
+ * replaces this rank's text. Callable at any time from the thread that
+ * calls MPI, not from a signal handler. Rank 0 merges all ranks' flags:
+ * each distinct (key, text) is printed in the first lines of report.txt,
+ * "flags:" block, with the number of ranks that set it, and written to
+ * report.csv as rows flags,all,<key;key;...>,<n> and
+ * flag,all,"<key>: <text>",<ranks>; partial reports show this rank's. */
+void rp_report_flag(const char *key, const char *fmt, ...) RP_PRINTF_(2, 3);
 /* Rank 0 writes report.txt / report.csv (and stderr) from all ranks. */
 void rp_report_final(void);
 /* This rank's PARTIAL report (async-signal-safe as far as possible). */

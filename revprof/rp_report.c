@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,235 @@ static void putcsv(sink *s, const char *str) {
     put(s, "\"", 1);
 }
 
+/* --------------------------------------------------------------- flags */
+
+#define RP_FLAGS_MAX 32   /* distinct keys per rank */
+#define RP_FLAG_KEY 32
+#define RP_FLAG_TEXT 384
+#define RP_FLAG_ROWS 64   /* distinct (key, text) in a report */
+
+static struct {
+  char key[RP_FLAG_KEY];
+  char text[RP_FLAG_TEXT];
+} flags[RP_FLAGS_MAX];
+static int nflags, flags_lost;
+
+void rp_report_flag(const char *key, const char *fmt, ...) {
+  char k[RP_FLAG_KEY];
+  size_t n = 0;
+  for (; key && key[n] && n + 1 < sizeof k; n++) /* [a-z0-9-] only */
+    k[n] = (key[n] >= 'a' && key[n] <= 'z') ||
+                   (key[n] >= '0' && key[n] <= '9')
+               ? key[n]
+               : (key[n] >= 'A' && key[n] <= 'Z' ? (char)(key[n] - 'A' + 'a')
+                                                  : '-');
+  k[n] = '\0';
+  if (n == 0)
+    return;
+  int i = 0;
+  while (i < nflags && strcmp(flags[i].key, k) != 0)
+    i++;
+  if (i == nflags) {
+    if (nflags == RP_FLAGS_MAX) {
+      flags_lost++;
+      return;
+    }
+    nflags++;
+  }
+  memcpy(flags[i].key, k, n + 1);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(flags[i].text, sizeof flags[i].text, fmt, ap);
+  va_end(ap);
+  for (char *c = flags[i].text; *c; c++) /* one line, one CSV field */
+    if (*c == '\n' || *c == '\r' || *c == '\t')
+      *c = ' ';
+}
+
+/* Distinct (key, text) pairs of a report, with how many ranks set each. */
+typedef struct flag_set {
+  struct {
+    const char *key, *text;
+    int ranks;
+  } row[RP_FLAG_ROWS];
+  int n, lost;
+  int nranks; /* shown as [K of N ranks]; 0: a rank's own (partial) */
+} flag_set;
+
+static void flagset_add(flag_set *fs, const char *key, const char *text,
+                        int ranks) {
+  for (int i = 0; i < fs->n; i++)
+    if (strcmp(fs->row[i].key, key) == 0 &&
+        strcmp(fs->row[i].text, text) == 0) {
+      fs->row[i].ranks += ranks;
+      return;
+    }
+  if (fs->n == RP_FLAG_ROWS) {
+    fs->lost++;
+    return;
+  }
+  fs->row[fs->n].key = key;
+  fs->row[fs->n].text = text;
+  fs->row[fs->n].ranks = ranks;
+  fs->n++;
+}
+
+/* Texts of the flags derived from the report's numbers, built without
+ * stdio (the partial report runs in signal handlers). */
+static char derived[REVPROF_FN_COUNT + 4][RP_FLAG_TEXT];
+
+static const char *cat(char *out, const char *const *parts, int n) {
+  size_t k = 0;
+  for (int i = 0; i < n; i++)
+    for (const char *p = parts[i]; p && *p && k + 1 < RP_FLAG_TEXT; p++)
+      out[k++] = *p;
+  out[k] = '\0';
+  return out;
+}
+
+/* Flags that follow from the numbers: model fallbacks (missing: flags per
+ * function, on missing_ranks ranks), Lua faults (lua_ranks), no computation on any rank
+ * (no_compute), nothing intercepted (calls: MPI calls seen besides
+ * MPI_Finalize), wildcard receives out of predicted order. */
+static void derive_flags(flag_set *fs, const double *missing,
+                         int missing_ranks, double lua_ranks, int no_compute,
+                         double calls, double suspicious, int nranks) {
+  int d = 0;
+  char num[32];
+  if (calls <= 0) {
+    const char *p[] = {
+        "no MPI call was intercepted besides MPI_Init and MPI_Finalize; if "
+        "the program communicates, it does so through calls revprof does "
+        "not see (Fortran or other language bindings, a statically linked "
+        "MPI, -lrevprof after the MPI library): nothing was predicted"};
+    flagset_add(fs, "nothing-intercepted", cat(derived[d++], p, 1), nranks);
+  }
+  if (missing_ranks > 0) {
+    char *out = derived[d++];
+    size_t k = 0;
+    int m = 0;
+    const char *head = "the model has no ";
+    for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+      if (!missing[i])
+        continue;
+      revprof_fn e = rp_g.eff[i];
+      const char *p[] = {m++ ? ", " : head, revprof_fn_name((revprof_fn)i),
+                         " (costed as ",
+                         e == REVPROF_FN_COUNT ? "0 s" : revprof_fn_name(e),
+                         ")"};
+      for (int q = 0; q < 5; q++)
+        for (const char *c = p[q]; *c && k + 4 < RP_FLAG_TEXT; c++)
+          out[k++] = *c;
+    }
+    if (k + 4 >= RP_FLAG_TEXT)
+      memcpy(out + k, "...", 3), k += 3;
+    out[k] = '\0';
+    flagset_add(fs, "fallback", out, missing_ranks);
+  }
+  if (lua_ranks > 0) {
+    const char *p[] = {"Lua region costs were off for (part of) the run",
+                       rp_g.lua_error[0] ? ": " : "", rp_g.lua_error};
+    flagset_add(fs, "lua", cat(derived[d++], p, 3), (int)lua_ranks);
+  }
+  if (no_compute > 0 && rp_g.cfg.mode == RP_MODE_PREDICT) {
+    const char *p[] = {"no computation declared or measured (REVPROF_COMPUTE=",
+                       rp_compute_name(rp_g.cfg.compute),
+                       "): the prediction counts communication only"};
+    flagset_add(fs, "no-compute", cat(derived[d++], p, 3), no_compute);
+  }
+  if (suspicious > 0) {
+    fmt_int(num, (long long)suspicious);
+    const char *p[] = {num, " wildcard receive(s) would have matched another "
+                            "sender in the predicted order"};
+    flagset_add(fs, "wildcard-order", cat(derived[d++], p, 2), nranks);
+  }
+}
+
+/* The "flags:" block, right under the report's title. */
+static void flags_text(sink *s, const flag_set *fs) {
+  char b[32];
+  int nranks = fs->nranks;
+  puts_(s, "flags:     ");
+  if (fs->n == 0) {
+    puts_(s, "none\n");
+    return;
+  }
+  fmt_int(b, fs->n);
+  puts_(s, b);
+  puts_(s, " (this prediction is degraded or partly guessed)\n");
+  for (int i = 0; i < fs->n; i++) {
+    puts_(s, "  ");
+    puts_(s, fs->row[i].key);
+    puts_(s, ": ");
+    puts_(s, fs->row[i].text);
+    if (nranks > 1) {
+      puts_(s, " [");
+      if (fs->row[i].ranks >= nranks)
+        puts_(s, "all ");
+      else {
+        fmt_int(b, fs->row[i].ranks);
+        puts_(s, b);
+        puts_(s, " of ");
+      }
+      fmt_int(b, nranks);
+      puts_(s, b);
+      puts_(s, " ranks]");
+    }
+    puts_(s, "\n");
+  }
+  if (fs->lost) {
+    puts_(s, "  (and ");
+    fmt_int(b, fs->lost);
+    puts_(s, b);
+    puts_(s, " more flags not shown)\n");
+  }
+}
+
+static void csv_row(sink *s, const char *record, int rank, const char *name,
+                    const double *calls_bytes, const double *mma,
+                    const double *wait);
+
+/* flags,<scope>,<key;key;...>,<n>, then flag,<scope>,"<key>: <text>",<ranks> */
+static void flags_csv(sink *s, const flag_set *fs, int rank) {
+  char keys[1024];
+  size_t k = 0;
+  keys[0] = '\0';
+  for (int i = 0; i < fs->n; i++) {
+    int seen = 0;
+    for (int j = 0; j < i; j++)
+      seen |= strcmp(fs->row[j].key, fs->row[i].key) == 0;
+    if (seen)
+      continue;
+    const char *p[] = {k ? ";" : "", fs->row[i].key};
+    for (int q = 0; q < 2; q++)
+      for (const char *c = p[q]; *c && k + 1 < sizeof keys; c++)
+        keys[k++] = *c;
+    keys[k] = '\0';
+  }
+  double cb[2] = {fs->n + fs->lost, 0.0};
+  csv_row(s, "flags", rank, keys, cb, NULL, NULL);
+  for (int i = 0; i < fs->n; i++) {
+    static char line[RP_FLAG_KEY + RP_FLAG_TEXT + 4];
+    const char *p[] = {fs->row[i].key, ": ", fs->row[i].text};
+    size_t m = 0;
+    for (int q = 0; q < 3; q++)
+      for (const char *c = p[q]; *c && m + 1 < sizeof line; c++)
+        line[m++] = *c;
+    line[m] = '\0';
+    cb[0] = fs->row[i].ranks;
+    csv_row(s, "flag", rank, line, cb, NULL, NULL);
+  }
+}
+
+/* MPI calls this rank's wrappers saw, MPI_Finalize aside. */
+static double calls_seen(const double *fstat) {
+  double n = 0.0;
+  for (int w = 0; w < RP_W_COUNT; w++)
+    if (w != RP_W_MPI_Finalize)
+      n += fstat[4 * w];
+  return n;
+}
+
 /* ------------------------------------------------------------ contents */
 
 static char settings_text[2048]; /* filled at start-up */
@@ -248,10 +478,13 @@ static char ptxt_path[RP_PATH_MAX + 64], pcsv_path[RP_PATH_MAX + 64];
 static char ptxt_tmp[RP_PATH_MAX + 80], pcsv_tmp[RP_PATH_MAX + 80];
 static int have_dir;
 
-static void header_text(sink *s, const char *status, int nranks) {
+static void header_text(sink *s, const char *status, int nranks,
+                        const flag_set *fs) {
   puts_(s, "==== revprof: predicted performance (");
   puts_(s, status);
-  puts_(s, ") ====\nmodel:     ");
+  puts_(s, ") ====\n");
+  flags_text(s, fs);
+  puts_(s, "model:     ");
   puts_(s, rp_g.cfg.model);
   if (rp_g.model) {
     puts_(s, "\nmachine:   ");
@@ -371,9 +604,11 @@ static void csv_row(sink *s, const char *record, int rank, const char *name,
   put(s, "\n", 1);
 }
 
-static void csv_settings(sink *s, int rank, const char *status) {
+static void csv_settings(sink *s, int rank, const char *status,
+                         const flag_set *fs) {
   puts_(s, "record,rank,name,calls,bytes,min_s,avg_s,max_s,wait_s\n");
   csv_row(s, "status", rank, status, NULL, NULL, NULL);
+  flags_csv(s, fs, rank);
   csv_row(s, "setting", -1, settings_text, NULL, NULL, NULL);
 }
 
@@ -423,6 +658,53 @@ static int write_file(const char *path, const char *text, size_t len) {
   return 0;
 }
 
+/* Every rank's flags to rank 0, as "key\ttext\n" lines (NULL elsewhere
+ * or when out of memory). */
+static char *gather_flags(void) {
+  static char mine[RP_FLAGS_MAX * (RP_FLAG_KEY + RP_FLAG_TEXT + 2) + 1];
+  int len = 0, *lens = NULL, *displs = NULL, total = 0;
+  for (int i = 0; i < nflags; i++)
+    len += snprintf(mine + len, sizeof mine - (size_t)len, "%s\t%s\n",
+                    flags[i].key, flags[i].text);
+  char *all = NULL;
+  MPI_Comm w = rp_world_shadow();
+  if (rp_g.rank == 0) {
+    lens = calloc((size_t)rp_g.size, sizeof *lens);
+    displs = calloc((size_t)rp_g.size, sizeof *displs);
+  }
+  PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, w);
+  if (rp_g.rank == 0 && lens && displs) {
+    for (int i = 0; i < rp_g.size; i++) {
+      displs[i] = total;
+      total += lens[i];
+    }
+    all = malloc((size_t)total + 1);
+  }
+  /* a rank 0 out of memory still takes part, receiving nothing */
+  PMPI_Gatherv(mine, len, MPI_CHAR, all, all ? lens : NULL, displs,
+               MPI_CHAR, 0, w);
+  if (all)
+    all[total] = '\0';
+  free(lens);
+  free(displs);
+  return all;
+}
+
+/* Adds gathered "key\ttext\n" lines (modified in place) to fs. */
+static void flagset_parse(flag_set *fs, char *lines) {
+  for (char *l = lines; l && *l;) {
+    char *nl = strchr(l, '\n'), *tab = strchr(l, '\t');
+    if (nl == NULL)
+      break;
+    *nl = '\0';
+    if (tab && tab < nl) {
+      *tab = '\0';
+      flagset_add(fs, l, tab + 1, 1);
+    }
+    l = nl + 1;
+  }
+}
+
 void rp_report_final(void) {
   double *v = calloc(V_COUNT, sizeof *v);
   double *all = NULL;
@@ -435,10 +717,13 @@ void rp_report_final(void) {
   int have = rp_g.rank != 0 || all != NULL;
   PMPI_Gather(v, V_COUNT, MPI_DOUBLE, all, V_COUNT, MPI_DOUBLE, 0,
               rp_world_shadow());
+  char *flag_lines = gather_flags();
   rp_g.partial_done = 1; /* nothing partial from here on */
   free(v);
-  if (rp_g.rank != 0 || !have)
+  if (rp_g.rank != 0 || !have) {
+    free(flag_lines);
     return;
+  }
 
   double el[RP_NB] = {0, 0, 0}, sum[V_COUNT];
   memset(sum, 0, sizeof sum);
@@ -451,8 +736,32 @@ void rp_report_final(void) {
       sum[i] = i >= V_MISSING && i < V_FSTAT ? (sum[i] || x[i]) : sum[i] + x[i];
   }
 
+  static flag_set fs;
+  int no_compute = 0, missing_ranks = 0;
+  double calls = 0.0;
+  memset(&fs, 0, sizeof fs);
+  for (int r = 0; r < n; r++) {
+    const double *x = all + (size_t)r * V_COUNT;
+    no_compute += x[V_COMPUTE + RP_AVG] == 0.0;
+    calls += calls_seen(x + V_FSTAT);
+    int any = 0;
+    for (int i = 0; i < REVPROF_FN_COUNT; i++)
+      any |= x[V_MISSING + i] != 0.0;
+    missing_ranks += any;
+  }
+  fs.nranks = n;
+  derive_flags(&fs, sum + V_MISSING, missing_ranks, sum[V_LUA],
+               no_compute == n ? n : 0,
+               calls, sum[V_SUSP], n);
+  flagset_parse(&fs, flag_lines);
+  if (calls <= 0)
+    rp_warn("no MPI call was intercepted besides MPI_Init and MPI_Finalize: "
+            "if the program communicates, it does so through calls revprof "
+            "does not see (Fortran or other language bindings, a statically "
+            "linked MPI, -lrevprof after the MPI library)");
+
   sink t = {.fd = -1}, c = {.fd = -1};
-  header_text(&t, "FINAL", n);
+  header_text(&t, "FINAL", n, &fs);
   puts_(&t, "\npredicted elapsed time: ");
   putd(&t, el[RP_AVG]);
   puts_(&t, " s  [min ");
@@ -468,7 +777,7 @@ void rp_report_final(void) {
   functions_text(&t, sum + V_FSTAT);
   warnings_text(&t, sum + V_WILD, sum + V_MISSING, sum[V_LUA]);
 
-  csv_settings(&c, -1, "FINAL");
+  csv_settings(&c, -1, "FINAL", &fs);
   csv_row(&c, "elapsed", -1, "predicted", NULL, el, NULL);
   for (int r = 0; r < n; r++)
     csv_rank(&c, r, all + (size_t)r * V_COUNT);
@@ -491,6 +800,7 @@ void rp_report_final(void) {
   free(t.mem);
   free(c.mem);
   free(all);
+  free(flag_lines);
 }
 
 /* ----------------------------------------------------- partial report */
@@ -529,7 +839,17 @@ void rp_report_partial(const char *reason) {
   memcpy(status + k, reason, rl);
   status[k + rl] = '\0';
 
-  header_text(&t, status, rp_g.size);
+  static flag_set fs;
+  memset(&fs, 0, sizeof fs);
+  int any_missing = 0;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    any_missing |= v[V_MISSING + i] != 0.0;
+  derive_flags(&fs, v + V_MISSING, any_missing, rp_g.lua_fault,
+               v[V_COMPUTE + RP_AVG] == 0.0, calls_seen(v + V_FSTAT),
+               v[V_SUSP], 1);
+  for (int i = 0; i < nflags; i++)
+    flagset_add(&fs, flags[i].key, flags[i].text, 1);
+  header_text(&t, status, rp_g.size, &fs);
   puts_(&t, "rank:      ");
   puti(&t, rp_g.rank);
   puts_(&t, " of ");
@@ -548,7 +868,7 @@ void rp_report_partial(const char *reason) {
   sink_flush(&t);
 
   if (c.fd >= 0) {
-    csv_settings(&c, rp_g.rank, status);
+    csv_settings(&c, rp_g.rank, status, &fs);
     csv_rank(&c, rp_g.rank, v);
     csv_functions(&c, rp_g.rank, v + V_FSTAT);
     csv_warnings(&c, v + V_WILD, v + V_MISSING);
