@@ -1003,6 +1003,89 @@ void rp_report_startup(void) {
   }
 }
 
+/* ------------------------------------------------ nothing intercepted */
+
+static const char *env_of(const char *name, void *ud) {
+  (void)ud;
+  return getenv(name);
+}
+
+/* This process's MPI_COMM_WORLD rank and size from the launcher (Open MPI,
+ * MPICH/Hydra, PMIx); rank 0 of 1 when none says. */
+static void launcher_rank(int *rank, int *size) {
+  static const char *const rk[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                   "PMIX_RANK"};
+  static const char *const sz[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+  *rank = 0;
+  *size = 1;
+  for (int i = 0; i < 3; i++) {
+    const char *v = getenv(rk[i]);
+    if (v && *v) {
+      *rank = atoi(v);
+      break;
+    }
+  }
+  for (int i = 0; i < 2; i++) {
+    const char *v = getenv(sz[i]);
+    if (v && *v) {
+      *size = atoi(v);
+      break;
+    }
+  }
+}
+
+/* At exit: the program used MPI but no wrapper ran, not even MPI_Init's
+ * (Fortran or other bindings revprof does not wrap, a static MPI,
+ * -lrevprof after -lmpi). Rank 0 says so once on stderr and writes a
+ * report.txt / report.csv that says so, unless REVPROF_MODE=off. */
+static void nothing_intercepted(void) {
+  int init = 0, rank, size;
+  if (rp_g.initialized || PMPI_Initialized(&init) != MPI_SUCCESS || !init)
+    return;
+  launcher_rank(&rank, &size);
+  if (rank != 0)
+    return;
+  char err[1024];
+  if (rp_config_read(&rp_g.cfg, env_of, NULL, err, sizeof err) == 0 &&
+      rp_g.cfg.mode == RP_MODE_OFF)
+    return;
+  static const char what[] =
+      "MPI was used but revprof intercepted no MPI call, not even MPI_Init: "
+      "the program calls MPI through bindings revprof does not wrap "
+      "(Fortran or another language), or links the MPI library statically, "
+      "or links -lrevprof after the MPI library (it must come first); "
+      "nothing was predicted";
+  static flag_set fs;
+  memset(&fs, 0, sizeof fs);
+  fs.nranks = size;
+  flagset_add(&fs, "nothing-intercepted", what, size);
+  rp_g.rank = 0;
+  rp_g.size = size;
+  settings_startup();
+  const char *d = rp_g.cfg.outdir[0] ? rp_g.cfg.outdir : "revprof-out";
+  snprintf(txt_path, sizeof txt_path, "%s/report.txt", d);
+  snprintf(csv_path, sizeof csv_path, "%s/report.csv", d);
+  sink t = {.fd = -1}, c = {.fd = -1};
+  header_text(&t, "NOTHING INTERCEPTED", size, &fs);
+  puts_(&t, "\nno prediction: revprof saw no MPI call of this program.\n");
+  csv_settings(&c, -1, "NOTHING INTERCEPTED", &fs);
+  fprintf(stderr, "revprof: %s\n", what);
+  if (!t.failed && !c.failed && rp_mkdir_p(d) == 0 &&
+      write_file(txt_path, t.mem, t.len) == 0 &&
+      write_file(csv_path, c.mem, c.len) == 0)
+    fprintf(stderr, "revprof: report written to %s and %s\n", txt_path,
+            csv_path);
+  else
+    fprintf(stderr, "revprof: cannot write %s and %s: %s\n", txt_path,
+            csv_path, strerror(errno));
+  free(t.mem);
+  free(c.mem);
+}
+
+__attribute__((destructor)) static void report_at_unload(void) {
+  nothing_intercepted();
+}
+
 void rp_report_shutdown(void) {
   if (!handlers_on)
     return;

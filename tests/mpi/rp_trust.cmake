@@ -28,3 +28,14 @@ foreach(mode abort exit segv)
   revprof_trust_test(revprof_compensate_early_${mode} cm-early ${mode}
                      $<TARGET_FILE:rp_early_native> 2)
 endforeach()
+
+# nothing intercepted: MPI only through PMPI_ names (an unwrapped binding)
+add_executable(rp_pmpi_only rp_pmpi_only.c)
+target_link_libraries(rp_pmpi_only PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_pmpi_only)
+foreach(mode pmpi init)
+  revprof_trust_test(revprof_nothing_intercepted_${mode}_np2 nothing ${mode}
+                     $<TARGET_FILE:rp_pmpi_only> 2)
+endforeach()
+# degraded runs are marked in report.csv and report.txt's first lines
+revprof_trust_test(revprof_flags_np2 flags $<TARGET_FILE:rp_semantics_native> 2)

@@ -11,6 +11,13 @@
 #   rp_trust_check.sh cm-early MODE EXE NP   MODE: abort exit segv (see
 #       rp_early.c) in compensate mode: each affected rank leaves a
 #       compensate.partial.rank<r>.txt/.csv marked PARTIAL.
+#   rp_trust_check.sh nothing MODE EXE NP   MODE: pmpi init (see
+#       rp_pmpi_only.c) under LD_PRELOAD: rank 0 says once that nothing was
+#       intercepted; report.txt says so in its first lines, report.csv in
+#       its flags row. Then the same with REVPROF_MODE=off: silence.
+#   rp_trust_check.sh flags NATIVE_EXE NP   a model lacking functions and
+#       a broken Lua file: report.csv's flags row names fallback and lua,
+#       report.txt's first lines too.
 set -u
 cmd=$1; shift
 fail() { echo "rp_trust_check $cmd: FAIL: $*" >&2; exit 1; }
@@ -67,6 +74,40 @@ cm-early)
   [ "$found" -ge 1 ] || { cat err; ls revprof-out; fail "no partial compensate report marked '$why'"; }
   test -e revprof-out/compensate.txt && fail "a final report after an early end"
   echo "compensate early $mode: partial reports of rank(s)" $ranks
+  ;;
+nothing)
+  mode=$1 exe=$2 np=$3
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$mode" || { cat out err; fail "run failed"; }
+  grep -q "^pmpi-only $mode: .*, 0 failed checks" out || { cat out; fail "the program's checks failed"; }
+  n=$(grep -c "^revprof.*\(intercepted no MPI call\|no MPI call was intercepted\)" err)
+  [ "$n" -eq 1 ] || { cat err; fail "stderr says nothing-intercepted $n times, not once"; }
+  if [ "$mode" = pmpi ]; then status="NOTHING INTERCEPTED"; else status=FINAL; fi
+  head -n 3 revprof-out/report.txt | grep -q "^  nothing-intercepted: " || { cat revprof-out/report.txt; fail "report.txt's first lines do not say nothing-intercepted"; }
+  head -n 1 revprof-out/report.txt | grep -q "($status)" || { head -n 3 revprof-out/report.txt; fail "report.txt status is not $status"; }
+  grep -q "^status,all,$status," revprof-out/report.csv || { cat revprof-out/report.csv; fail "report.csv status is not $status"; }
+  grep -q "^flags,all,\([^,]*;\)*nothing-intercepted[;,]" revprof-out/report.csv || { cat revprof-out/report.csv; fail "report.csv's flags row lacks nothing-intercepted"; }
+  grep -q "^flag,all,\"\{0,1\}nothing-intercepted: .*,$np,0," revprof-out/report.csv || { cat revprof-out/report.csv; fail "report.csv lacks the nothing-intercepted row on $np ranks"; }
+  rm -rf revprof-out
+  REVPROF_MODE=off REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$mode" || { cat out err; fail "run with REVPROF_MODE=off failed"; }
+  grep -q "intercepted" err && { cat err; fail "REVPROF_MODE=off is not silent"; }
+  test -e revprof-out/report.txt && fail "REVPROF_MODE=off wrote a report"
+  echo "nothing $mode: said once, report marked"
+  ;;
+flags)
+  exe=$1 np=$2
+  printf 'return { format = "revprof-model 1", functions = {\n  MPI_Send = { { form = { "1" }, avg = { 1e-6 } } },\n  MPI_Recv = { { form = { "1" }, avg = { 1e-6 } } },\n  latency = { { form = { "1" }, avg = { 1e-6 } } } } }\n' > lacking.lua
+  printf 'function row(n)\n  return n *\nend\n' > broken.lua
+  REVPROF_MODEL=$RP_WORK/lacking.lua REVPROF_LUA=$RP_WORK/broken.lua run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "run failed"; }
+  csv=revprof-out/report.csv txt=revprof-out/report.txt
+  test -s $csv || { cat err; fail "no report.csv"; }
+  keys=$(awk -F, '$1 == "flags" && $2 == "all" { print $3 }' $csv)
+  for k in fallback lua; do
+    echo ";$keys;" | grep -q ";$k;" || { cat $csv; fail "flags row '$keys' lacks $k"; }
+    grep -q "^flag,all,\"\{0,1\}$k: " $csv || { cat $csv; fail "no flag row for $k"; }
+  done
+  head -n 6 $txt | grep -q "^  fallback: the model has no " || { head -n 8 $txt; fail "report.txt's first lines lack the fallback flag"; }
+  head -n 6 $txt | grep -q "^  lua: Lua region costs were off" || { head -n 8 $txt; fail "report.txt's first lines lack the lua flag"; }
+  echo "flags: $keys"
   ;;
 *) fail "unknown command" ;;
 esac
