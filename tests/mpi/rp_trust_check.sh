@@ -4,7 +4,7 @@
 # encoding, partial reports in compensate mode, runs with nothing
 # intercepted. Environment as for rp_check.sh: RP_MPIEXEC, RP_MPIFLAGS,
 # RP_WORK, RP_LIB, RP_MODEL.
-#   rp_trust_check.sh exchange PATTERN MODE EXE NP   PATTERN: sendrecv
+#   rp_trust_check.sh exchange PATTERN MODE EXE NP [ITERS]   PATTERN: sendrecv
 #       stress; MODE: predict compensate. Runs EXE under LD_PRELOAD with
 #       REVPROF_PACK_MAX 0 (struct path only), the default and 1048576
 #       (copy path up to 1 MiB); every run must check every byte.
@@ -32,13 +32,13 @@ export REVPROF_OUTPUT_DIR="$RP_WORK/revprof-out"
 
 case $cmd in
 exchange)
-  pattern=$1 mode=$2 exe=$3 np=$4
+  pattern=$1 mode=$2 exe=$3 np=$4 iters=${5:-2000}
   for pm in 0 default 1048576; do
     rm -rf revprof-out
     if [ $pm = default ]; then unset REVPROF_PACK_MAX; else export REVPROF_PACK_MAX=$pm; fi
-    REVPROF_MODEL=$RP_MODEL REVPROF_MODE=$mode run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$pattern" \
+    REVPROF_MODEL=$RP_MODEL REVPROF_MODE=$mode run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$pattern" "$iters" \
       || { tail -n 30 out err; fail "$pattern, $mode, REVPROF_PACK_MAX=$pm: the run failed"; }
-    grep -q "^exchange $pattern: 2000 iterations, 0 failed checks" out \
+    grep -q "^exchange $pattern: $iters iterations, 0 failed checks" out \
       || { cat out; tail -n 30 err; fail "$pattern, $mode, REVPROF_PACK_MAX=$pm: wrong data"; }
     if [ "$mode" = predict ]; then rep=revprof-out/report.txt; else rep=revprof-out/compensate.txt; fi
     test -s "$rep" || { cat err; fail "$pattern, $mode, REVPROF_PACK_MAX=$pm: no $rep"; }
