@@ -4,6 +4,7 @@
  * (MPI_Abort, fatal signal, exit without MPI_Finalize), written with
  * async-signal-safe calls only. */
 #include "rp_int.h"
+#include "rp_flags.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -243,76 +244,19 @@ static void putcsv(sink *s, const char *str) {
 
 /* --------------------------------------------------------------- flags */
 
-#define RP_FLAGS_MAX 32   /* distinct keys per rank */
-#define RP_FLAG_KEY 32
-#define RP_FLAG_TEXT 384
-#define RP_FLAG_ROWS 64   /* distinct (key, text) in a report */
-
-static struct {
-  char key[RP_FLAG_KEY];
-  char text[RP_FLAG_TEXT];
-} flags[RP_FLAGS_MAX];
-static int nflags, flags_lost;
+static rp_flag_store flags; /* this rank's */
 
 void rp_report_flag(const char *key, const char *fmt, ...) {
-  char k[RP_FLAG_KEY];
-  size_t n = 0;
-  for (; key && key[n] && n + 1 < sizeof k; n++) /* [a-z0-9-] only */
-    k[n] = (key[n] >= 'a' && key[n] <= 'z') ||
-                   (key[n] >= '0' && key[n] <= '9')
-               ? key[n]
-               : (key[n] >= 'A' && key[n] <= 'Z' ? (char)(key[n] - 'A' + 'a')
-                                                  : '-');
-  k[n] = '\0';
-  if (n == 0)
-    return;
-  int i = 0;
-  while (i < nflags && strcmp(flags[i].key, k) != 0)
-    i++;
-  if (i == nflags) {
-    if (nflags == RP_FLAGS_MAX) {
-      flags_lost++;
-      return;
-    }
-    nflags++;
-  }
-  memcpy(flags[i].key, k, n + 1);
+  char text[RP_FLAG_TEXT];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(flags[i].text, sizeof flags[i].text, fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  for (char *c = flags[i].text; *c; c++) /* one line, one CSV field */
-    if (*c == '\n' || *c == '\r' || *c == '\t')
-      *c = ' ';
+  rp_flag_store_set(&flags, key, text);
 }
 
-/* Distinct (key, text) pairs of a report, with how many ranks set each. */
-typedef struct flag_set {
-  struct {
-    const char *key, *text;
-    int ranks;
-  } row[RP_FLAG_ROWS];
-  int n, lost;
-  int nranks; /* shown as [K of N ranks]; 0: a rank's own (partial) */
-} flag_set;
-
-static void flagset_add(flag_set *fs, const char *key, const char *text,
-                        int ranks) {
-  for (int i = 0; i < fs->n; i++)
-    if (strcmp(fs->row[i].key, key) == 0 &&
-        strcmp(fs->row[i].text, text) == 0) {
-      fs->row[i].ranks += ranks;
-      return;
-    }
-  if (fs->n == RP_FLAG_ROWS) {
-    fs->lost++;
-    return;
-  }
-  fs->row[fs->n].key = key;
-  fs->row[fs->n].text = text;
-  fs->row[fs->n].ranks = ranks;
-  fs->n++;
-}
+typedef rp_flag_set flag_set;
+#define flagset_add rp_flag_set_add
 
 /* Texts of the flags derived from the report's numbers, built without
  * stdio (the partial report runs in signal handlers). */
@@ -432,20 +376,7 @@ static void csv_row(sink *s, const char *record, int rank, const char *name,
 /* flags,<scope>,<key;key;...>,<n>, then flag,<scope>,"<key>: <text>",<ranks> */
 static void flags_csv(sink *s, const flag_set *fs, int rank) {
   char keys[1024];
-  size_t k = 0;
-  keys[0] = '\0';
-  for (int i = 0; i < fs->n; i++) {
-    int seen = 0;
-    for (int j = 0; j < i; j++)
-      seen |= strcmp(fs->row[j].key, fs->row[i].key) == 0;
-    if (seen)
-      continue;
-    const char *p[] = {k ? ";" : "", fs->row[i].key};
-    for (int q = 0; q < 2; q++)
-      for (const char *c = p[q]; *c && k + 1 < sizeof keys; c++)
-        keys[k++] = *c;
-    keys[k] = '\0';
-  }
+  rp_flag_set_keys(fs, keys, sizeof keys);
   double cb[2] = {fs->n + fs->lost, 0.0};
   csv_row(s, "flags", rank, keys, cb, NULL, NULL);
   for (int i = 0; i < fs->n; i++) {
@@ -662,10 +593,8 @@ static int write_file(const char *path, const char *text, size_t len) {
  * or when out of memory). */
 static char *gather_flags(void) {
   static char mine[RP_FLAGS_MAX * (RP_FLAG_KEY + RP_FLAG_TEXT + 2) + 1];
-  int len = 0, *lens = NULL, *displs = NULL, total = 0;
-  for (int i = 0; i < nflags; i++)
-    len += snprintf(mine + len, sizeof mine - (size_t)len, "%s\t%s\n",
-                    flags[i].key, flags[i].text);
+  int len = (int)rp_flag_store_lines(&flags, mine, sizeof mine);
+  int *lens = NULL, *displs = NULL, total = 0;
   char *all = NULL;
   MPI_Comm w = rp_world_shadow();
   if (rp_g.rank == 0) {
@@ -688,21 +617,6 @@ static char *gather_flags(void) {
   free(lens);
   free(displs);
   return all;
-}
-
-/* Adds gathered "key\ttext\n" lines (modified in place) to fs. */
-static void flagset_parse(flag_set *fs, char *lines) {
-  for (char *l = lines; l && *l;) {
-    char *nl = strchr(l, '\n'), *tab = strchr(l, '\t');
-    if (nl == NULL)
-      break;
-    *nl = '\0';
-    if (tab && tab < nl) {
-      *tab = '\0';
-      flagset_add(fs, l, tab + 1, 1);
-    }
-    l = nl + 1;
-  }
 }
 
 void rp_report_final(void) {
@@ -753,7 +667,7 @@ void rp_report_final(void) {
   derive_flags(&fs, sum + V_MISSING, missing_ranks, sum[V_LUA],
                no_compute == n ? n : 0,
                calls, sum[V_SUSP], n);
-  flagset_parse(&fs, flag_lines);
+  rp_flag_set_parse(&fs, flag_lines);
   if (calls <= 0)
     rp_warn("no MPI call was intercepted besides MPI_Init and MPI_Finalize: "
             "if the program communicates, it does so through calls revprof "
@@ -847,8 +761,8 @@ void rp_report_partial(const char *reason) {
   derive_flags(&fs, v + V_MISSING, any_missing, rp_g.lua_fault,
                v[V_COMPUTE + RP_AVG] == 0.0, calls_seen(v + V_FSTAT),
                v[V_SUSP], 1);
-  for (int i = 0; i < nflags; i++)
-    flagset_add(&fs, flags[i].key, flags[i].text, 1);
+  for (int i = 0; i < flags.n; i++)
+    flagset_add(&fs, flags.f[i].key, flags.f[i].text, 1);
   header_text(&t, status, rp_g.size, &fs);
   puts_(&t, "rank:      ");
   puti(&t, rp_g.rank);

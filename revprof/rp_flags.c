@@ -1,0 +1,107 @@
+/* Flags of a revprof report (see rp_flags.h). */
+#include "rp_flags.h"
+
+#include <string.h>
+
+int rp_flag_store_set(rp_flag_store *s, const char *key, const char *text) {
+  char k[RP_FLAG_KEY];
+  size_t n = 0;
+  for (; key && key[n] && n + 1 < sizeof k; n++) {
+    char c = key[n];
+    if (c >= 'A' && c <= 'Z')
+      c = (char)(c - 'A' + 'a');
+    k[n] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+  }
+  k[n] = '\0';
+  if (n == 0)
+    return -1;
+  int i = 0;
+  while (i < s->n && strcmp(s->f[i].key, k) != 0)
+    i++;
+  if (i == s->n) {
+    if (s->n == RP_FLAGS_MAX) {
+      s->lost++;
+      return -1;
+    }
+    s->n++;
+  }
+  memcpy(s->f[i].key, k, n + 1);
+  size_t t = 0;
+  for (; text && text[t] && t + 1 < RP_FLAG_TEXT; t++) {
+    char c = text[t];
+    s->f[i].text[t] = c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
+  }
+  s->f[i].text[t] = '\0';
+  return 0;
+}
+
+size_t rp_flag_store_lines(const rp_flag_store *s, char *out, size_t cap) {
+  size_t len = 0;
+  if (cap == 0)
+    return 0;
+  for (int i = 0; i < s->n; i++) {
+    size_t kl = strlen(s->f[i].key), tl = strlen(s->f[i].text);
+    if (len + kl + tl + 2 >= cap)
+      break;
+    memcpy(out + len, s->f[i].key, kl);
+    out[len + kl] = '\t';
+    memcpy(out + len + kl + 1, s->f[i].text, tl);
+    out[len + kl + 1 + tl] = '\n';
+    len += kl + tl + 2;
+  }
+  out[len] = '\0';
+  return len;
+}
+
+void rp_flag_set_add(rp_flag_set *fs, const char *key, const char *text,
+                     int ranks) {
+  for (int i = 0; i < fs->n; i++)
+    if (strcmp(fs->row[i].key, key) == 0 &&
+        strcmp(fs->row[i].text, text) == 0) {
+      fs->row[i].ranks += ranks;
+      return;
+    }
+  if (fs->n == RP_FLAG_ROWS) {
+    fs->lost++;
+    return;
+  }
+  fs->row[fs->n].key = key;
+  fs->row[fs->n].text = text;
+  fs->row[fs->n].ranks = ranks;
+  fs->n++;
+}
+
+void rp_flag_set_parse(rp_flag_set *fs, char *lines) {
+  for (char *l = lines; l && *l;) {
+    char *nl = strchr(l, '\n');
+    if (nl == NULL)
+      break;
+    *nl = '\0';
+    char *tab = strchr(l, '\t');
+    if (tab && tab > l) {
+      *tab = '\0';
+      rp_flag_set_add(fs, l, tab + 1, 1);
+    }
+    l = nl + 1;
+  }
+}
+
+void rp_flag_set_keys(const rp_flag_set *fs, char *out, size_t cap) {
+  size_t k = 0;
+  if (cap == 0)
+    return;
+  out[0] = '\0';
+  for (int i = 0; i < fs->n; i++) {
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++)
+      seen = strcmp(fs->row[j].key, fs->row[i].key) == 0;
+    size_t kl = strlen(fs->row[i].key), sep = k > 0;
+    if (seen || k + sep + kl >= cap)
+      continue;
+    if (sep)
+      out[k++] = ';';
+    memcpy(out + k, fs->row[i].key, kl);
+    k += kl;
+    out[k] = '\0';
+  }
+}

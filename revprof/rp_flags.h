@@ -1,0 +1,60 @@
+/* Flags of a revprof report: marks of a run whose prediction degraded or
+ * is partly guessed (rp_report_flag). Pure rules, no MPI: a rank's store
+ * (one text per key), its serialization for the gather to rank 0, and the
+ * report's merged set of distinct (key, text) pairs with rank counts. */
+#ifndef RP_FLAGS_H
+#define RP_FLAGS_H
+
+#include <stddef.h>
+
+#define RP_FLAGS_MAX 32  /* distinct keys per rank */
+#define RP_FLAG_KEY 32   /* bytes of a key, with its NUL */
+#define RP_FLAG_TEXT 384 /* bytes of a text, with its NUL */
+#define RP_FLAG_ROWS 64  /* distinct (key, text) pairs in a report */
+
+typedef struct rp_flag_store {
+  struct {
+    char key[RP_FLAG_KEY];
+    char text[RP_FLAG_TEXT];
+  } f[RP_FLAGS_MAX];
+  int n;
+  int lost; /* set calls refused: store full */
+} rp_flag_store;
+
+/* Sets key's text (replacing an earlier one). The key is made lowercase,
+ * characters other than [a-z0-9-] become '-', and it is cut to
+ * RP_FLAG_KEY - 1 bytes; the text is cut to RP_FLAG_TEXT - 1 bytes and
+ * newlines and tabs become spaces (one line, one CSV field). Returns 0, or
+ * -1 for an empty or NULL key or a full store (counted in lost). */
+int rp_flag_store_set(rp_flag_store *s, const char *key, const char *text);
+
+/* The store as "key\ttext\n" lines into out (cap bytes, NUL-terminated,
+ * whole lines only). Returns the length written. */
+size_t rp_flag_store_lines(const rp_flag_store *s, char *out, size_t cap);
+
+/* A report's flags: distinct (key, text) pairs, pointing into storage that
+ * outlives the set, each with the number of ranks that set it. */
+typedef struct rp_flag_set {
+  struct {
+    const char *key, *text;
+    int ranks;
+  } row[RP_FLAG_ROWS];
+  int n;
+  int lost;   /* pairs not kept: set full */
+  int nranks; /* ranks of the report ([K of N ranks]); 0: one rank's own */
+} rp_flag_set;
+
+/* Adds ranks to the pair (key, text), new rows in order of arrival. */
+void rp_flag_set_add(rp_flag_set *fs, const char *key, const char *text,
+                     int ranks);
+
+/* Adds every "key\ttext\n" line of lines (changed in place: the set points
+ * into it), one rank each; lines without a tab or a final newline are
+ * skipped. */
+void rp_flag_set_parse(rp_flag_set *fs, char *lines);
+
+/* The set's distinct keys, in order, joined by ';' into out (cap bytes,
+ * NUL-terminated; keys that do not fit whole are left out). */
+void rp_flag_set_keys(const rp_flag_set *fs, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,189 @@
+/* Unit tests of the report flags (revprof/rp_flags.c): a rank's store (key
+ * cleaning, replacement, one-line texts, limits), its serialization, and
+ * the merge over ranks that report.txt / report.csv show. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rp_flags.h"
+
+static rp_flag_store store; /* large: not on the stack */
+static rp_flag_set set;
+
+static void reset(void) {
+  memset(&store, 0, sizeof store);
+  memset(&set, 0, sizeof set);
+}
+
+static void test_flags_key_cleaned(void **state) {
+  (void)state;
+  reset();
+  assert_int_equal(rp_flag_store_set(&store, "Extrapolated Calls!", "x"), 0);
+  assert_string_equal(store.f[0].key, "extrapolated-calls-");
+  char long_key[100];
+  memset(long_key, 'k', sizeof long_key - 1);
+  long_key[sizeof long_key - 1] = '\0';
+  assert_int_equal(rp_flag_store_set(&store, long_key, "y"), 0);
+  assert_int_equal((int)strlen(store.f[1].key), RP_FLAG_KEY - 1);
+}
+
+static void test_flags_empty_key_rejected(void **state) {
+  (void)state;
+  reset();
+  assert_int_equal(rp_flag_store_set(&store, "", "text"), -1);
+  assert_int_equal(rp_flag_store_set(&store, NULL, "text"), -1);
+  assert_int_equal(store.n, 0);
+}
+
+static void test_flags_same_key_replaces(void **state) {
+  (void)state;
+  reset();
+  rp_flag_store_set(&store, "extrapolated", "3 calls");
+  rp_flag_store_set(&store, "lua", "off");
+  rp_flag_store_set(&store, "EXTRAPOLATED", "5 calls");
+  assert_int_equal(store.n, 2);
+  assert_string_equal(store.f[0].text, "5 calls");
+  assert_string_equal(store.f[1].text, "off");
+}
+
+static void test_flags_text_one_line_and_cut(void **state) {
+  (void)state;
+  reset();
+  rp_flag_store_set(&store, "a", "two\nlines\tand\rtab");
+  assert_string_equal(store.f[0].text, "two lines and tab");
+  char big[1000];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  rp_flag_store_set(&store, "b", big);
+  assert_int_equal((int)strlen(store.f[1].text), RP_FLAG_TEXT - 1);
+  rp_flag_store_set(&store, "c", NULL);
+  assert_string_equal(store.f[2].text, "");
+}
+
+static void test_flags_store_full_counts_lost(void **state) {
+  (void)state;
+  reset();
+  char k[16];
+  for (int i = 0; i < RP_FLAGS_MAX; i++) {
+    snprintf(k, sizeof k, "k%d", i);
+    assert_int_equal(rp_flag_store_set(&store, k, "t"), 0);
+  }
+  assert_int_equal(rp_flag_store_set(&store, "one-more", "t"), -1);
+  assert_int_equal(store.lost, 1);
+  assert_int_equal(rp_flag_store_set(&store, "k3", "replaced"), 0);
+  assert_string_equal(store.f[3].text, "replaced");
+}
+
+static void test_flags_lines_round_trip(void **state) {
+  (void)state;
+  reset();
+  char buf[4096];
+  rp_flag_store_set(&store, "extrapolated", "7 calls of MPI_Bcast");
+  rp_flag_store_set(&store, "compute", "measured");
+  size_t n = rp_flag_store_lines(&store, buf, sizeof buf);
+  assert_string_equal(buf, "extrapolated\t7 calls of MPI_Bcast\n"
+                           "compute\tmeasured\n");
+  assert_int_equal((int)n, (int)strlen(buf));
+  rp_flag_set_parse(&set, buf);
+  assert_int_equal(set.n, 2);
+  assert_string_equal(set.row[0].key, "extrapolated");
+  assert_string_equal(set.row[0].text, "7 calls of MPI_Bcast");
+  assert_string_equal(set.row[1].key, "compute");
+  assert_int_equal(set.row[1].ranks, 1);
+}
+
+static void test_flags_lines_whole_only(void **state) {
+  (void)state;
+  reset();
+  char buf[20];
+  rp_flag_store_set(&store, "abc", "0123456");  /* 12 bytes with \t \n */
+  rp_flag_store_set(&store, "def", "0123456");  /* would need 24 */
+  size_t n = rp_flag_store_lines(&store, buf, sizeof buf);
+  assert_int_equal((int)n, 12);
+  assert_string_equal(buf, "abc\t0123456\n");
+  assert_int_equal((int)rp_flag_store_lines(&store, buf, 0), 0);
+}
+
+static void test_flags_merge_counts_ranks(void **state) {
+  (void)state;
+  reset();
+  /* three ranks: two agree, one has another text; rank 3 sets nothing */
+  char r0[] = "lua\tfault at x.lua:3\nextrapolated\t2 calls\n";
+  char r1[] = "lua\tfault at x.lua:3\n";
+  char r2[] = "extrapolated\t5 calls\n";
+  rp_flag_set_parse(&set, r0);
+  rp_flag_set_parse(&set, r1);
+  rp_flag_set_parse(&set, r2);
+  assert_int_equal(set.n, 3);
+  assert_string_equal(set.row[0].key, "lua");
+  assert_int_equal(set.row[0].ranks, 2);
+  assert_string_equal(set.row[1].text, "2 calls");
+  assert_int_equal(set.row[1].ranks, 1);
+  assert_string_equal(set.row[2].text, "5 calls");
+  char keys[64];
+  rp_flag_set_keys(&set, keys, sizeof keys);
+  assert_string_equal(keys, "lua;extrapolated");
+}
+
+static void test_flags_parse_skips_bad_lines(void **state) {
+  (void)state;
+  reset();
+  char lines[] = "no tab here\n\tempty key\ngood\tone\nunterminated\tx";
+  rp_flag_set_parse(&set, lines);
+  assert_int_equal(set.n, 1);
+  assert_string_equal(set.row[0].key, "good");
+  rp_flag_set_parse(&set, NULL);
+  assert_int_equal(set.n, 1);
+}
+
+static void test_flags_set_full_counts_lost(void **state) {
+  (void)state;
+  reset();
+  static char texts[RP_FLAG_ROWS + 2][8];
+  for (int i = 0; i < RP_FLAG_ROWS + 2; i++) {
+    snprintf(texts[i], sizeof texts[i], "t%d", i);
+    rp_flag_set_add(&set, "k", texts[i], 1);
+  }
+  assert_int_equal(set.n, RP_FLAG_ROWS);
+  assert_int_equal(set.lost, 2);
+  rp_flag_set_add(&set, "k", "t0", 4); /* a kept pair still counts */
+  assert_int_equal(set.row[0].ranks, 5);
+}
+
+static void test_flags_keys_limited(void **state) {
+  (void)state;
+  reset();
+  rp_flag_set_add(&set, "alpha", "1", 1);
+  rp_flag_set_add(&set, "beta", "2", 1);
+  rp_flag_set_add(&set, "alpha", "3", 1);
+  char keys[11];
+  rp_flag_set_keys(&set, keys, sizeof keys);
+  assert_string_equal(keys, "alpha;beta");
+  char small[8];
+  rp_flag_set_keys(&set, small, sizeof small);
+  assert_string_equal(small, "alpha"); /* ";beta" does not fit whole */
+  memset(&set, 0, sizeof set);
+  rp_flag_set_keys(&set, small, sizeof small);
+  assert_string_equal(small, "");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_flags_key_cleaned),
+      cmocka_unit_test(test_flags_empty_key_rejected),
+      cmocka_unit_test(test_flags_same_key_replaces),
+      cmocka_unit_test(test_flags_text_one_line_and_cut),
+      cmocka_unit_test(test_flags_store_full_counts_lost),
+      cmocka_unit_test(test_flags_lines_round_trip),
+      cmocka_unit_test(test_flags_lines_whole_only),
+      cmocka_unit_test(test_flags_merge_counts_ranks),
+      cmocka_unit_test(test_flags_parse_skips_bad_lines),
+      cmocka_unit_test(test_flags_set_full_counts_lost),
+      cmocka_unit_test(test_flags_keys_limited),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
