@@ -91,6 +91,9 @@ void rp_coll_start_nb(rp_comm *c, MPI_Comm comm) {
     if (!warned++)
       rp_warn("a non-blocking collective runs on a communicator revprof did "
               "not see created; its members' clocks are not combined");
+    rp_report_flag("collective-clocks", "%d non-blocking collective(s) on "
+                   "communicators revprof did not see created: members' "
+                   "clocks not combined", warned);
   }
   fill(c, info);
 }
@@ -166,6 +169,8 @@ void rp_coll_startup(void) {
     keyval = MPI_KEYVAL_INVALID;
     rp_warn("cannot create an attribute key; collectives are costed "
             "without combining clocks");
+    rp_report_flag("collective-clocks", "no MPI attribute key: collectives "
+                   "costed without combining clocks");
     return;
   }
   rp_comm_created(MPI_COMM_WORLD);

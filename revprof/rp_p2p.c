@@ -56,6 +56,8 @@ rp_req *rp_req_new(void) {
       static int warned;
       if (!warned++)
         rp_warn("out of memory for request records");
+      rp_report_flag("out-of-memory", "out of memory for request records; "
+                     "%d operation(s) shared one record", warned);
       struct_release(&emergency);
       req_reset(&emergency);
       emergency.blocking = 1;
@@ -173,6 +175,8 @@ void rp_req_post(rp_req *r, int rc, MPI_Request *request) {
     if (!warned++)
       rp_warn("out of memory for request records; some receives lose "
               "their piggyback");
+    rp_report_flag("out-of-memory", "out of memory for request records; "
+                   "%d receive(s) lost their piggyback", warned);
     req_release(r);
   }
 }
@@ -351,6 +355,8 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
     if (!warned++)
       rp_warn("cannot build a piggyback datatype; this message goes "
               "without clocks and its receiver will be confused");
+    rp_report_flag("no-piggyback-type", "%d message(s) went without clocks "
+                   "(no piggyback datatype could be built)", warned);
   }
 }
 
@@ -463,6 +469,8 @@ static double deliver(rp_req *r, MPI_Status *st) {
     if (!warned++)
       rp_warn("a message arrived without piggyback (was the sender running "
               "without revprof?); its clocks are ignored");
+    rp_report_flag("no-piggyback", "%d message(s) arrived without "
+                   "piggyback; their senders' clocks were ignored", warned);
     return -1.0;
   }
   if (r->enc == RP_ENC_PACK && !r->unpacked) {

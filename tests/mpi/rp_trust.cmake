@@ -38,5 +38,7 @@ foreach(mode pmpi init)
   revprof_trust_test(revprof_nothing_intercepted_${mode}_np2 nothing ${mode}
                      $<TARGET_FILE:rp_pmpi_only> 2)
 endforeach()
+revprof_trust_test(revprof_flags_no_piggyback_np2 nopb
+                   $<TARGET_FILE:rp_pmpi_only> 2)
 # degraded runs are marked in report.csv and report.txt's first lines
 revprof_trust_test(revprof_flags_np2 flags $<TARGET_FILE:rp_semantics_native> 2)

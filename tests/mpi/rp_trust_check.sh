@@ -15,6 +15,8 @@
 #       rp_pmpi_only.c) under LD_PRELOAD: rank 0 says once that nothing was
 #       intercepted; report.txt says so in its first lines, report.csv in
 #       its flags row. Then the same with REVPROF_MODE=off: silence.
+#   rp_trust_check.sh nopb EXE NP   rp_pmpi_only unwrapped: a message sent
+#       past revprof is flagged no-piggyback in report.csv and report.txt.
 #   rp_trust_check.sh flags NATIVE_EXE NP   a model lacking functions and
 #       a broken Lua file: report.csv's flags row names fallback and lua,
 #       report.txt's first lines too.
@@ -108,6 +110,15 @@ flags)
   head -n 6 $txt | grep -q "^  fallback: the model has no " || { head -n 8 $txt; fail "report.txt's first lines lack the fallback flag"; }
   head -n 6 $txt | grep -q "^  lua: Lua region costs were off" || { head -n 8 $txt; fail "report.txt's first lines lack the lua flag"; }
   echo "flags: $keys"
+  ;;
+nopb)
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" unwrapped || { cat out err; fail "run failed"; }
+  grep -q "^pmpi-only unwrapped: done" out || { cat out err; fail "the program did not finish"; }
+  grep -q "^flags,all,\([^,]*;\)*no-piggyback[;,]" revprof-out/report.csv || { cat revprof-out/report.csv; fail "report.csv's flags row lacks no-piggyback"; }
+  grep -q "^flag,all,no-piggyback: 1 message(s) arrived without piggyback.*,1,0," revprof-out/report.csv || { cat revprof-out/report.csv; fail "no no-piggyback row for 1 message on 1 rank"; }
+  head -n 4 revprof-out/report.txt | grep -q "^  no-piggyback: " || { head revprof-out/report.txt; fail "report.txt's first lines lack no-piggyback"; }
+  echo "nopb: flagged"
   ;;
 *) fail "unknown command" ;;
 esac
