@@ -1148,6 +1148,15 @@ static int fit_one(fitws *ws, const revprof_point *pts, size_t n,
             rc == REVPROF_ENOMEM ? "out of memory" : "least-squares fit failed");
     return rc;
   }
+  fm.range.known = 1;
+  fm.range.pmin = fm.range.pmax = pts[0].p;
+  fm.range.dmin = fm.range.dmax = pts[0].d;
+  for (size_t i = 1; i < n; i++) {
+    fm.range.pmin = fmin(fm.range.pmin, pts[i].p);
+    fm.range.pmax = fmax(fm.range.pmax, pts[i].p);
+    fm.range.dmin = fmin(fm.range.dmin, pts[i].d);
+    fm.range.dmax = fmax(fm.range.dmax, pts[i].d);
+  }
   if (o->verbose)
     print_choice(pts[0].fn, o, &fm);
   *out = fm;

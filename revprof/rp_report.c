@@ -406,6 +406,25 @@ static void csv_warnings(sink *s, const double *wild, const double *missing) {
               NULL);
 }
 
+/* The "extrapolated:" line of the final report's header and its CSV rows:
+ * model uses outside the measured range (rp_engine.c counts them). */
+static void extrap_text(sink *s) {
+  char b[2048];
+  rp_extrap_text(b, sizeof b);
+  puts_(s, "extrapolated: ");
+  puts_(s, b);
+  puts_(s, "\n");
+}
+
+static void extrap_csv(sink *s) {
+  char b[320];
+  double total = rp_extrap_text(b, sizeof b), cb[2] = {total, 0.0};
+  csv_row(s, "extrapolated", -1, "all", cb, NULL, NULL);
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    if ((cb[0] = rp_extrap_fn_text((revprof_fn)i, b, sizeof b)) > 0.0)
+      csv_row(s, "extrapolated", -1, b, cb, NULL, NULL);
+}
+
 /* ------------------------------------------------------- final report */
 
 static int write_file(const char *path, const char *text, size_t len) {
@@ -435,6 +454,7 @@ void rp_report_final(void) {
   int have = rp_g.rank != 0 || all != NULL;
   PMPI_Gather(v, V_COUNT, MPI_DOUBLE, all, V_COUNT, MPI_DOUBLE, 0,
               rp_world_shadow());
+  rp_extrap_reduce(rp_world_shadow()); /* collective: before any return */
   rp_g.partial_done = 1; /* nothing partial from here on */
   free(v);
   if (rp_g.rank != 0 || !have)
@@ -453,6 +473,7 @@ void rp_report_final(void) {
 
   sink t = {.fd = -1}, c = {.fd = -1};
   header_text(&t, "FINAL", n);
+  extrap_text(&t);
   puts_(&t, "\npredicted elapsed time: ");
   putd(&t, el[RP_AVG]);
   puts_(&t, " s  [min ");
@@ -469,6 +490,7 @@ void rp_report_final(void) {
   warnings_text(&t, sum + V_WILD, sum + V_MISSING, sum[V_LUA]);
 
   csv_settings(&c, -1, "FINAL");
+  extrap_csv(&c);
   csv_row(&c, "elapsed", -1, "predicted", NULL, el, NULL);
   for (int r = 0; r < n; r++)
     csv_rank(&c, r, all + (size_t)r * V_COUNT);

@@ -158,7 +158,11 @@ static void model_usage(FILE *f) {
              "predicted time of\n"
              "FUNCTION (e.g. MPI_Allreduce) for P ranks and BYTES bytes as "
              "'min avg max' in\n"
-             "seconds.\n");
+             "seconds, followed on the same line by 'extrapolated: ...' "
+             "when P or BYTES lies\n"
+             "outside the range the model was measured on (how far, in "
+             "each), or by\n"
+             "'(range unknown)' for a model that records no range.\n");
 }
 
 static int cmd_model(int argc, char **argv) {
@@ -210,9 +214,22 @@ static int cmd_model(int argc, char **argv) {
       fprintf(stderr, "%s model eval: %s: the model has no equation for "
                       "%s\n", prog, file, argv[3]);
       status = 1;
-    } else
-      printf("%.6e %.6e %.6e\n", t[REVPROF_MIN], t[REVPROF_AVG],
+    } else {
+      double far[2];
+      char rb[128];
+      int where = revprof_model_eval_x(m, fn, p, d, t, far);
+      printf("%.6e %.6e %.6e", t[REVPROF_MIN], t[REVPROF_AVG],
              t[REVPROF_MAX]);
+      revprof_range_format(&m->fn[fn].range, rb, sizeof rb);
+      if (where == REVPROF_OUTSIDE)
+        printf("  extrapolated: %.3gx outside in p, %.3gx in d (measured "
+               "%s)",
+               far[0], far[1], rb);
+      else if (where == REVPROF_RANGE_UNKNOWN)
+        printf("  (range unknown: the model does not say what was "
+               "measured)");
+      printf("\n");
+    }
   }
   revprof_model_free(m);
   return status;
