@@ -105,6 +105,33 @@ static void test_raw_reject_bad_input(void **state) {
            REVPROF_EFIELD, "column max");
 }
 
+/* Issue 8: duplicate (function, p, bytes) rows were silently averaged. */
+static void test_raw_reject_duplicate_rows(void **state) {
+  (void)state;
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,1,2,2,3,1,0\n"
+                              "MPI_Bcast,2,8,1,2,2,3,1,0\n"
+                              "# a comment\n"
+                              "MPI_Bcast,4,8,1,5,5,6,1,0\n",
+           REVPROF_EFIELD,
+           ":5: duplicate row MPI_Bcast, p = 4, 8 bytes (first at line 2)");
+  /* the earliest repeat is named when there are several */
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Send,2,0,1,2,2,3,1,0\n"
+                              "MPI_Bcast,4,8,1,2,2,3,1,0\n"
+                              "MPI_Bcast,4,8,1,2,2,3,1,0\n"
+                              "MPI_Send,2,0,1,2,2,3,1,0\n",
+           REVPROF_EFIELD, ":4: duplicate row MPI_Bcast");
+  /* same p and bytes for different functions is fine */
+  revprof_raw *r = NULL;
+  const char *p = write_tmp(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,1,2,2,3,1,0\n"
+                                               "MPI_Reduce,4,8,1,2,2,3,1,0\n"
+                                               "MPI_Bcast,4,16,1,2,2,3,1,0\n");
+  char err[512];
+  assert_int_equal(revprof_raw_read(p, &r, err, sizeof err), 0);
+  assert_int_equal(r->n, 3);
+  revprof_raw_free(r);
+  remove(p);
+}
+
 static void test_raw_reject_missing_file(void **state) {
   (void)state;
   revprof_raw *r = NULL;
@@ -121,6 +148,7 @@ int main(void) {
       cmocka_unit_test(test_raw_write_round_trip),
       cmocka_unit_test(test_raw_reject_bad_input),
       cmocka_unit_test(test_raw_reject_missing_file),
+      cmocka_unit_test(test_raw_reject_duplicate_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
