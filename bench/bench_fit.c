@@ -346,6 +346,13 @@ static int cmd_accuracy(const revprof_raw *raw) {
         (rc = heldout_errors(raw, held, REVPROF_METHOD_DEFAULT, ed)))
       break;
     neighbour_errors(raw, held, en);
+    if (getenv("BENCH_FIT_DETAIL"))
+      for (size_t i = 0; i < raw->n; i++)
+        if (!isnan(ed[i]) && ed[i] > atof(getenv("BENCH_FIT_DETAIL")))
+          printf("detail %s p=%d d=%.0f median=%.3g default=%.1f%% "
+                 "paper=%.1f%% neighbours=%.1f%%\n",
+                 revprof_fn_name(raw->pt[i].fn), raw->pt[i].p, raw->pt[i].d,
+                 raw->pt[i].median, 100 * ed[i], 100 * ep[i], 100 * en[i]);
     printf("\nheld-out scheme %s\n",
            scheme == 0 ? "A: every 3rd distinct message size withheld "
                          "(2nd, 5th, ...; never the largest)"
