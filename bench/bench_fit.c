@@ -262,8 +262,11 @@ static void choose_heldout(const revprof_raw *raw, int scheme,
 
 /* Fits the kept points with one method and writes the relative error of the
  * predicted median time for every withheld point to e (NAN elsewhere). */
+static double cov_inside[2], cov_width[2], cov_n[2]; /* per method */
+
 static int heldout_errors(const revprof_raw *raw, const unsigned char *held,
                           revprof_method method, double *e) {
+  cov_inside[method] = cov_width[method] = cov_n[method] = 0.0;
   revprof_raw *train = revprof_raw_alloc();
   revprof_model *m = revprof_model_alloc();
   revprof_fit_options o;
@@ -282,8 +285,15 @@ static int heldout_errors(const revprof_raw *raw, const unsigned char *held,
     e[i] = NAN;
     if (!held[i] || q->median <= 0.0)
       continue;
-    if (revprof_model_eval(m, q->fn, q->p, q->d, out) == 0)
+    if (revprof_model_eval(m, q->fn, q->p, q->d, out) == 0) {
       e[i] = fabs(out[REVPROF_AVG] - q->median) / q->median;
+      cov_inside[method] += out[REVPROF_MIN] <= q->median &&
+                            q->median <= out[REVPROF_MAX];
+      if (out[REVPROF_AVG] > 0.0)
+        cov_width[method] +=
+            0.5 * (out[REVPROF_MAX] - out[REVPROF_MIN]) / out[REVPROF_AVG];
+      cov_n[method] += 1.0;
+    }
   }
   revprof_raw_free(train);
   revprof_model_free(m);
@@ -382,6 +392,10 @@ static int cmd_accuracy(const revprof_raw *raw) {
     }
     printf("(neighbours: each withheld point interpolated from the kept "
            "points next to it, the\n noise floor of the data; not a model)\n");
+    printf("bounds: withheld medians inside the model's [min, max]: paper "
+           "%.1f %% (mean half-width %.1f %%), default %.1f %% (%.1f %%)\n",
+           100.0 * cov_inside[1] / cov_n[1], 100.0 * cov_width[1] / cov_n[1],
+           100.0 * cov_inside[0] / cov_n[0], 100.0 * cov_width[0] / cov_n[0]);
   }
   free(held);
   free(ep);

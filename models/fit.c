@@ -635,6 +635,62 @@ static void robust_refit(fitws *ws, const fpt *pt, size_t n, const form *f,
   free(q);
 }
 
+/* Nearest-rank quantile q of v[0..n) (sorted in place). */
+static double quantile(double *v, size_t n, double q) {
+  qsort(v, n, sizeof *v, cmp_double);
+  size_t r = (size_t)ceil(q * (double)n);
+  return v[r > 0 ? r - 1 : 0];
+}
+
+/* The bounds of a regime: relative half-widths below (wlo) and above (whi)
+ * its equation c such that min = c (1 - wlo) and max = c (1 + whi) hold the
+ * measured medians the equation did not see. Each point's leave-one-out
+ * prediction yhat_-i = y_i - r_i / (1 - h_ii) (residual r_i of the final fit,
+ * leverage h_ii of the relative-weighted least-squares fit of the same form)
+ * gives e_i = y_i / yhat_-i - 1; wlo = -(bound_lo quantile of e), whi = the
+ * bound_hi quantile, each at least 0 (wlo at most 1). With fewer than 3 points
+ * or no degrees of freedom: the points' own spread, mean of 1 - min/median
+ * and of max/median - 1. */
+static const double bound_lo = 0.1, bound_hi = 0.9;
+
+static void bound_widths(fitws *ws, const fpt *pt, size_t n, const form *f,
+                         const double *c, double *wlo, double *whi) {
+  fitres r;
+  double *e = malloc(n * sizeof *e);
+  size_t k = 0;
+  *wlo = *whi = 0.0;
+  if (e && n >= 3 && n > (size_t)f->k &&
+      fit_form(ws, pt, n, f, COL_MED, W_REL, &r) == 0)
+    for (size_t i = 0; i < n; i++) {
+      double x[MAXT], yhat = 0.0, h = 0.0;
+      for (int a = 0; a < f->k; a++) {
+        x[a] = revprof_basis_eval(f->t[a], pt[i].p, pt[i].d);
+        yhat += c[a] * x[a];
+      }
+      for (int a = 0; a < f->k; a++)
+        for (int b = 0; b < f->k; b++)
+          h += x[a] * r.cov[a][b] * x[b];
+      h /= pt[i].yw[COL_MED] * pt[i].yw[COL_MED];
+      if (!(h < leverage_max))
+        continue; /* a point nothing else predicts */
+      double loo = pt[i].y[COL_MED] - (pt[i].y[COL_MED] - yhat) / (1.0 - h);
+      if (loo > 0.0 && isfinite(loo))
+        e[k++] = pt[i].y[COL_MED] / loo - 1.0;
+    }
+  if (k >= 3) {
+    *wlo = -quantile(e, k, bound_lo);
+    *whi = quantile(e, k, bound_hi);
+  } else
+    for (size_t i = 0; i < n; i++) {
+      double y = pt[i].yw[COL_MED];
+      *wlo += (1.0 - pt[i].y[COL_MIN] / y) / (double)n;
+      *whi += (pt[i].y[COL_MAX] / y - 1.0) / (double)n;
+    }
+  *wlo = *wlo > 0.0 ? (*wlo < 1.0 ? *wlo : 1.0) : 0.0;
+  *whi = *whi > 0.0 && isfinite(*whi) ? *whi : 0.0;
+  free(e);
+}
+
 /* Final fit of one regime over pt[0..n) with the form chosen by the search:
  * GSL fit of the medians (non-negative), pruning of negligible or
  * insignificant terms, standard errors, and the min and max columns fitted
@@ -698,10 +754,11 @@ static int finish_regime(fitws *ws, const fpt *pt, size_t n, const form *f0,
   std_errors(&r, f.k, n, W_REL, rg->err);
   rg->n = (int)n;
   rg->cv_error = r.cv;
-  if (fit_nonneg(ws, pt, n, &f, COL_MIN, W_REL, &g, &q, rg->min) ||
-      fit_nonneg(ws, pt, n, &f, COL_MAX, W_REL, &g, &q, rg->max)) {
-    memcpy(rg->min, rg->avg, sizeof rg->min); /* e.g. identical zeros */
-    memcpy(rg->max, rg->avg, sizeof rg->max);
+  double wlo, whi;
+  bound_widths(ws, pt, n, &f, rg->avg, &wlo, &whi);
+  for (int a = 0; a < f.k; a++) {
+    rg->min[a] = rg->avg[a] * (1.0 - wlo);
+    rg->max[a] = rg->avg[a] * (1.0 + whi);
   }
   return 0;
 }
