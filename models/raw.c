@@ -3,6 +3,7 @@
 #include "model_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,34 @@ static int check_duplicates(const revprof_raw *r, const long *lines,
   return rc;
 }
 
+/* '# machine.KEY: value' into r's machine fields; other comments are
+ * ignored. */
+static void machine_comment(revprof_raw *r, const char *line) {
+  static const struct {
+    const char *key;
+    size_t off, len;
+  } keys[] = {
+      {"# machine.name: ", offsetof(revprof_raw, machine_name),
+       sizeof r->machine_name},
+      {"# machine.mpi: ", offsetof(revprof_raw, machine_mpi),
+       sizeof r->machine_mpi},
+      {"# machine.date: ", offsetof(revprof_raw, machine_date),
+       sizeof r->machine_date},
+      {"# machine.notes: ", offsetof(revprof_raw, machine_notes),
+       sizeof r->machine_notes},
+  };
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strncmp(line, keys[i].key, strlen(keys[i].key)) == 0) {
+      snprintf((char *)r + keys[i].off, keys[i].len, "%s",
+               line + strlen(keys[i].key));
+      return;
+    }
+  if (strncmp(line, "# machine.ranks: ", 17) == 0) {
+    long v = strtol(line + 17, NULL, 10);
+    r->machine_ranks = v > 0 && v < 1000000000L ? (int)v : 0;
+  }
+}
+
 static const char *const columns[] = {"function", "p",   "bytes",
                                       "min",      "median", "mean",
                                       "max",      "reps", "rse"};
@@ -145,7 +174,11 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
   while (rc == 0 && fgets(line, sizeof line, f)) {
     lineno++;
     chomp(line);
-    if (line[0] == '#' || line[0] == '\0')
+    if (line[0] == '#') {
+      machine_comment(r, line);
+      continue;
+    }
+    if (line[0] == '\0')
       continue;
     int nf = split(line, field, 32);
     if (!header) {
@@ -258,6 +291,16 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
   FILE *f = rp_open_tmp(path, tmp, sizeof tmp, err, errlen);
   if (f == NULL)
     return REVPROF_EIO;
+  if (r->machine_name[0])
+    fprintf(f, "# machine.name: %s\n", r->machine_name);
+  if (r->machine_mpi[0])
+    fprintf(f, "# machine.mpi: %s\n", r->machine_mpi);
+  if (r->machine_date[0])
+    fprintf(f, "# machine.date: %s\n", r->machine_date);
+  if (r->machine_ranks > 0)
+    fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
+  if (r->machine_notes[0])
+    fprintf(f, "# machine.notes: %s\n", r->machine_notes);
   fprintf(f, "%s\n", REVPROF_RAW_HEADER);
   for (size_t i = 0; i < r->n; i++)
     revprof_raw_write_row(f, &r->pt[i]);

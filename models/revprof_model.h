@@ -220,9 +220,17 @@ typedef struct revprof_point {
   double rse; /* relative standard error of the mean */
 } revprof_point;
 
+/* The machine a raw file was measured on: '# machine.KEY: value' comment
+ * lines at its top (KEY name, mpi, date, ranks, notes), written by
+ * characterize and read back by 'revprof fit'. Empty / 0 when absent. */
 typedef struct revprof_raw {
   size_t n, cap;
   revprof_point *pt;
+  char machine_name[128];
+  char machine_mpi[128];
+  char machine_date[32];
+  char machine_notes[512];
+  int machine_ranks;
 } revprof_raw;
 
 /* The CSV header line every raw file starts with. */
