@@ -291,6 +291,7 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
   FILE *f = rp_open_tmp(path, tmp, sizeof tmp, err, errlen);
   if (f == NULL)
     return REVPROF_EIO;
+  fprintf(f, "%s\n", REVPROF_RAW_HEADER); /* first: the file starts so */
   if (r->machine_name[0])
     fprintf(f, "# machine.name: %s\n", r->machine_name);
   if (r->machine_mpi[0])
@@ -301,7 +302,6 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
     fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
   if (r->machine_notes[0])
     fprintf(f, "# machine.notes: %s\n", r->machine_notes);
-  fprintf(f, "%s\n", REVPROF_RAW_HEADER);
   for (size_t i = 0; i < r->n; i++)
     revprof_raw_write_row(f, &r->pt[i]);
   return rp_commit_file(f, tmp, path, 1, err, errlen);

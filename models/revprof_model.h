@@ -221,8 +221,9 @@ typedef struct revprof_point {
 } revprof_point;
 
 /* The machine a raw file was measured on: '# machine.KEY: value' comment
- * lines at its top (KEY name, mpi, date, ranks, notes), written by
- * characterize and read back by 'revprof fit'. Empty / 0 when absent. */
+ * lines (KEY name, mpi, date, ranks, notes) right after the header line,
+ * written by characterize and read back by 'revprof fit' (read anywhere).
+ * Empty / 0 when absent. */
 typedef struct revprof_raw {
   size_t n, cap;
   revprof_point *pt;

@@ -29,7 +29,7 @@ grep -q 'name = "debian12-2core-vm"' "$tmp/m.lua" || fail "fit --like lost the m
 grep -q 'mpi_wrapper = ' "$tmp/m.lua" || fail "fit --like lost the overhead table"
 grep -q 'range = { p = { 2, 2 }, d = { 0, 4194304 } }' "$tmp/m.lua" || fail "fit wrote no range"
 # machine lines at the top of raw.csv are used
-{ echo "# machine.name: lab-node"; echo "# machine.ranks: 2"; cat "$ship.csv"; } > "$tmp/raw.csv"
+{ head -n 1 "$ship.csv"; echo "# machine.name: lab-node"; echo "# machine.ranks: 2"; tail -n +2 "$ship.csv"; } > "$tmp/raw.csv"
 "$rp" fit "$tmp/raw.csv" -o "$tmp/m2.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit failed"; }
 "$rp" model show "$tmp/m2.lua" | grep -q "^machine: lab-node" || fail "fit ignored '# machine.name'"
 
