@@ -1050,7 +1050,9 @@ static int fit_default(fitws *ws, size_t n, const revprof_fit_options *o,
   revprof_fit_options o1 = *o;
   if (z == NULL)
     return REVPROF_ENOMEM;
-  o1.max_regimes = o->max_regimes - 1;
+  o1.max_regimes = (o->max_regimes < REVPROF_MAX_REGIMES
+                        ? o->max_regimes
+                        : REVPROF_MAX_REGIMES) - 1; /* d = 0 takes one */
   fpt *all = ws->pt;
   rc = fit_default_sizes(ws, n0, o, z);
   if (rc == 0) {

@@ -441,6 +441,32 @@ static void test_fit_default_zero_bytes_regime(void **state) {
   free(pt);
 }
 
+/* With max_regimes above REVPROF_MAX_REGIMES and the d = 0 regime taken,
+ * the sizes above must still leave room for it (no overflow). */
+static double eq_steps(double p, double d) { /* 12 plateaus, then 0 B */
+  (void)p;
+  return d == 0.0 ? 1e-8 : 1e-6 * pow(3.0, floor(log2(d) / 2.0));
+}
+
+static void test_fit_zero_regime_respects_max_regimes(void **state) {
+  (void)state;
+  size_t n;
+  revprof_fnmodel fm;
+  char err[512] = "";
+  rng = 77;
+  revprof_point *pt =
+      make_points(REVPROF_FN_ALLREDUCE, 2, 2, NSIZES, eq_steps, 0.01, &n);
+  revprof_fit_options o = opts(REVPROF_METHOD_DEFAULT);
+  o.max_regimes = 100;
+  o.min_sizes = 1;
+  o.regime_gain = 0.0;
+  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
+  assert_true(fm.nregimes >= 2 && fm.nregimes <= REVPROF_MAX_REGIMES);
+  assert_true(fm.regime[0].dmax == 0.0);
+  expect_checks(&fm, REVPROF_FN_ALLREDUCE);
+  free(pt);
+}
+
 /* One size measured while the machine was busy (3x) does not drag the
  * equation: the final fit is robust (least absolute relative deviation). */
 static void test_fit_default_robust_to_outlier(void **state) {
@@ -1113,6 +1139,7 @@ int main(void) {
       cmocka_unit_test(test_fit_default_keeps_startup_term),
       cmocka_unit_test(test_fit_default_zero_bytes_regime),
       cmocka_unit_test(test_fit_default_robust_to_outlier),
+      cmocka_unit_test(test_fit_zero_regime_respects_max_regimes),
       cmocka_unit_test(test_fit_default_finds_eager_rendezvous_breakpoint),
       cmocka_unit_test(test_fit_default_finds_collective_breakpoint),
       cmocka_unit_test(test_fit_default_no_spurious_breakpoint),
