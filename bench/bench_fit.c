@@ -262,8 +262,11 @@ static void choose_heldout(const revprof_raw *raw, int scheme,
 
 /* Fits the kept points with one method and writes the relative error of the
  * predicted median time for every withheld point to e (NAN elsewhere). */
+static double cov_inside[2], cov_width[2], cov_n[2]; /* per method */
+
 static int heldout_errors(const revprof_raw *raw, const unsigned char *held,
                           revprof_method method, double *e) {
+  cov_inside[method] = cov_width[method] = cov_n[method] = 0.0;
   revprof_raw *train = revprof_raw_alloc();
   revprof_model *m = revprof_model_alloc();
   revprof_fit_options o;
@@ -282,12 +285,53 @@ static int heldout_errors(const revprof_raw *raw, const unsigned char *held,
     e[i] = NAN;
     if (!held[i] || q->median <= 0.0)
       continue;
-    if (revprof_model_eval(m, q->fn, q->p, q->d, out) == 0)
+    if (revprof_model_eval(m, q->fn, q->p, q->d, out) == 0) {
       e[i] = fabs(out[REVPROF_AVG] - q->median) / q->median;
+      cov_inside[method] += out[REVPROF_MIN] <= q->median &&
+                            q->median <= out[REVPROF_MAX];
+      if (out[REVPROF_AVG] > 0.0)
+        cov_width[method] +=
+            0.5 * (out[REVPROF_MAX] - out[REVPROF_MIN]) / out[REVPROF_AVG];
+      cov_n[method] += 1.0;
+    }
   }
   revprof_raw_free(train);
   revprof_model_free(m);
   return rc;
+}
+
+/* The noise floor: each withheld point predicted from its kept neighbours
+ * (same function and p, the nearest kept sizes below and above), linearly
+ * in log(d + 1) and log(t); one side only: that point's time. No fit can be
+ * expected to beat this by much on data this noisy. */
+static void neighbour_errors(const revprof_raw *raw, const unsigned char *held,
+                             double *e) {
+  for (size_t i = 0; i < raw->n; i++) {
+    const revprof_point *q = &raw->pt[i];
+    const revprof_point *lo = NULL, *hi = NULL;
+    e[i] = NAN;
+    if (!held[i] || q->median <= 0.0)
+      continue;
+    for (size_t j = 0; j < raw->n; j++) {
+      const revprof_point *r = &raw->pt[j];
+      if (held[j] || r->fn != q->fn || r->p != q->p || r->median <= 0.0)
+        continue;
+      if (r->d <= q->d && (lo == NULL || r->d > lo->d))
+        lo = r;
+      if (r->d >= q->d && (hi == NULL || r->d < hi->d))
+        hi = r;
+    }
+    double t;
+    if (lo && hi && hi->d > lo->d) {
+      double x = log(q->d + 1.0), x0 = log(lo->d + 1.0), x1 = log(hi->d + 1.0);
+      t = exp(log(lo->median) +
+              (x - x0) / (x1 - x0) * (log(hi->median) - log(lo->median)));
+    } else if (lo || hi)
+      t = (lo ? lo : hi)->median;
+    else
+      continue;
+    e[i] = fabs(t - q->median) / q->median;
+  }
 }
 
 /* Collects e[i] over the points of fn (or all when fn < 0) into buf. */
@@ -303,13 +347,22 @@ static size_t gather(const revprof_raw *raw, const double *e, int fn,
 static int cmd_accuracy(const revprof_raw *raw) {
   unsigned char *held = malloc(raw->n);
   double *ep = malloc(raw->n * sizeof *ep), *ed = malloc(raw->n * sizeof *ed);
+  double *en = malloc(raw->n * sizeof *en);
   double *buf = malloc(raw->n * sizeof *buf);
-  int rc = held && ep && ed && buf ? 0 : 1;
+  int rc = held && ep && ed && en && buf ? 0 : 1;
   for (int scheme = 0; rc == 0 && scheme < 2; scheme++) {
     choose_heldout(raw, scheme, held);
     if ((rc = heldout_errors(raw, held, REVPROF_METHOD_PAPER, ep)) ||
         (rc = heldout_errors(raw, held, REVPROF_METHOD_DEFAULT, ed)))
       break;
+    neighbour_errors(raw, held, en);
+    if (getenv("BENCH_FIT_DETAIL"))
+      for (size_t i = 0; i < raw->n; i++)
+        if (!isnan(ed[i]) && ed[i] > atof(getenv("BENCH_FIT_DETAIL")))
+          printf("detail %s p=%d d=%.0f median=%.3g default=%.1f%% "
+                 "paper=%.1f%% neighbours=%.1f%%\n",
+                 revprof_fn_name(raw->pt[i].fn), raw->pt[i].p, raw->pt[i].d,
+                 raw->pt[i].median, 100 * ed[i], 100 * ep[i], 100 * en[i]);
     printf("\nheld-out scheme %s\n",
            scheme == 0 ? "A: every 3rd distinct message size withheld "
                          "(2nd, 5th, ...; never the largest)"
@@ -317,33 +370,37 @@ static int cmd_accuracy(const revprof_raw *raw) {
                          "withheld (seed 1)");
     printf("relative error |predicted - measured median| / measured "
            "median\n");
-    printf("%-26s %5s   %8s %8s   %8s %8s\n", "function", "held",
-           "paper", "", "default", "");
-    printf("%-26s %5s   %8s %8s   %8s %8s\n", "", "", "median", "p90",
-           "median", "p90");
-    for (int fn = 0; fn < REVPROF_FN_COUNT; fn++) {
-      double pm, p9, dm, d9;
-      size_t k = gather(raw, ep, fn, buf);
+    printf("%-26s %5s   %8s %8s   %8s %8s   %8s %8s\n", "function", "held",
+           "paper", "", "default", "", "neighbou", "rs");
+    printf("%-26s %5s   %8s %8s   %8s %8s   %8s %8s\n", "", "", "median",
+           "p90", "median", "p90", "median", "p90");
+    for (int fn = 0; fn <= REVPROF_FN_COUNT; fn++) {
+      int f = fn == REVPROF_FN_COUNT ? -1 : fn;
+      double pm, p9, dm, d9, nm, n9;
+      size_t k = gather(raw, ep, f, buf);
       if (k == 0)
         continue;
       quantiles(buf, k, &pm, &p9);
-      gather(raw, ed, fn, buf);
+      gather(raw, ed, f, buf);
       quantiles(buf, k, &dm, &d9);
-      printf("%-26s %5zu   %7.2f%% %7.2f%%   %7.2f%% %7.2f%%\n",
-             revprof_fn_name((revprof_fn)fn), k, 100 * pm, 100 * p9,
-             100 * dm, 100 * d9);
+      size_t kn = gather(raw, en, f, buf);
+      quantiles(buf, kn, &nm, &n9);
+      printf("%-26s %5zu   %7.2f%% %7.2f%%   %7.2f%% %7.2f%%   %7.2f%% "
+             "%7.2f%%\n",
+             f < 0 ? "OVERALL" : revprof_fn_name((revprof_fn)f), k, 100 * pm,
+             100 * p9, 100 * dm, 100 * d9, 100 * nm, 100 * n9);
     }
-    double pm, p9, dm, d9;
-    size_t k = gather(raw, ep, -1, buf);
-    quantiles(buf, k, &pm, &p9);
-    gather(raw, ed, -1, buf);
-    quantiles(buf, k, &dm, &d9);
-    printf("%-26s %5zu   %7.2f%% %7.2f%%   %7.2f%% %7.2f%%\n", "OVERALL", k,
-           100 * pm, 100 * p9, 100 * dm, 100 * d9);
+    printf("(neighbours: each withheld point interpolated from the kept "
+           "points next to it, the\n noise floor of the data; not a model)\n");
+    printf("bounds: withheld medians inside the model's [min, max]: paper "
+           "%.1f %% (mean half-width %.1f %%), default %.1f %% (%.1f %%)\n",
+           100.0 * cov_inside[1] / cov_n[1], 100.0 * cov_width[1] / cov_n[1],
+           100.0 * cov_inside[0] / cov_n[0], 100.0 * cov_width[0] / cov_n[0]);
   }
   free(held);
   free(ep);
   free(ed);
+  free(en);
   free(buf);
   return rc;
 }

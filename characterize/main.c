@@ -736,6 +736,16 @@ static int finish(run *r) {
     revprof_raw_free(raw);
     return 1;
   }
+  /* the machine, for 'revprof fit raw.csv' later (models/raw.c) */
+  if (r->o.name[0])
+    snprintf(raw->machine_name, sizeof raw->machine_name, "%s", r->o.name);
+  else if (gethostname(raw->machine_name, sizeof raw->machine_name - 1) != 0)
+    raw->machine_name[0] = '\0';
+  mpi_library(raw->machine_mpi, sizeof raw->machine_mpi);
+  today(raw->machine_date, sizeof raw->machine_date);
+  raw->machine_ranks = r->world;
+  rp_char_describe(&r->o, r->world, raw->machine_notes,
+                   sizeof raw->machine_notes);
   snprintf(path, sizeof path, "%s/raw.csv", dir);
   if (revprof_raw_write(raw, path, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);

@@ -1003,7 +1003,7 @@ static int write_csv(const sheet *s, const char *path) {
   if (f == NULL)
     return REVPROF_EIO;
   fputs("function,regime,dmin,dmax,form,avg_us,err_us,min_us,max_us,n,"
-        "cv_error\n", f);
+        "cv_error,range_pmin,range_pmax,range_dmin,range_dmax\n", f);
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     const revprof_fnmodel *fm = &s->m->fn[i];
     for (int j = 0; j < fm->nregimes; j++) {
@@ -1029,6 +1029,15 @@ static int write_csv(const sheet *s, const char *path) {
       if (r->cv_error >= 0.0) {
         rp_fmt_double(b, sizeof b, r->cv_error);
         fputs(b, f);
+      }
+      const double rv[4] = {fm->range.pmin, fm->range.pmax, fm->range.dmin,
+                            fm->range.dmax};
+      for (int k = 0; k < 4; k++) { /* empty: range unknown */
+        fputc(',', f);
+        if (fm->range.known) {
+          rp_fmt_double(b, sizeof b, rv[k]);
+          fputs(b, f);
+        }
       }
       fputc('\n', f);
     }
@@ -1309,6 +1318,19 @@ static void tex_function(const sheet *s, revprof_fn fn, FILE *f) {
   fprintf(f, "}\\label{fn:%d}\n\n\\textbf{Timed:} ", (int)fn);
   tex_text(f, revprof_fn_what(fn));
   fprintf(f, ". %s\n\n", kind_text(fn));
+  if (fm->range.known) {
+    char lo[64], hi[64];
+    size_text(lo, sizeof lo, fm->range.dmin, "~");
+    size_text(hi, sizeof hi, fm->range.dmax, "~");
+    fprintf(f, "\\textbf{Measured range:} $p$ from %.0f to %.0f, $d$ from %s "
+               "to %s. Outside it the equations are \\textbf{extrapolated}: "
+               "\\texttt{revprof model eval} and the run report say so, and "
+               "how far.\n\n",
+            fm->range.pmin, fm->range.pmax, lo, hi);
+  } else
+    fputs("\\textbf{Measured range: unknown} (the model does not record "
+          "it): extrapolation cannot be detected.\n\n",
+          f);
   if (pl->npoints)
     tex_measured(pl, f);
   fputs("\\textbf{Typical time} in \\us, coefficient $\\pm$ standard "

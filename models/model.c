@@ -156,6 +156,51 @@ int revprof_model_eval(const revprof_model *m, revprof_fn fn, double p,
   return 0;
 }
 
+static double axis_factor(double x, double lo, double hi) {
+  if (x > hi)
+    return x / hi;
+  if (x < lo)
+    return lo / x;
+  return 1.0;
+}
+
+int revprof_model_outside(const revprof_model *m, revprof_fn fn, double p,
+                          double d, double *fp, double *fd) {
+  double a = 1.0, b = 1.0;
+  int rc;
+  if (!revprof_model_has(m, fn))
+    rc = REVPROF_ENOFUNC;
+  else if (!m->fn[fn].range.known)
+    rc = REVPROF_RANGE_UNKNOWN;
+  else {
+    const revprof_range *r = &m->fn[fn].range;
+    a = axis_factor(p < 1.0 ? 1.0 : p, r->pmin, r->pmax);
+    b = axis_factor((d < 0.0 ? 0.0 : d) + 1.0, r->dmin + 1.0, r->dmax + 1.0);
+    rc = a > 1.0 || b > 1.0 ? REVPROF_OUTSIDE : REVPROF_INSIDE;
+  }
+  if (fp)
+    *fp = a;
+  if (fd)
+    *fd = b;
+  return rc;
+}
+
+int revprof_model_eval_x(const revprof_model *m, revprof_fn fn, double p,
+                         double d, double out[3], double how_far[2]) {
+  int rc = revprof_model_eval(m, fn, p, d, out);
+  if (rc)
+    return rc;
+  return revprof_model_outside(m, fn, p, d, how_far ? &how_far[0] : NULL,
+                               how_far ? &how_far[1] : NULL);
+}
+
+int revprof_range_format(const revprof_range *r, char *buf, size_t len) {
+  if (!r->known)
+    return snprintf(buf, len, "range unknown");
+  return snprintf(buf, len, "p %.0f..%.0f, d %.0f..%.0f", r->pmin, r->pmax,
+                  r->dmin, r->dmax);
+}
+
 double revprof_model_overhead(const revprof_model *m, const char *name,
                               double fallback) {
   for (int i = 0; m && i < m->noverhead; i++)
@@ -190,6 +235,66 @@ static int check_coefs(const double *c, int n, const char *name,
               name, fn, reg + 1, field, k + 1, c[k]);
       return REVPROF_ERANGE;
     }
+  }
+  return 0;
+}
+
+static int check_range(const revprof_range *r, const char *name,
+                       const char *fn, char *err, size_t errlen) {
+  if (!r->known)
+    return 0;
+  if (!(r->pmin >= 1.0 && r->pmax >= r->pmin && isfinite(r->pmax) &&
+        r->pmin == floor(r->pmin) && r->pmax == floor(r->pmax))) {
+    rp_errf(err, errlen,
+            "%s: functions.%s.range.p: {%g, %g} is not a range of group "
+            "sizes (need whole numbers 1 <= pmin <= pmax)",
+            name, fn, r->pmin, r->pmax);
+    return REVPROF_ERANGE;
+  }
+  if (!(r->dmin >= 0.0 && r->dmax >= r->dmin && isfinite(r->dmax))) {
+    rp_errf(err, errlen,
+            "%s: functions.%s.range.d: {%g, %g} is not a range of sizes "
+            "(need 0 <= dmin <= dmax, finite)",
+            name, fn, r->dmin, r->dmax);
+    return REVPROF_ERANGE;
+  }
+  return 0;
+}
+
+/* Evaluates regime i's three equations on a grid over the range and 4 times
+ * beyond it (see revprof_model_check). */
+static int check_times(const revprof_fnmodel *fm, int i, const char *name,
+                       const char *fn, char *err, size_t errlen) {
+  const revprof_regime *r = &fm->regime[i];
+  const revprof_range *rg = &fm->range;
+  double plim = rg->known ? 4.0 * rg->pmax : 256.0;
+  double dlim = rg->known ? 4.0 * (rg->dmax + 1.0) : 67108864.0;
+  double dlo = i == 0 ? 0.0 : r->dmin;
+  double dhi = r->dmax < dlim ? r->dmax : dlim;
+  if (dhi < dlo)
+    dhi = dlo; /* a regime beyond the limit: its first size only */
+  for (double p = 1.0;; p = p * 2.0 > plim ? plim : p * 2.0) {
+    for (double d = dlo;; d = d * 2.0 + 1.0 > dhi ? dhi : d * 2.0 + 1.0) {
+      for (int w = 0; w < 3; w++) {
+        const double *c = w == 0 ? r->avg : w == 1 ? r->min : r->max;
+        double t = 0.0;
+        for (int k = 0; k < r->nterms; k++)
+          t += c[k] * revprof_basis_eval(r->form[k], p, d);
+        if (!(t >= 0.0 && t <= REVPROF_TIME_MAX)) {
+          rp_errf(err, errlen,
+                  "%s: functions.%s[%d].%s: predicts %g s at p = %g, d = %g "
+                  "(need a finite time, 0 to %g s, over the measured range "
+                  "and 4 times beyond)",
+                  name, fn, i + 1, w == 0 ? "avg" : w == 1 ? "min" : "max", t,
+                  p, d, REVPROF_TIME_MAX);
+          return REVPROF_ERANGE;
+        }
+      }
+      if (d >= dhi)
+        break;
+    }
+    if (p >= plim)
+      break;
   }
   return 0;
 }
@@ -274,6 +379,11 @@ int revprof_model_check(const revprof_model *m, const char *name, char *err,
         return REVPROF_ERANGE;
       }
     }
+    int rc = check_range(&fm->range, name, fn, err, errlen);
+    for (int i = 0; rc == 0 && i < fm->nregimes; i++)
+      rc = check_times(fm, i, name, fn, err, errlen);
+    if (rc)
+      return rc;
   }
   for (int i = 0; i < m->noverhead; i++)
     if (!isfinite(m->overhead[i].seconds) || m->overhead[i].seconds < 0.0) {
@@ -336,13 +446,26 @@ void revprof_model_print(const revprof_model *m, FILE *f) {
   if (m->machine_notes[0])
     fprintf(f, "notes:   %s\n", m->machine_notes);
   fprintf(f, "method:  %s\n", m->method);
+  int unknown = 0;
+  for (int fn = 0; fn < REVPROF_FN_COUNT; fn++)
+    unknown += m->fn[fn].nregimes > 0 && !m->fn[fn].range.known;
+  if (unknown)
+    fprintf(f, "range:   unknown for %d function(s) (model written before "
+               "revprof recorded measured ranges: extrapolation is not "
+               "detected)\n",
+            unknown);
   fprintf(f, "times in microseconds; p = group size, d = bytes; "
              "coefficient (standard error)\n");
   for (int fn = 0; fn < REVPROF_FN_COUNT; fn++) {
     const revprof_fnmodel *fm = &m->fn[fn];
     if (fm->nregimes == 0)
       continue;
-    fprintf(f, "\n%s\n", revprof_fn_name((revprof_fn)fn));
+    fprintf(f, "\n%s", revprof_fn_name((revprof_fn)fn));
+    if (fm->range.known) {
+      revprof_range_format(&fm->range, buf, sizeof buf);
+      fprintf(f, "  (measured %s; outside: extrapolated)", buf);
+    }
+    fprintf(f, "\n");
     for (int i = 0; i < fm->nregimes; i++) {
       const revprof_regime *r = &fm->regime[i];
       fprintf(f, "  ");

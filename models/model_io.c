@@ -244,6 +244,72 @@ static int load_regime(loader *ld, int idx, const char *where,
   return 0;
 }
 
+/* Reads {lo, hi} of the range table at idx's field key. */
+static int load_pair(loader *ld, int idx, const char *key, const char *where,
+                     double *lo, double *hi) {
+  lua_State *L = ld->L;
+  int t = lua_getfield(L, idx, key), rc = 0;
+  if (t != LUA_TTABLE || luaL_len(L, -1) != 2) {
+    rp_errf(ld->err, ld->errlen, "%s: %s.%s: %s (need {smallest, largest})",
+            ld->name, where, key,
+            t == LUA_TNIL ? "missing" : "expected a list of two numbers");
+    lua_pop(L, 1);
+    return REVPROF_EFIELD;
+  }
+  for (int k = 0; k < 2 && rc == 0; k++) {
+    if (lua_geti(L, -1, k + 1) != LUA_TNUMBER ||
+        isnan(lua_tonumber(L, -1))) {
+      rp_errf(ld->err, ld->errlen, "%s: %s.%s[%d]: expected a number",
+              ld->name, where, key, k + 1);
+      rc = REVPROF_EFIELD;
+    } else
+      *(k ? hi : lo) = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return rc;
+}
+
+static const char *const range_keys[] = {"p", "d", NULL};
+
+/* The optional range = { p = {pmin, pmax}, d = {dmin, dmax} } of the
+ * function table at idx; every other non-list key is an error. */
+static int load_range(loader *ld, int idx, const char *where,
+                      revprof_range *r) {
+  lua_State *L = ld->L;
+  char rw[192];
+  int rc = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING &&
+        strcmp(lua_tostring(L, -1), "range") != 0) {
+      rp_errf(ld->err, ld->errlen,
+              "%s: %s.%s: unknown field (a function has a list of regimes "
+              "and an optional range)",
+              ld->name, where, lua_tostring(L, -1));
+      lua_pop(L, 1);
+      return REVPROF_EFIELD;
+    }
+  }
+  snprintf(rw, sizeof rw, "%s.range", where);
+  int t = lua_getfield(L, idx, "range");
+  if (t == LUA_TTABLE) {
+    int ri = lua_gettop(L);
+    if ((rc = check_keys(ld, ri, range_keys, rw)) == 0 &&
+        (rc = load_pair(ld, ri, "p", rw, &r->pmin, &r->pmax)) == 0 &&
+        (rc = load_pair(ld, ri, "d", rw, &r->dmin, &r->dmax)) == 0)
+      r->known = 1;
+  } else if (t != LUA_TNIL) {
+    rp_errf(ld->err, ld->errlen,
+            "%s: %s: expected a table { p = {pmin, pmax}, d = {dmin, dmax} }",
+            ld->name, rw);
+    rc = REVPROF_EFIELD;
+  }
+  lua_pop(L, 1);
+  return rc;
+}
+
 static int load_function(loader *ld, int idx, const char *fname,
                          revprof_fnmodel *fm) {
   lua_State *L = ld->L;
@@ -261,6 +327,9 @@ static int load_function(loader *ld, int idx, const char *fname,
     return REVPROF_EFIELD;
   }
   fm->nregimes = n;
+  int rc0 = load_range(ld, idx, where, &fm->range);
+  if (rc0)
+    return rc0;
   for (int i = 0; i < n; i++) {
     char rw[192];
     snprintf(rw, sizeof rw, "%s[%d]", where, i + 1);
@@ -502,7 +571,9 @@ int revprof_model_write_stream(const revprof_model *m, FILE *f) {
           REVPROF_MODEL_FORMAT);
   fprintf(f, "-- Each function lists regimes by message size d (bytes); a "
              "regime's time in seconds is\n-- sum(avg[k] * form[k](p, d)), "
-             "its bounds the same sum over min and max.\n");
+             "its bounds the same sum over min and max.\n-- range: the "
+             "group sizes p and sizes d measured; beyond them is "
+             "extrapolated.\n");
   fprintf(f, "return {\n  format = ");
   write_string(f, REVPROF_MODEL_FORMAT);
   fprintf(f, ",\n  machine = {\n    name = ");
@@ -521,6 +592,15 @@ int revprof_model_write_stream(const revprof_model *m, FILE *f) {
     if (fm->nregimes == 0)
       continue;
     fprintf(f, "    %s = {\n", revprof_fn_name((revprof_fn)fn));
+    if (fm->range.known) {
+      char b2[40], b3[40], b4[40];
+      rp_fmt_double(b, sizeof b, fm->range.pmin);
+      rp_fmt_double(b2, sizeof b2, fm->range.pmax);
+      rp_fmt_double(b3, sizeof b3, fm->range.dmin);
+      rp_fmt_double(b4, sizeof b4, fm->range.dmax);
+      fprintf(f, "      range = { p = { %s, %s }, d = { %s, %s } },\n", b, b2,
+              b3, b4);
+    }
     for (int i = 0; i < fm->nregimes; i++) {
       const revprof_regime *r = &fm->regime[i];
       fprintf(f, "      {");

@@ -3,6 +3,7 @@
 #include "model_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,95 @@ static int parse_num(const char *s, double *out) {
   return end != s && *end == '\0' && errno == 0 && isfinite(*out);
 }
 
+/* Row order for the duplicate check: (function, p, bytes), then line. */
+typedef struct rowkey {
+  int fn, p;
+  double d;
+  long line;
+} rowkey;
+
+static int cmp_rowkey(const void *a, const void *b) {
+  const rowkey *x = a, *y = b;
+  if (x->fn != y->fn)
+    return x->fn < y->fn ? -1 : 1;
+  if (x->p != y->p)
+    return x->p < y->p ? -1 : 1;
+  if (x->d != y->d)
+    return x->d < y->d ? -1 : 1;
+  return (x->line > y->line) - (x->line < y->line);
+}
+
+/* A raw CSV holds one row per (function, p, bytes): a repeated one is an
+ * error naming both lines (never averaged silently). */
+static int check_duplicates(const revprof_raw *r, const long *lines,
+                            const char *path, char *err, size_t errlen) {
+  rowkey *k = malloc(r->n * sizeof *k);
+  int rc = 0;
+  if (k == NULL) {
+    rp_errf(err, errlen, "%s: out of memory", path);
+    return REVPROF_ENOMEM;
+  }
+  for (size_t i = 0; i < r->n; i++) {
+    k[i].fn = (int)r->pt[i].fn;
+    k[i].p = r->pt[i].p;
+    k[i].d = r->pt[i].d;
+    k[i].line = lines[i];
+  }
+  qsort(k, r->n, sizeof *k, cmp_rowkey);
+  long worst = 0, first = 0;
+  for (size_t i = 1; i < r->n; i++)
+    if (k[i].fn == k[i - 1].fn && k[i].p == k[i - 1].p &&
+        k[i].d == k[i - 1].d && (worst == 0 || k[i].line < worst)) {
+      size_t j = i - 1;
+      while (j > 0 && k[j - 1].fn == k[i].fn && k[j - 1].p == k[i].p &&
+             k[j - 1].d == k[i].d)
+        j--;
+      worst = k[i].line; /* the earliest line that repeats a row */
+      first = k[j].line;
+    }
+  if (worst) {
+    size_t i = 0;
+    while (lines[i] != worst)
+      i++;
+    rp_errf(err, errlen,
+            "%s:%ld: duplicate row %s, p = %d, %.0f bytes (first at line "
+            "%ld); a raw CSV has one row per function, p and bytes",
+            path, worst, revprof_fn_name(r->pt[i].fn), r->pt[i].p,
+            r->pt[i].d, first);
+    rc = REVPROF_EFIELD;
+  }
+  free(k);
+  return rc;
+}
+
+/* '# machine.KEY: value' into r's machine fields; other comments are
+ * ignored. */
+static void machine_comment(revprof_raw *r, const char *line) {
+  static const struct {
+    const char *key;
+    size_t off, len;
+  } keys[] = {
+      {"# machine.name: ", offsetof(revprof_raw, machine_name),
+       sizeof r->machine_name},
+      {"# machine.mpi: ", offsetof(revprof_raw, machine_mpi),
+       sizeof r->machine_mpi},
+      {"# machine.date: ", offsetof(revprof_raw, machine_date),
+       sizeof r->machine_date},
+      {"# machine.notes: ", offsetof(revprof_raw, machine_notes),
+       sizeof r->machine_notes},
+  };
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strncmp(line, keys[i].key, strlen(keys[i].key)) == 0) {
+      snprintf((char *)r + keys[i].off, keys[i].len, "%s",
+               line + strlen(keys[i].key));
+      return;
+    }
+  if (strncmp(line, "# machine.ranks: ", 17) == 0) {
+    long v = strtol(line + 17, NULL, 10);
+    r->machine_ranks = v > 0 && v < 1000000000L ? (int)v : 0;
+  }
+}
+
 static const char *const columns[] = {"function", "p",   "bytes",
                                       "min",      "median", "mean",
                                       "max",      "reps", "rse"};
@@ -74,7 +164,8 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
   revprof_raw *r = revprof_raw_alloc();
   char line[4096];
   char *field[32];
-  long lineno = 0;
+  long lineno = 0, *lines = NULL; /* line of each row */
+  size_t nlines = 0;
   int rc = 0, header = 0;
   if (r == NULL) {
     fclose(f);
@@ -83,7 +174,11 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
   while (rc == 0 && fgets(line, sizeof line, f)) {
     lineno++;
     chomp(line);
-    if (line[0] == '#' || line[0] == '\0')
+    if (line[0] == '#') {
+      machine_comment(r, line);
+      continue;
+    }
+    if (line[0] == '\0')
       continue;
     int nf = split(line, field, 32);
     if (!header) {
@@ -146,6 +241,18 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
     pt.reps = (long)v[6];
     pt.rse = v[7];
     rc = revprof_raw_add(r, &pt);
+    if (rc == 0 && r->n > nlines) {
+      size_t cap = nlines ? 2 * nlines : 256;
+      long *nl = realloc(lines, cap * sizeof *nl);
+      if (nl == NULL)
+        rc = REVPROF_ENOMEM;
+      else {
+        lines = nl;
+        nlines = cap;
+      }
+    }
+    if (rc == 0)
+      lines[r->n - 1] = lineno;
   }
   if (rc == 0 && ferror(f)) {
     rp_errf(err, errlen, "%s: read error", path);
@@ -160,6 +267,9 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
     rp_errf(err, errlen, "%s: no data rows", path);
     rc = REVPROF_EFORMAT;
   }
+  if (rc == 0)
+    rc = check_duplicates(r, lines, path, err, errlen);
+  free(lines);
   fclose(f);
   if (rc) {
     revprof_raw_free(r);
@@ -181,7 +291,17 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
   FILE *f = rp_open_tmp(path, tmp, sizeof tmp, err, errlen);
   if (f == NULL)
     return REVPROF_EIO;
-  fprintf(f, "%s\n", REVPROF_RAW_HEADER);
+  fprintf(f, "%s\n", REVPROF_RAW_HEADER); /* first: the file starts so */
+  if (r->machine_name[0])
+    fprintf(f, "# machine.name: %s\n", r->machine_name);
+  if (r->machine_mpi[0])
+    fprintf(f, "# machine.mpi: %s\n", r->machine_mpi);
+  if (r->machine_date[0])
+    fprintf(f, "# machine.date: %s\n", r->machine_date);
+  if (r->machine_ranks > 0)
+    fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
+  if (r->machine_notes[0])
+    fprintf(f, "# machine.notes: %s\n", r->machine_notes);
   for (size_t i = 0; i < r->n; i++)
     revprof_raw_write_row(f, &r->pt[i]);
   return rp_commit_file(f, tmp, path, 1, err, errlen);

@@ -97,9 +97,19 @@ typedef struct revprof_regime {
                                          negative when not computed */
 } revprof_regime;
 
+/* The measured range of one function: the smallest and largest group size p
+ * and message size d (bytes) among the points its equations were fitted to.
+ * Written by 'revprof fit' as range = { p = {pmin, pmax}, d = {dmin, dmax} };
+ * older models have none (known = 0: "range unknown"). */
+typedef struct revprof_range {
+  int known;
+  double pmin, pmax, dmin, dmax;
+} revprof_range;
+
 typedef struct revprof_fnmodel {
   int nregimes; /* 0: function absent from the model */
   revprof_regime regime[REVPROF_MAX_REGIMES];
+  revprof_range range;
 } revprof_fnmodel;
 
 typedef struct revprof_overhead {
@@ -135,8 +145,14 @@ int revprof_model_load_string(const char *text, const char *name,
                               revprof_model **out, char *err, size_t errlen);
 
 /* Checks the in-memory model (sorted, contiguous regimes, finite and
- * non-negative coefficients, min <= avg <= max coefficients not required).
- * name is used in messages. */
+ * non-negative coefficients, min <= avg <= max coefficients not required,
+ * a sane range) and evaluates every regime's avg, min and max equations on a
+ * grid of p and d covering the function's range and 4 times beyond it (p up
+ * to 256 and d up to 64 MiB when the range is unknown), within each regime's
+ * own sizes: a time that is not finite or above REVPROF_TIME_MAX seconds
+ * rejects the model, naming the function, the regime and the point. name is
+ * used in messages. */
+#define REVPROF_TIME_MAX 1e6
 int revprof_model_check(const revprof_model *m, const char *name, char *err,
                         size_t errlen);
 
@@ -163,6 +179,24 @@ const revprof_regime *revprof_model_regime(const revprof_model *m,
 int revprof_model_eval(const revprof_model *m, revprof_fn fn, double p,
                        double d, double out[3]);
 
+/* Where (p, d) lies against fn's measured range. Factors are >= 1: 1 inside
+ * the range, else how far outside (p / pmax or pmin / p; for sizes
+ * (d + 1) / (dmax + 1) or (dmin + 1) / (d + 1), so that 0 bytes counts).
+ * Returns REVPROF_INSIDE, REVPROF_OUTSIDE, REVPROF_RANGE_UNKNOWN (factors 1)
+ * or REVPROF_ENOFUNC. O(1), no allocation. Factors may be NULL. */
+enum { REVPROF_INSIDE = 0, REVPROF_OUTSIDE = 1, REVPROF_RANGE_UNKNOWN = 2 };
+int revprof_model_outside(const revprof_model *m, revprof_fn fn, double p,
+                          double d, double *fp, double *fd);
+
+/* revprof_model_eval plus revprof_model_outside in one call: returns
+ * REVPROF_ENOFUNC, or what revprof_model_outside returns. how_far (may be
+ * NULL) gets the factors in p and in d. */
+int revprof_model_eval_x(const revprof_model *m, revprof_fn fn, double p,
+                         double d, double out[3], double how_far[2]);
+
+/* "p 2..2, d 0..4194304" or "range unknown" into buf (snprintf). */
+int revprof_range_format(const revprof_range *r, char *buf, size_t len);
+
 /* Equation of one regime as text, e.g. "5.00e+01 + 2.00e+02*log2(p)" in
  * microseconds when scale = 1e6. Returns the length written (snprintf). */
 int revprof_regime_format(const revprof_regime *r, int which, double scale,
@@ -186,9 +220,18 @@ typedef struct revprof_point {
   double rse; /* relative standard error of the mean */
 } revprof_point;
 
+/* The machine a raw file was measured on: '# machine.KEY: value' comment
+ * lines (KEY name, mpi, date, ranks, notes) right after the header line,
+ * written by characterize and read back by 'revprof fit' (read anywhere).
+ * Empty / 0 when absent. */
 typedef struct revprof_raw {
   size_t n, cap;
   revprof_point *pt;
+  char machine_name[128];
+  char machine_mpi[128];
+  char machine_date[32];
+  char machine_notes[512];
+  int machine_ranks;
 } revprof_raw;
 
 /* The CSV header line every raw file starts with. */

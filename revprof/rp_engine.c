@@ -88,7 +88,98 @@ static struct {
   int fn;
   double p, d;
   double out[RP_NB];
+  int outside;
 } memo[RP_MEMO];
+
+rp_extrap rp_extrap_tab[REVPROF_FN_COUNT];
+
+/* Counts one use of fn at (p, d) outside the measured range of the model's
+ * row e (memo misses only: the factors need the model). */
+static int note_extrap(revprof_fn fn, revprof_fn e, double p, double d) {
+  double fp, fd;
+  if (revprof_model_outside(rp_g.model, e, p, d, &fp, &fd) !=
+      REVPROF_OUTSIDE)
+    return 0;
+  rp_extrap *x = &rp_extrap_tab[fn];
+  x->calls += 1.0;
+  x->fp = fp > x->fp ? fp : x->fp;
+  x->fd = fd > x->fd ? fd : x->fd;
+  x->p = p > x->p ? p : x->p;
+  x->d = d > x->d ? d : x->d;
+  return 1;
+}
+
+void rp_extrap_reduce(MPI_Comm comm) {
+  double sum[REVPROF_FN_COUNT], mx[4 * REVPROF_FN_COUNT];
+  double rsum[REVPROF_FN_COUNT], rmx[4 * REVPROF_FN_COUNT];
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    sum[i] = rp_extrap_tab[i].calls;
+    mx[4 * i + 0] = rp_extrap_tab[i].fp;
+    mx[4 * i + 1] = rp_extrap_tab[i].fd;
+    mx[4 * i + 2] = rp_extrap_tab[i].p;
+    mx[4 * i + 3] = rp_extrap_tab[i].d;
+  }
+  if (PMPI_Reduce(sum, rsum, REVPROF_FN_COUNT, MPI_DOUBLE, MPI_SUM, 0,
+                  comm) != MPI_SUCCESS ||
+      PMPI_Reduce(mx, rmx, 4 * REVPROF_FN_COUNT, MPI_DOUBLE, MPI_MAX, 0,
+                  comm) != MPI_SUCCESS || rp_g.rank != 0)
+    return; /* rank 0 keeps its own counts: an undercount, never silent */
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    rp_extrap_tab[i].calls = rsum[i];
+    rp_extrap_tab[i].fp = rmx[4 * i + 0];
+    rp_extrap_tab[i].fd = rmx[4 * i + 1];
+    rp_extrap_tab[i].p = rmx[4 * i + 2];
+    rp_extrap_tab[i].d = rmx[4 * i + 3];
+  }
+}
+
+double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len) {
+  const rp_extrap *x = &rp_extrap_tab[fn];
+  revprof_fn e = rp_g.eff[fn];
+  char rb[96];
+  buf[0] = '\0';
+  if (x->calls <= 0.0 || e == REVPROF_FN_COUNT || rp_g.model == NULL)
+    return 0.0;
+  revprof_range_format(&rp_g.model->fn[e].range, rb, sizeof rb);
+  snprintf(buf, len, "%s %.0f at p<=%.0f d<=%.0f (%.3gx outside in p, %.3gx "
+           "in d; %s%s%smeasured %s)",
+           revprof_fn_name(fn), x->calls, x->p, x->d, x->fp, x->fd,
+           e != fn ? "costed as " : "", e != fn ? revprof_fn_name(e) : "",
+           e != fn ? ", " : "", rb);
+  return x->calls;
+}
+
+double rp_extrap_text(char *buf, size_t len) {
+  double total = 0.0;
+  int unknown = 0, nfn = 0;
+  size_t used;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    total += rp_extrap_tab[i].calls;
+    nfn += rp_extrap_tab[i].calls > 0.0;
+    unknown += rp_g.model && revprof_model_has(rp_g.model, (revprof_fn)i) &&
+               !rp_g.model->fn[i].range.known;
+  }
+  if (total <= 0.0) {
+    snprintf(buf, len, unknown ? "not detected (the model records no measured "
+                                 "ranges for %d function(s))"
+                               : "none",
+             unknown);
+    return 0.0;
+  }
+  snprintf(buf, len, "%.0f calls of %d function(s) costed outside the "
+           "model's measured range:", total, nfn);
+  used = strlen(buf);
+  for (int i = 0; i < REVPROF_FN_COUNT && used + 1 < len; i++) {
+    char one[320];
+    if (rp_extrap_fn_text((revprof_fn)i, one, sizeof one) > 0.0) {
+      snprintf(buf + used, len - used, " %s;", one);
+      used += strlen(buf + used);
+    }
+  }
+  if (used > 0 && buf[used - 1] == ';')
+    buf[used - 1] = '\0';
+  return total;
+}
 
 static void note_missing(revprof_fn fn) {
   revprof_fn e = rp_g.eff[fn];
@@ -112,21 +203,28 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
   h &= RP_MEMO - 1;
   if (memo[h].fn == (int)fn && memo[h].p == p && memo[h].d == d) {
     memcpy(out, memo[h].out, sizeof memo[h].out);
+    if (memo[h].outside)
+      rp_extrap_tab[fn].calls += 1.0;
     return;
   }
   revprof_fn e = rp_g.eff[fn];
+  int outside = 0;
   if (e != fn && !rp_g.missing[fn])
     note_missing(fn);
   if (e == REVPROF_FN_COUNT || rp_g.model == NULL)
     out[0] = out[1] = out[2] = 0.0;
-  else
+  else {
     revprof_model_eval(rp_g.model, e, p, d, out); /* 0 <= min <= avg <= max */
+    outside = note_extrap(fn, e, p, d);
+  }
   memo[h].fn = (int)fn;
   memo[h].p = p;
   memo[h].d = d;
+  memo[h].outside = outside;
   memcpy(memo[h].out, out, sizeof memo[h].out);
   rp_lastcost_tab[fn].p = p;
   rp_lastcost_tab[fn].d = d;
+  rp_lastcost_tab[fn].outside = outside;
   memcpy(rp_lastcost_tab[fn].out, out, sizeof memo[h].out);
 }
 

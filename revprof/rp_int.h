@@ -221,8 +221,29 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]);
 typedef struct rp_lastcost {
   double p, d; /* NaN until the first call */
   double out[RP_NB];
+  int outside; /* (p, d) is outside the model's measured range */
 } rp_lastcost;
 extern rp_lastcost rp_lastcost_tab[REVPROF_FN_COUNT];
+
+/* Model uses outside the measured range of p and d, per called function on
+ * this rank (rp_engine.c): counted per call, the factors found when rp_cost
+ * evaluates the model (memo misses). */
+typedef struct rp_extrap {
+  double calls;  /* calls costed outside the range */
+  double fp, fd; /* largest factor outside, in p and in d (1 = inside) */
+  double p, d;   /* largest p and d among those calls */
+} rp_extrap;
+extern rp_extrap rp_extrap_tab[REVPROF_FN_COUNT];
+/* Collective over comm (every rank calls it once, at the final report):
+ * rank 0 gets the sums of calls and maxima of the rest in rp_extrap_tab. */
+void rp_extrap_reduce(MPI_Comm comm);
+/* The report's "extrapolated:" line (without the key) into buf: "none",
+ * "not detected (...)" or "N calls: MPI_Allreduce 12 at p=64 (32x outside
+ * the measured p 2..2), ...". Returns the total of extrapolated calls. */
+double rp_extrap_text(char *buf, size_t len);
+/* One CSV-ready description of fn's extrapolation into buf ("" if none);
+ * returns its calls. */
+double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len);
 
 static inline void rp_cost_fast(revprof_fn fn, double p, double d,
                                 double out[RP_NB]) {
@@ -231,6 +252,8 @@ static inline void rp_cost_fast(revprof_fn fn, double p, double d,
     out[0] = l->out[0];
     out[1] = l->out[1];
     out[2] = l->out[2];
+    if (l->outside)
+      rp_extrap_tab[fn].calls += 1.0;
   } else
     rp_cost(fn, p, d, out);
 }

@@ -572,6 +572,25 @@ static void csv_warnings(sink *s, const double *wild, const double *missing) {
               NULL);
 }
 
+/* The "extrapolated:" line of the final report's header and its CSV rows:
+ * model uses outside the measured range (rp_engine.c counts them). */
+static void extrap_text(sink *s) {
+  char b[2048];
+  rp_extrap_text(b, sizeof b);
+  puts_(s, "extrapolated: ");
+  puts_(s, b);
+  puts_(s, "\n");
+}
+
+static void extrap_csv(sink *s) {
+  char b[320];
+  double total = rp_extrap_text(b, sizeof b), cb[2] = {total, 0.0};
+  csv_row(s, "extrapolated", -1, "all", cb, NULL, NULL);
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    if ((cb[0] = rp_extrap_fn_text((revprof_fn)i, b, sizeof b)) > 0.0)
+      csv_row(s, "extrapolated", -1, b, cb, NULL, NULL);
+}
+
 /* ------------------------------------------------------- final report */
 
 static int write_file(const char *path, const char *text, size_t len) {
@@ -632,6 +651,7 @@ void rp_report_final(void) {
   PMPI_Gather(v, V_COUNT, MPI_DOUBLE, all, V_COUNT, MPI_DOUBLE, 0,
               rp_world_shadow());
   char *flag_lines = gather_flags();
+  rp_extrap_reduce(rp_world_shadow()); /* collective: before any return */
   rp_g.partial_done = 1; /* nothing partial from here on */
   free(v);
   if (rp_g.rank != 0 || !have) {
@@ -668,6 +688,9 @@ void rp_report_final(void) {
                no_compute == n ? n : 0,
                calls, sum[V_SUSP], n);
   rp_flag_set_parse(&fs, flag_lines);
+  static char extrap_flag[RP_FLAG_TEXT];
+  if (rp_extrap_text(extrap_flag, sizeof extrap_flag) > 0.0)
+    rp_flag_set_add(&fs, "extrapolated", extrap_flag, n);
   if (calls <= 0)
     rp_warn("no MPI call was intercepted besides MPI_Init and MPI_Finalize: "
             "if the program communicates, it does so through calls revprof "
@@ -676,6 +699,7 @@ void rp_report_final(void) {
 
   sink t = {.fd = -1}, c = {.fd = -1};
   header_text(&t, "FINAL", n, &fs);
+  extrap_text(&t);
   puts_(&t, "\npredicted elapsed time: ");
   putd(&t, el[RP_AVG]);
   puts_(&t, " s  [min ");
@@ -692,6 +716,7 @@ void rp_report_final(void) {
   warnings_text(&t, sum + V_WILD, sum + V_MISSING, sum[V_LUA]);
 
   csv_settings(&c, -1, "FINAL", &fs);
+  extrap_csv(&c);
   csv_row(&c, "elapsed", -1, "predicted", NULL, el, NULL);
   for (int r = 0; r < n; r++)
     csv_rank(&c, r, all + (size_t)r * V_COUNT);

@@ -69,18 +69,26 @@ static int has_help(int argc, char **argv) {
 static void fit_usage(FILE *f) {
   fprintf(f,
           "usage: revprof fit RAW.csv -o MODEL.lua [--method default|paper]\n"
-          "                   [--name MACHINE] [--verbose]\n"
+          "                   [--name MACHINE] [--like MODEL.lua] [--verbose]\n"
           "\n"
           "Fits one or more equations per MPI function to raw measurements "
           "(the CSV\n"
           "characterize writes: " REVPROF_RAW_HEADER ")\n"
-          "and writes a machine model. --method paper uses seed 003's 12 "
-          "forms with a\n"
-          "small/large split at --split BYTES (default 32).\n");
+          "and writes a machine model with the measured range of p and d "
+          "per function.\n"
+          "The machine description comes from the '# machine.*' lines "
+          "characterize\n"
+          "writes at the top of RAW.csv; --like MODEL.lua takes it, and the "
+          "overhead table,\n"
+          "from an existing model instead (to refit a model); --name "
+          "overrides the name.\n"
+          "--method paper uses seed 003's 12 forms with a small/large split "
+          "at --split\n"
+          "BYTES (default 32).\n");
 }
 
 static int cmd_fit(int argc, char **argv) {
-  const char *in = NULL, *out = NULL, *name = NULL;
+  const char *in = NULL, *out = NULL, *name = NULL, *like = NULL;
   char err[ERRLEN];
   revprof_fit_options o;
   revprof_fit_options_init(&o);
@@ -104,6 +112,8 @@ static int cmd_fit(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc)
       name = argv[++i];
+    else if (strcmp(argv[i], "--like") == 0 && i + 1 < argc)
+      like = argv[++i];
     else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0)
       o.verbose = 1;
     else if (argv[i][0] == '-' && argv[i][1]) {
@@ -122,15 +132,39 @@ static int cmd_fit(int argc, char **argv) {
     return 2;
   }
   revprof_raw *raw = NULL;
-  revprof_model *m = revprof_model_alloc();
-  int rc = m ? revprof_raw_read(in, &raw, err, sizeof err) : REVPROF_ENOMEM;
+  revprof_model *m = NULL;
+  int rc = 0;
+  if (like) {
+    rc = revprof_model_load(like, &m, err, sizeof err);
+    if (rc == 0) /* keep machine and overhead, drop the old equations */
+      memset(m->fn, 0, sizeof m->fn);
+  } else if ((m = revprof_model_alloc()) == NULL)
+    rc = REVPROF_ENOMEM;
+  if (rc == 0)
+    rc = revprof_raw_read(in, &raw, err, sizeof err);
   if (rc == 0) {
+    char notes[2 * sizeof m->machine_notes + PATH_MAX];
     snprintf(m->method, sizeof m->method, "%s",
              revprof_method_name(o.method));
-    snprintf(m->machine_name, sizeof m->machine_name, "%s",
-             name ? name : in);
-    snprintf(m->machine_notes, sizeof m->machine_notes,
-             "fitted by 'revprof fit' from %s", in);
+    if (raw->machine_name[0]) {
+      snprintf(m->machine_name, sizeof m->machine_name, "%s",
+               raw->machine_name);
+      snprintf(m->machine_mpi, sizeof m->machine_mpi, "%s", raw->machine_mpi);
+      snprintf(m->machine_date, sizeof m->machine_date, "%s",
+               raw->machine_date);
+      snprintf(m->machine_notes, sizeof m->machine_notes, "%s",
+               raw->machine_notes);
+      m->machine_ranks = raw->machine_ranks;
+    } else if (!like)
+      snprintf(m->machine_name, sizeof m->machine_name, "%s", in);
+    if (name)
+      snprintf(m->machine_name, sizeof m->machine_name, "%s", name);
+    snprintf(notes, sizeof notes, "%s%sfitted by 'revprof fit' from %s",
+             m->machine_notes, m->machine_notes[0] ? "; " : "", in);
+    snprintf(m->machine_notes, sizeof m->machine_notes, "%.*s",
+             (int)sizeof m->machine_notes - 1, notes);
+    if (strlen(notes) >= sizeof m->machine_notes) /* mark the cut */
+      memcpy(m->machine_notes + sizeof m->machine_notes - 4, "...", 4);
     rc = revprof_fit(raw, &o, m, err, sizeof err);
   }
   if (rc == 0)
@@ -158,7 +192,11 @@ static void model_usage(FILE *f) {
              "predicted time of\n"
              "FUNCTION (e.g. MPI_Allreduce) for P ranks and BYTES bytes as "
              "'min avg max' in\n"
-             "seconds.\n");
+             "seconds, followed on the same line by 'extrapolated: ...' "
+             "when P or BYTES lies\n"
+             "outside the range the model was measured on (how far, in "
+             "each), or by\n"
+             "'(range unknown)' for a model that records no range.\n");
 }
 
 static int cmd_model(int argc, char **argv) {
@@ -210,9 +248,22 @@ static int cmd_model(int argc, char **argv) {
       fprintf(stderr, "%s model eval: %s: the model has no equation for "
                       "%s\n", prog, file, argv[3]);
       status = 1;
-    } else
-      printf("%.6e %.6e %.6e\n", t[REVPROF_MIN], t[REVPROF_AVG],
+    } else {
+      double far[2];
+      char rb[128];
+      int where = revprof_model_eval_x(m, fn, p, d, t, far);
+      printf("%.6e %.6e %.6e", t[REVPROF_MIN], t[REVPROF_AVG],
              t[REVPROF_MAX]);
+      revprof_range_format(&m->fn[fn].range, rb, sizeof rb);
+      if (where == REVPROF_OUTSIDE)
+        printf("  extrapolated: %.3gx outside in p, %.3gx in d (measured "
+               "%s)",
+               far[0], far[1], rb);
+      else if (where == REVPROF_RANGE_UNKNOWN)
+        printf("  (range unknown: the model does not say what was "
+               "measured)");
+      printf("\n");
+    }
   }
   revprof_model_free(m);
   return status;

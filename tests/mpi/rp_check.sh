@@ -15,6 +15,8 @@
 #                                             an injected overhead
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
 #   rp_check.sh overhead-model NATIVE_EXE RP_EXE  per-event costs from a model
+#   rp_check.sh extrapolated EXE NP           uses outside a model's measured
+#                                             range are counted in the report
 set -u
 cmd=$1; shift
 fail() { echo "rp_check $cmd: FAIL: $*" >&2; exit 1; }
@@ -71,6 +73,31 @@ exact)
       || fail "the wildcard receive against the predicted order was not reported"
     grep -q "predicted arrival order would have matched another sender: [1-9]" err || fail "no wildcard warning in the text report"
   fi
+  ;;
+extrapolated)
+  exe=$1 np=$2 model=$RP_WORK/ranged.lua
+  # the exactness model, with MPI_Allreduce measured at p = 2 and d <= 8 only
+  sed 's/^    MPI_Allreduce = { {/    MPI_Allreduce = { range = { p = { 2, 2 }, d = { 0, 8 } }, {/' \
+    "$RP_MODEL" > "$model"
+  grep -q 'range = { p = { 2, 2 }' "$model" || fail "could not add a range to the model"
+  REVPROF_MODEL=$model REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+    run "$np" "$exe" || { cat out err; fail "run failed"; }
+  head -8 revprof-out/report.txt
+  line=$(sed -n '1,8{/^extrapolated: /p}' revprof-out/report.txt)
+  if [ "$np" -gt 2 ]; then # every rank calls MPI_Allreduce once, 32 bytes, p = np
+    echo "$line" | grep -q "^extrapolated: $np calls of 1 function(s).*MPI_Allreduce $np at p<=$np d<=32 .*measured p 2..2, d 0..8" \
+      || fail "header lacks the extrapolated MPI_Allreduce calls: $line"
+    awk -F, -v n="$np" '$1 == "extrapolated" && $3 == "all" && $4 == n { ok = 1 } END { exit !ok }' \
+      revprof-out/report.csv || fail "report.csv lacks the extrapolated total"
+    grep -q '^extrapolated,all,"MPI_Allreduce ' revprof-out/report.csv || fail "report.csv lacks the MPI_Allreduce row"
+  else # p = 2 is inside; 32 bytes is not
+    echo "$line" | grep -q "MPI_Allreduce 2 at p<=2 d<=32 (1x outside in p, 3.67x in d" \
+      || fail "header lacks the size extrapolation: $line"
+  fi
+  REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+    run "$np" "$exe" || { cat out err; fail "run failed"; }
+  grep -q "^extrapolated: not detected (the model records no measured ranges" revprof-out/report.txt \
+    || fail "a model without ranges must say that extrapolation is not detected"
   ;;
 fault)
   kind=$1 native=$2 np=$3

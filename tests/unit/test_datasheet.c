@@ -377,13 +377,14 @@ static void test_datasheet_csv_rows_match_model(void **state) {
   char *save = NULL, *line = strtok_r(csv, "\n", &save);
   assert_non_null(line);
   assert_string_equal(line, "function,regime,dmin,dmax,form,avg_us,err_us,"
-                            "min_us,max_us,n,cv_error");
+                            "min_us,max_us,n,cv_error,range_pmin,range_pmax,"
+                            "range_dmin,range_dmax");
   int rows = 0, want = 0;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     want += fx->m->fn[i].nregimes;
   while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
     char *fld[16];
-    assert_int_equal(csv_split(line, fld, 16), 11);
+    assert_int_equal(csv_split(line, fld, 16), 15);
     revprof_fn fn = revprof_fn_lookup(fld[0]);
     assert_int_not_equal(fn, REVPROF_FN_COUNT);
     int reg = atoi(fld[1]);
@@ -408,9 +409,46 @@ static void test_datasheet_csv_rows_match_model(void **state) {
       assert_string_equal(fld[10], "");
     else
       assert_near(strtod(fld[10], NULL), r->cv_error, 1e-12);
+    const revprof_range *g = &fx->m->fn[fn].range;
+    if (!g->known)
+      assert_string_equal(fld[11], "");
+    else {
+      assert_near(strtod(fld[11], NULL), g->pmin, 0.0);
+      assert_near(strtod(fld[12], NULL), g->pmax, 0.0);
+      assert_near(strtod(fld[13], NULL), g->dmin, 0.0);
+      assert_near(strtod(fld[14], NULL), g->dmax, 0.0);
+    }
     rows++;
   }
   assert_int_equal(rows, want);
+  free(csv);
+}
+
+/* The measured range of each function, and what lies outside it. */
+static void test_datasheet_states_measured_range(void **state) {
+  fixture *fx = *state;
+  revprof_range *g = &fx->m->fn[REVPROF_FN_ALLREDUCE].range;
+  revprof_range saved = *g;
+  assert_true(fx->m->fn[REVPROF_FN_ALLREDUCE].nregimes > 0);
+  g->known = 1;
+  g->pmin = g->pmax = 2;
+  g->dmin = 0;
+  g->dmax = 4194304;
+  write_ok(fx, fx->raw, "range", 0, 0, NULL);
+  *g = saved;
+  char *tex = read_out(fx, "range/datasheet.tex");
+  assert_non_null(strstr(tex, "\\textbf{Measured range:} $p$ from 2 to 2, $d$ "
+                              "from 0~B to 4~MiB. Outside it the equations are "
+                              "\\textbf{extrapolated}"));
+  int has_unknown = 0;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    has_unknown |= i != REVPROF_FN_ALLREDUCE && fx->m->fn[i].nregimes > 0 &&
+                   !fx->m->fn[i].range.known;
+  if (has_unknown)
+    assert_non_null(strstr(tex, "\\textbf{Measured range: unknown}"));
+  free(tex);
+  char *csv = read_out(fx, "range/equations.csv");
+  assert_non_null(strstr(csv, ",2,2,0,4194304\n"));
   free(csv);
 }
 
@@ -665,6 +703,7 @@ int main(void) {
       T(test_datasheet_writes_without_raw_data),
       T(test_datasheet_escapes_latex_specials),
       T(test_datasheet_csv_rows_match_model),
+      T(test_datasheet_states_measured_range),
       T(test_datasheet_equation_matches_seed_example),
       T(test_datasheet_unwritable_dir_fails_and_leaves_nothing),
       T(test_datasheet_readonly_parent_is_reported),

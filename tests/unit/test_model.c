@@ -319,6 +319,126 @@ static void test_model_reject_unsorted_or_overlapping(void **state) {
            REVPROF_ERANGE, "bad size range", NULL);
 }
 
+
+#define RANGED_MODEL(range, coef)                                              \
+  GOOD_HEAD "functions = { MPI_Allreduce = { " range                           \
+            "{ form = { \"1\", \"log2(p)*d\" }, avg = { 1e-6, " coef " } } } } }"
+
+static void test_model_range_loads_and_round_trips(void **state) {
+  (void)state;
+  revprof_model *m =
+      load_ok(RANGED_MODEL("range = { p = { 2, 8 }, d = { 0, 65536 } }, ", "1e-9"));
+  const revprof_range *r = &m->fn[REVPROF_FN_ALLREDUCE].range;
+  assert_int_equal(r->known, 1);
+  assert_true(r->pmin == 2 && r->pmax == 8 && r->dmin == 0 && r->dmax == 65536);
+  char path[] = "/tmp/rp_test_range_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  char err[512];
+  assert_int_equal(revprof_model_write(m, path, err, sizeof err), 0);
+  revprof_model *m2 = NULL;
+  assert_int_equal(revprof_model_load(path, &m2, err, sizeof err), 0);
+  assert_memory_equal(&m->fn[REVPROF_FN_ALLREDUCE].range,
+                      &m2->fn[REVPROF_FN_ALLREDUCE].range, sizeof *r);
+  remove(path);
+  revprof_model_free(m);
+  revprof_model_free(m2);
+}
+
+static void test_model_range_outside_factors(void **state) {
+  (void)state;
+  revprof_model *m =
+      load_ok(RANGED_MODEL("range = { p = { 2, 2 }, d = { 0, 4194303 } }, ", "1e-9"));
+  double out[3], far[2];
+  revprof_fn f = REVPROF_FN_ALLREDUCE;
+  assert_int_equal(revprof_model_eval_x(m, f, 2, 1024, out, far), REVPROF_INSIDE);
+  assert_true(far[0] == 1.0 && far[1] == 1.0);
+  assert_true(out[REVPROF_AVG] > 0.0);
+  /* the shipped model's case: measured at p = 2, asked for p = 64 */
+  assert_int_equal(revprof_model_eval_x(m, f, 64, 1024, out, far), REVPROF_OUTSIDE);
+  assert_true(fabs(far[0] - 32.0) < 1e-12 && far[1] == 1.0);
+  assert_int_equal(revprof_model_eval_x(m, f, 2, 8388607, out, far), REVPROF_OUTSIDE);
+  assert_true(fabs(far[1] - 2.0) < 1e-12 && far[0] == 1.0);
+  assert_int_equal(revprof_model_outside(m, f, 1, 0, &far[0], &far[1]), REVPROF_OUTSIDE);
+  assert_true(fabs(far[0] - 2.0) < 1e-12);
+  assert_int_equal(revprof_model_outside(m, REVPROF_FN_BCAST, 2, 0, NULL, NULL),
+                   REVPROF_ENOFUNC);
+  char buf[128];
+  revprof_range_format(&m->fn[f].range, buf, sizeof buf);
+  assert_string_equal(buf, "p 2..2, d 0..4194303");
+  revprof_model_free(m);
+}
+
+static void test_model_range_unknown_in_old_models(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(good_model);
+  double out[3], far[2] = {0, 0};
+  assert_int_equal(revprof_model_eval_x(m, REVPROF_FN_ALLREDUCE, 64, 1e6, out, far),
+                   REVPROF_RANGE_UNKNOWN);
+  assert_true(far[0] == 1.0 && far[1] == 1.0);
+  char buf[64];
+  revprof_range_format(&m->fn[REVPROF_FN_ALLREDUCE].range, buf, sizeof buf);
+  assert_string_equal(buf, "range unknown");
+  /* model show says it once, for all functions */
+  char path[] = "/tmp/rp_test_show_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w+");
+  revprof_model_print(m, f);
+  rewind(f);
+  char line[512];
+  int said = 0;
+  while (fgets(line, sizeof line, f))
+    said += strstr(line, "unknown") != NULL;
+  fclose(f);
+  remove(path);
+  assert_int_equal(said, 1);
+  revprof_model_free(m);
+}
+
+static void test_model_reject_bad_range(void **state) {
+  (void)state;
+  load_bad(RANGED_MODEL("range = { p = { 8, 2 }, d = { 0, 1 } }, ", "1e-9"),
+           REVPROF_ERANGE, "functions.MPI_Allreduce.range.p", NULL);
+  load_bad(RANGED_MODEL("range = { p = { 0, 2 }, d = { 0, 1 } }, ", "1e-9"),
+           REVPROF_ERANGE, "functions.MPI_Allreduce.range.p", NULL);
+  load_bad(RANGED_MODEL("range = { p = { 2, 2 }, d = { 5, 1 } }, ", "1e-9"),
+           REVPROF_ERANGE, "functions.MPI_Allreduce.range.d", NULL);
+  load_bad(RANGED_MODEL("range = { p = { 2, 2 } }, ", "1e-9"), REVPROF_EFIELD,
+           "functions.MPI_Allreduce.range.d", "missing", NULL);
+  load_bad(RANGED_MODEL("range = { p = { 2 }, d = { 0, 1 } }, ", "1e-9"),
+           REVPROF_EFIELD, "range.p", NULL);
+  load_bad(RANGED_MODEL("range = { q = { 2, 2 }, p = { 2, 2 }, d = { 0, 1 } }, ",
+                        "1e-9"),
+           REVPROF_EFIELD, "range.q", "unknown field", NULL);
+  load_bad(RANGED_MODEL("range = 3, ", "1e-9"), REVPROF_EFIELD,
+           "functions.MPI_Allreduce.range", NULL);
+  load_bad(RANGED_MODEL("ranges = { }, ", "1e-9"), REVPROF_EFIELD,
+           "functions.MPI_Allreduce.ranges", "unknown field", NULL);
+}
+
+/* Issue 8: coefficients of 1e308 loaded and predicted inf. */
+static void test_model_reject_infinite_times(void **state) {
+  (void)state;
+  load_bad(RANGED_MODEL("range = { p = { 2, 2 }, d = { 0, 1024 } }, ", "1e308"),
+           REVPROF_ERANGE, "functions.MPI_Allreduce[1].avg", "predicts", NULL);
+  load_bad(RANGED_MODEL("", "1e308"), REVPROF_ERANGE,
+           "functions.MPI_Allreduce[1].avg", NULL);
+  /* absurd but finite: 1e3 s per byte gives 1e6 s within 4x the range */
+  load_bad(RANGED_MODEL("range = { p = { 2, 2 }, d = { 0, 1024 } }, ", "1e3"),
+           REVPROF_ERANGE, "functions.MPI_Allreduce[1].avg", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Send = { { form = { \"1\" }, "
+                     "avg = { 1e-6 }, max = { 1e300 }, min = { 0 } } } } }",
+           REVPROF_ERANGE, "functions.MPI_Send[1].max", NULL);
+  load_bad(GOOD_HEAD "functions = { MPI_Send = { { form = { \"1\" }, "
+                     "avg = { 1e-6 }, min = { -1e-6 } } } } }",
+           REVPROF_ERANGE, "functions.MPI_Send[1].min", NULL);
+  /* a plausible ranged model still loads */
+  revprof_model_free(load_ok(
+      RANGED_MODEL("range = { p = { 2, 64 }, d = { 0, 4194304 } }, ", "1e-9")));
+}
+
 static void test_model_function_table(void **state) {
   (void)state;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
@@ -358,6 +478,11 @@ int main(void) {
       cmocka_unit_test(test_model_reject_negative_or_nan),
       cmocka_unit_test(test_model_reject_unknown_names),
       cmocka_unit_test(test_model_reject_unsorted_or_overlapping),
+      cmocka_unit_test(test_model_range_loads_and_round_trips),
+      cmocka_unit_test(test_model_range_outside_factors),
+      cmocka_unit_test(test_model_range_unknown_in_old_models),
+      cmocka_unit_test(test_model_reject_bad_range),
+      cmocka_unit_test(test_model_reject_infinite_times),
       cmocka_unit_test(test_model_function_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,66 @@ static void test_raw_reject_bad_input(void **state) {
            REVPROF_EFIELD, "column max");
 }
 
+/* Issue 14: the machine characterize measured travels with raw.csv. */
+static void test_raw_machine_comments_round_trip(void **state) {
+  (void)state;
+  revprof_raw *r = revprof_raw_alloc(), *back = NULL;
+  revprof_point q = {REVPROF_FN_BCAST, 4, 8, 1e-6, 2e-6, 2e-6, 3e-6, 10, 0.01};
+  char err[512];
+  assert_non_null(r);
+  assert_int_equal(revprof_raw_add(r, &q), 0);
+  snprintf(r->machine_name, sizeof r->machine_name, "cluster-a");
+  snprintf(r->machine_mpi, sizeof r->machine_mpi, "Open MPI v4.1.4, x");
+  snprintf(r->machine_date, sizeof r->machine_date, "2026-11-24");
+  snprintf(r->machine_notes, sizeof r->machine_notes, "preset quick; ranks 4");
+  r->machine_ranks = 4;
+  const char *p = write_tmp("");
+  assert_int_equal(revprof_raw_write(r, p, err, sizeof err), 0);
+  assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
+  assert_string_equal(back->machine_name, "cluster-a");
+  assert_string_equal(back->machine_mpi, "Open MPI v4.1.4, x");
+  assert_string_equal(back->machine_date, "2026-11-24");
+  assert_string_equal(back->machine_notes, "preset quick; ranks 4");
+  assert_int_equal(back->machine_ranks, 4);
+  assert_int_equal(back->n, 1);
+  revprof_raw_free(back);
+  /* a file without them reads as unknown */
+  p = write_tmp(REVPROF_RAW_HEADER "\n# note\nMPI_Bcast,4,8,1,2,2,3,1,0\n");
+  assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
+  assert_string_equal(back->machine_name, "");
+  assert_int_equal(back->machine_ranks, 0);
+  revprof_raw_free(back);
+  revprof_raw_free(r);
+  remove(p);
+}
+
+/* Issue 8: duplicate (function, p, bytes) rows were silently averaged. */
+static void test_raw_reject_duplicate_rows(void **state) {
+  (void)state;
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,1,2,2,3,1,0\n"
+                              "MPI_Bcast,2,8,1,2,2,3,1,0\n"
+                              "# a comment\n"
+                              "MPI_Bcast,4,8,1,5,5,6,1,0\n",
+           REVPROF_EFIELD,
+           ":5: duplicate row MPI_Bcast, p = 4, 8 bytes (first at line 2)");
+  /* the earliest repeat is named when there are several */
+  read_bad(REVPROF_RAW_HEADER "\nMPI_Send,2,0,1,2,2,3,1,0\n"
+                              "MPI_Bcast,4,8,1,2,2,3,1,0\n"
+                              "MPI_Bcast,4,8,1,2,2,3,1,0\n"
+                              "MPI_Send,2,0,1,2,2,3,1,0\n",
+           REVPROF_EFIELD, ":4: duplicate row MPI_Bcast");
+  /* same p and bytes for different functions is fine */
+  revprof_raw *r = NULL;
+  const char *p = write_tmp(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,1,2,2,3,1,0\n"
+                                               "MPI_Reduce,4,8,1,2,2,3,1,0\n"
+                                               "MPI_Bcast,4,16,1,2,2,3,1,0\n");
+  char err[512];
+  assert_int_equal(revprof_raw_read(p, &r, err, sizeof err), 0);
+  assert_int_equal(r->n, 3);
+  revprof_raw_free(r);
+  remove(p);
+}
+
 static void test_raw_reject_missing_file(void **state) {
   (void)state;
   revprof_raw *r = NULL;
@@ -121,6 +181,8 @@ int main(void) {
       cmocka_unit_test(test_raw_write_round_trip),
       cmocka_unit_test(test_raw_reject_bad_input),
       cmocka_unit_test(test_raw_reject_missing_file),
+      cmocka_unit_test(test_raw_reject_duplicate_rows),
+      cmocka_unit_test(test_raw_machine_comments_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

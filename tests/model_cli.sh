@@ -1,0 +1,46 @@
+#!/bin/sh
+# The 'revprof fit' and 'revprof model' subcommands on the shipped data:
+# ranges written by fit, 'extrapolated' marked by model eval, a refit that
+# keeps the machine and overhead (--like), and bad inputs rejected.
+#   model_cli.sh REVPROF SOURCE_DIR
+set -u
+rp=$1 src=$2
+ship=$src/models/machines/debian12-2core-openmpi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp_model_cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "model_cli: FAIL: $*" >&2; exit 1; }
+
+# the shipped model records its measured ranges; p = 64 is extrapolated
+"$rp" model show "$ship.lua" | grep -q "^MPI_Allreduce  (measured p 2..2, d 0..4194304" \
+  || fail "model show: no measured range for MPI_Allreduce"
+out=$("$rp" model eval "$ship.lua" MPI_Allreduce 64 1024) || fail "model eval failed"
+echo "$out" | grep -q "extrapolated: 32x outside in p, 1x in d (measured p 2..2, d 0..4194304)" \
+  || fail "model eval at p = 64 not marked extrapolated: $out"
+out=$("$rp" model eval "$ship.lua" MPI_Allreduce 2 1024) || fail "model eval failed"
+case $out in *extrapolated*|*unknown*) fail "in-range eval marked: $out" ;; esac
+[ "$(echo "$out" | wc -w)" -eq 3 ] || fail "in-range eval is not 'min avg max': $out"
+# a model without ranges says so
+out=$("$rp" model eval "$src/examples/toy_model.lua" MPI_Allreduce 64 1024) || fail "toy eval failed"
+echo "$out" | grep -q "(range unknown" || fail "no 'range unknown' for an old model: $out"
+
+# refit keeping machine and overhead
+"$rp" fit "$ship.csv" --like "$ship.lua" -o "$tmp/m.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit --like failed"; }
+grep -q 'name = "debian12-2core-vm"' "$tmp/m.lua" || fail "fit --like lost the machine name"
+grep -q 'mpi_wrapper = ' "$tmp/m.lua" || fail "fit --like lost the overhead table"
+grep -q 'range = { p = { 2, 2 }, d = { 0, 4194304 } }' "$tmp/m.lua" || fail "fit wrote no range"
+# machine lines at the top of raw.csv are used
+{ head -n 1 "$ship.csv"; echo "# machine.name: lab-node"; echo "# machine.ranks: 2"; tail -n +2 "$ship.csv"; } > "$tmp/raw.csv"
+"$rp" fit "$tmp/raw.csv" -o "$tmp/m2.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit failed"; }
+"$rp" model show "$tmp/m2.lua" | grep -q "^machine: lab-node" || fail "fit ignored '# machine.name'"
+
+# bad inputs: duplicate raw rows, equations that reach infinity
+{ cat "$ship.csv"; grep -m1 "^MPI_Bcast,2,64," "$ship.csv"; } > "$tmp/dup.csv"
+"$rp" fit "$tmp/dup.csv" -o "$tmp/d.lua" 2> "$tmp/err" && fail "duplicate row accepted"
+grep -q "dup.csv:[0-9]*: duplicate row MPI_Bcast, p = 2, 64 bytes (first at line [0-9]*)" "$tmp/err" \
+  || fail "duplicate row message: $(cat "$tmp/err")"
+[ -e "$tmp/d.lua" ] && fail "a model was written from a bad raw file"
+printf 'return { format = "revprof-model 1", functions = { MPI_Bcast = {\n  { form = { "1", "d" }, avg = { 1e-6, 1e308 } } } } }\n' > "$tmp/inf.lua"
+"$rp" model check "$tmp/inf.lua" 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "model check of an infinite model: exit $rc"
+grep -q "inf.lua: functions.MPI_Bcast\[1\].avg: predicts [0-9e+.inf]* s at p = " "$tmp/err" || fail "inf message: $(cat "$tmp/err")"
+echo "model_cli: ok"
