@@ -84,6 +84,7 @@ while [ $# -gt 0 ]; do
     --rebuild) rebuild=1 ;;
     --size) size=${2:?}; shift ;;
     -j) jobs=${2:?}; shift ;;
+    -j*) jobs=${1#-j} ;;
     -h|--help) usage; exit 0 ;;
     --) shift; apps+=("$@"); break ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -166,7 +167,7 @@ args_lulesh() {
   [ $((c * c * c)) -eq "$1" ] || return 1
   # weak scaling per rank: keep the global problem about the same
   [ "$1" -ge 8 ] && s=$((s / c + 1))
-  echo "-s $s -i $i -q"
+  echo "-s $s -i $i"
 }
 check_lulesh() {
   local e d
@@ -177,9 +178,11 @@ check_lulesh() {
   echo "ok $e"
 }
 
-# HPCCG: C++, CG on a 27-point problem; nx ny nz are per rank (weak
-# scaling: nz shrinks with the ranks). Verification: its difference between
-# computed and exact solution; answer: that difference and the residual.
+# HPCCG: C++, CG on a 27-point problem; nx ny nz are per rank (nz shrinks
+# with the ranks: the global problem stays the same). Its comparison with
+# the exact solution is commented out in the source, so the check is the
+# final residual (< 1e-8, from ~600; CG to 150 iterations); answer: the
+# residual and the iteration count.
 exe_hpccg=test_HPCCG
 build_hpccg() {
   (cd "$1" && $MPICXX -O3 -g -DUSING_MPI ./*.cpp -o "$2/$exe_hpccg")
@@ -191,12 +194,12 @@ args_hpccg() {
   echo "$n $n $((z / $1))"
 }
 check_hpccg() {
-  local d r
-  d=$(sed -n 's/.*Difference between computed and exact *= *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
-  r=$(sed -n 's/.*Final residual *= *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
-  [ -n "$d" ] || { echo "FAIL no 'Difference between computed and exact'"; return; }
-  awk -v d="$d" 'BEGIN { exit !(d + 0 < 1e-6) }' || { echo "FAIL difference $d"; return; }
-  echo "ok diff=$d,res=${r:-?}"
+  local r it
+  r=$(sed -n 's/^Final residual: *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  it=$(sed -n 's/^Number of iterations: *\([0-9]*\).*/\1/p' "$1" | tail -n 1)
+  [ -n "$r" ] || { echo "FAIL no 'Final residual'"; return; }
+  awk -v r="$r" 'BEGIN { exit !(r + 0 < 1e-8) }' || { echo "FAIL final residual $r"; return; }
+  echo "ok res=$r,iters=$it"
 }
 
 # miniFE (ref): C++, implicit FE + CG. Verification: the residual of the
@@ -253,7 +256,7 @@ MPIFC = $MPIF90
 FLINK = \$(MPIFC)
 FMPI_LIB =
 FMPI_INC =
-FFLAGS = -O2 -g -fallow-argument-mismatch
+FFLAGS = -O2 -g -fallow-argument-mismatch -fallow-invalid-boz
 FLINKFLAGS = \$(FFLAGS)
 MPICC = $MPICC
 CLINK = \$(MPICC)
@@ -292,8 +295,8 @@ args_npb_mg() { npb_args "$1"; }
 check_npb_mg() { npb_check "$1"; }
 
 # CoMD (src-mpi): C, molecular dynamics, Lennard-Jones. -i -j -k the rank
-# grid. Its check: energy conservation; answer: the final energy and the
-# atom count (both printed at the end).
+# grid. Its own "Simulation Validation": energy conserved (relative drift
+# < 1e-4) and no atoms lost; answer: the final energy and the atom count.
 exe_comd=CoMD-mpi
 build_comd() {
   (cd "$1/src-mpi" && cp Makefile.vanilla Makefile && mkdir -p ../bin &&
@@ -306,41 +309,39 @@ args_comd() {
   echo "-x $n -y $n -z $n -i $i -j $j -k $k -N $s -n 10"
 }
 check_comd() {
-  local e a ea
-  # the last "step time ... e_total" row of the thermo table, and the atoms
-  e=$(awk '$1 ~ /^[0-9]+$/ && NF >= 7 {last = $4} END {print last}' "$1")
-  a=$(sed -n 's/.*Final atom count *: *\([0-9]*\).*/\1/p' "$1" | tail -n 1)
-  ea=$(awk '$1 ~ /^[0-9]+$/ && NF >= 7 {if (n++ == 0) first = $4; last = $4}
-            END {if (n) printf "%g", (last - first) / (first < 0 ? -first : first)}' "$1")
-  [ -n "$e" ] && [ -n "$a" ] || { echo "FAIL no thermo table or 'Final atom count'"; return; }
-  grep -q 'Simulation Validation' "$1" || { echo "FAIL no 'Simulation Validation'"; return; }
-  awk -v d="$ea" 'BEGIN { d += 0; exit !(d < 1e-4 && d > -1e-4) }' ||
-    { echo "FAIL energy drift $ea"; return; }
-  echo "ok E=$e,atoms=$a"
+  local e0 e1 a
+  e0=$(sed -n 's/^ *Initial energy *: *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  e1=$(sed -n 's/^ *Final energy *: *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  a=$(sed -n 's/^ *Final atom count *: *\([0-9]*\).*/\1/p' "$1" | tail -n 1)
+  [ -n "$e0" ] && [ -n "$e1" ] && [ -n "$a" ] || { echo "FAIL no 'Simulation Validation' block"; return; }
+  grep -q 'no atoms lost' "$1" || { echo "FAIL atoms lost: $(grep -m1 'Final atom count' "$1")"; return; }
+  awk -v a="$e0" -v b="$e1" 'BEGIN { d = (b - a) / a; exit !(d < 1e-4 && d > -1e-4) }' ||
+    { echo "FAIL energy not conserved: $e0 -> $e1"; return; }
+  echo "ok E=$e1,atoms=$a"
 }
 
 # miniAMR (ref): C, adaptive mesh refinement, many small messages. It checks
-# its checksums itself (and aborts when they diverge); answer: the last
-# checksum line's total.
+# its checksums every 5 stages itself ("difference too large" when one
+# diverges); answer: the blocks per step and the most blocks of the Summary.
 exe_miniamr=miniAMR.x
 build_miniamr() {
   (cd "$1/ref" && make -j"$jobs" CC="$MPICC" LD="$MPICC" CFLAGS="-O2 -g" >/dev/null &&
    cp miniAMR.x "$2/")
 }
 args_miniamr() {
-  local px=1 py=1 pz=1 t=40
-  [ "$size" = tiny ] && t=8
+  local px=1 py=1 pz=1 t=10 nr=2
+  [ "$size" = tiny ] && t=4 nr=1
   case $1 in 1) ;; 2) px=2 ;; 4) px=2 py=2 ;; 8) px=2 py=2 pz=2 ;; *) return 1 ;; esac
   echo "--npx $px --npy $py --npz $pz --nx 8 --ny 8 --nz 8 --init_x 1 --init_y 1 --init_z 1" \
-       "--num_refine 4 --max_blocks 2000 --num_tsteps $t --stages_per_ts 10 --checksum_freq 5" \
-       "--num_objects 1 --object 2 0 -1.10 -1.10 -1.10 0.030 0.030 0.030 1.5 1.5 1.5 0.0 0.0 0.0"
+       "--num_refine $nr --max_blocks 400 --num_tsteps $t --stages_per_ts 10 --checksum_freq 5" \
+       "--num_objects 1 --object 2 0 -0.50 -0.50 -0.50 0.030 0.030 0.030 1.5 1.5 1.5 0.0 0.0 0.0"
 }
 check_miniamr() {
-  grep -qi 'error\|checksum.*fail\|MPI_ABORT' "$1" && { echo "FAIL $(grep -i -m1 'error\|fail\|MPI_ABORT' "$1")"; return; }
-  grep -q 'Summary' "$1" || { echo "FAIL no 'Summary' (run did not finish)"; return; }
-  local c
-  c=$(grep -i 'checksum' "$1" | tail -n 1 | tr -s ' ' | cut -c1-60)
-  echo "ok ${c:-no-checksum-line}"
+  grep -q 'difference too large' "$1" && { echo "FAIL $(grep -m1 'difference too large' "$1")"; return; }
+  local sm
+  sm=$(grep -m1 '^Summary:' "$1")
+  [ -n "$sm" ] || { echo "FAIL no 'Summary:' (the run did not finish)"; return; }
+  echo "ok $(echo "$sm" | sed -n 's/.*\(blocks\/ts [^ ]* max_blocks [^ ]*\).*/\1/p' | tr ' ' '_')"
 }
 
 # -------------------------------------------------------------- helpers
@@ -463,7 +464,12 @@ for i in "${!kind[@]}"; do
           [ -f "$rp/report.csv" ] && awk -F, -v d="$rd/$mode" '
             $1 == "function" && $2 == "all" { n += $4 } END { print n + 0 >> (d ".calls") }' "$rp/report.csv"
         else
-          mfail[$mode]="${mfail[$mode]:-$mode: no $( [ "$mode" = predict ] && echo report.csv || echo compensate.csv ) in $rp}"
+          f=report.csv; [ "$mode" = compensate ] && f=compensate.csv
+          if grep -q '^revprof: \|==== revprof' "$o"; then
+            mfail[$mode]="${mfail[$mode]:-$mode: no $f in $rp}"
+          else # the wrappers never ran: no message from librevprof at all
+            mfail[$mode]="${mfail[$mode]:-$mode: NOT INTERCEPTED: no $f and no librevprof output at all}"
+          fi
         fi
       done
       r=$((r + 1))
