@@ -269,9 +269,8 @@ BINDIR = ../bin
 CONVERTFLAG = -DFORTRAN_REC_SIZE=1
 RAND = randi8
 EOF
-  local k=$3 K
-  K=$(echo "$k" | tr a-z A-Z)
-  (cd "$1" && mkdir -p bin && make "$k" CLASS="$4" >/dev/null && cp "bin/$k.$4.x" "$2/npb-$k")
+  local k=$3
+  (cd "$1" && mkdir -p bin && make "$k" CLASS="$4" >/dev/null && cp "bin/$k.$4.x" "$2/npb-$k.$4")
 }
 npb_args() { # power-of-two ranks
   local p=1
@@ -282,14 +281,14 @@ npb_args() { # power-of-two ranks
 npb_check() {
   grep -q 'Verification *= *SUCCESSFUL' "$1" || { echo "FAIL no 'Verification = SUCCESSFUL'"; return; }
   local z
-  z=$(sed -n 's/.*Zeta *\([^ ]*\).*/\1/p; s/.*L2 Norm is *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  z=$(sed -n 's/.*Zeta is *\([^ ]*\).*/\1/p; s/.*L2 Norm is *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
   echo "ok ${z:-SUCCESSFUL}"
 }
-exe_npb_cg=npb-cg
+exe_npb_cg=npb-cg.$(npb_class W)
 build_npb_cg() { npb_build "$1" "$2" cg "$(npb_class W)"; }
 args_npb_cg() { npb_args "$1"; }
 check_npb_cg() { npb_check "$1"; }
-exe_npb_mg=npb-mg
+exe_npb_mg=npb-mg.$(npb_class W)
 build_npb_mg() { npb_build "$1" "$2" mg "$(npb_class W)"; }
 args_npb_mg() { npb_args "$1"; }
 check_npb_mg() { npb_check "$1"; }
