@@ -302,7 +302,7 @@ build_comd() {
    make CC="$MPICC" OPTFLAGS="-g -O2" >/dev/null && cp ../bin/CoMD-mpi "$2/")
 }
 args_comd() {
-  local n=24 s=100 i=1 j=1 k=1
+  local n=16 s=100 i=1 j=1 k=1
   [ "$size" = tiny ] && n=12 s=10
   case $1 in 1) ;; 2) i=2 ;; 4) i=2 j=2 ;; 8) i=2 j=2 k=2 ;; *) return 1 ;; esac
   echo "-x $n -y $n -z $n -i $i -j $j -k $k -N $s -n 10"
@@ -370,7 +370,7 @@ run_revprof() { # run_revprof MODE NP OUT RPDIR BIN ARGS...
 # what a failed run said: the status, a signal, the first error-ish line
 why() { # why STATUS OUT
   local s=$1 l
-  l=$(grep -m1 -i 'signal\|segmentation\|error\|abort\|revprof:.*\(warn\|fault\|off\)' "$2" | cut -c1-120)
+  l=$(grep -m1 -i 'segmentation\|error\|abort\|revprof:.*\(warn\|fault\|off\)' "$2" | sed 's/^\[[^]]*\] //' | cut -c1-120)
   if [ "$s" = 124 ]; then echo "timed out (600 s)"
   elif [ "$s" -gt 128 ]; then echo "status $s (signal $((s - 128))) ${l}"
   else echo "status $s ${l}"
@@ -460,8 +460,9 @@ for i in "${!kind[@]}"; do
           awk -F, -v d="$rd/$mode" '
             $2 == "(program)" { if ($4 > m) m = $4; if ($8 > q) q = $8 }
             END { print m >> (d ".lo"); print q >> (d ".av") }' "$rp/compensate.csv"
-          [ -f "$rp/report.csv" ] && awk -F, -v d="$rd/$mode" '
-            $1 == "function" && $2 == "all" { n += $4 } END { print n + 0 >> (d ".calls") }' "$rp/report.csv"
+          # MPI calls: the per-rank MPI_* region rows
+          awk -F, -v d="$rd/$mode" '$2 ~ /^MPI_/ { n += $3 } END { print n + 0 >> (d ".calls") }' \
+            "$rp/compensate.csv"
         else
           f=report.csv; [ "$mode" = compensate ] && f=compensate.csv
           if grep -q '^revprof: \|==== revprof' "$o"; then
@@ -480,7 +481,7 @@ for i in "${!kind[@]}"; do
       v="native $nat_ok/$runs ok, $mode ${mok[$mode]:-0}/$runs ok"
       problems="${nat_fail} ${mfail[$mode]:-} ${msame[$mode]:-}"
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$k" "$p" "$over" \
-        "${nat:--}" "${av:--}" "${lo:--}" "${hi:--}" "${calls:--}" "$v" "$(echo $problems)" >>"$res"
+        "${nat:--}" "${av:--}" "${lo:--}" "${hi:--}" "${calls:--}" "$v" "$(printf '%s' "$problems" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')" >>"$res"
     done
     unset mfail mok msame
   done
