@@ -53,7 +53,9 @@ options:
 Native time: the elapsed time from the end of MPI_Init to the start of
 MPI_Finalize, the latest over the ranks, measured by a PMPI shim
 (bench/proxy/span.c) preloaded into the native run: the same span as the
-report's predicted elapsed time. Predicted: report.csv's elapsed row (avg
+report's predicted elapsed time; (cpu): the CPU time of the busiest rank in
+that span (well below the native time: the machine was busy with others, or
+ranks waited). Predicted: report.csv's elapsed row (avg
 [min, max]) of a `revprof run --model M -np P --compute measure` run
 (predict mode). Error: (predicted avg - native) / native. In: native inside
 [min, max]. Calls: MPI calls intercepted (sum of report.csv's function rows).
@@ -161,7 +163,7 @@ build_lulesh() {
      lulesh-viz.cc lulesh-util.cc lulesh-init.cc -o "$2/$exe_lulesh" -lm)
 }
 args_lulesh() {
-  local s=14 i=100 c
+  local s=18 i=100 c
   [ "$size" = tiny ] && s=6 i=20
   c=1; while [ $((c * c * c)) -lt "$1" ]; do c=$((c + 1)); done
   [ $((c * c * c)) -eq "$1" ] || return 1
@@ -233,7 +235,7 @@ build_amg() {
      INCLUDE_LFLAGS="-lm" >/dev/null && cp test/amg "$2/")
 }
 args_amg() {
-  local n=40 px=1 py=1 pz=1
+  local n=48 px=1 py=1 pz=1
   [ "$size" = tiny ] && n=12
   case $1 in 1) ;; 2) px=2; n=$((n * 4 / 5)) ;; 4) px=2 py=2; n=$((n * 3 / 5)) ;;
     8) px=2 py=2 pz=2; n=$((n / 2)) ;; *) return 1 ;; esac
@@ -348,7 +350,7 @@ median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) 
 
 # the shim that measures the native span
 span=$work/span-$mpi.so
-if [ ! -f "$span" ] || [ "$rebuild" = 1 ]; then
+if [ ! -f "$span" ] || [ "$rebuild" = 1 ] || [ "$here/bench/proxy/span.c" -nt "$span" ]; then
   $MPICC -O2 -fPIC -c "$here/bench/proxy/span.c" -o "$work/span.o" &&
     $MPIF90 -shared -o "$span" "$work/span.o" >>"$log" 2>&1 ||
     die "cannot build the native-span shim $span (see $log)"
@@ -421,7 +423,7 @@ for i in "${!kind[@]}"; do
     mkdir -p "$rd"
     over=; [ "$p" -gt "$cores" ] && over=over
     note "== $k np=$p: $exe $args"
-    : >"$rd/native.t"
+    : >"$rd/native.t"; : >"$rd/native.cpu"
     nat_ok=0 nat_fail= answer=
     for mode in ${modes//,/ }; do : >"$rd/$mode.lo"; : >"$rd/$mode.av"; : >"$rd/$mode.hi"; : >"$rd/$mode.calls"; done
     declare -A mfail=() mok=() msame=()
@@ -437,6 +439,7 @@ for i in "${!kind[@]}"; do
       else
         nat_ok=$((nat_ok + 1)); answer=${c#ok }
         sed -n 's/^proxy-span: \([0-9.e+-]*\) s.*/\1/p' "$rd/native.$r.out" >>"$rd/native.t"
+        sed -n 's/^proxy-span: .* cpu \([0-9.e+-]*\) s.*/\1/p' "$rd/native.$r.out" >>"$rd/native.cpu"
       fi
       for mode in ${modes//,/ }; do
         o=$rd/$mode.$r.out rp=$rd/rp-$mode.$r
@@ -474,14 +477,14 @@ for i in "${!kind[@]}"; do
       done
       r=$((r + 1))
     done
-    nat=$(median <"$rd/native.t")
+    nat=$(median <"$rd/native.t") cpu=$(median <"$rd/native.cpu")
     for mode in ${modes//,/ }; do
       lo=$(median <"$rd/$mode.lo") av=$(median <"$rd/$mode.av") hi=$(median <"$rd/$mode.hi")
       calls=$(median <"$rd/$mode.calls")
       v="native $nat_ok/$runs ok, $mode ${mok[$mode]:-0}/$runs ok"
       problems="${nat_fail} ${mfail[$mode]:-} ${msame[$mode]:-}"
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$k" "$p" "$over" \
-        "${nat:--}" "${av:--}" "${lo:--}" "${hi:--}" "${calls:--}" "$v" "$(printf '%s' "$problems" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')" >>"$res"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$k" "$p" "$over" \
+        "${nat:--}" "${av:--}" "${lo:--}" "${hi:--}" "${calls:--}" "$v" "$(printf '%s' "$problems" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')" "${cpu:--}" >>"$res"
     done
     unset mfail mok msame
   done
@@ -494,12 +497,13 @@ for mode in ${modes//,/ }; do
   echo
   if [ "$mode" = predict ]; then
     echo "predict: native elapsed (MPI_Init..MPI_Finalize, latest rank) vs revprof's predicted elapsed avg [min, max]"
-    printf '%-8s %5s %10s %30s %8s %4s %9s  %s\n' app ranks native "predicted avg [min, max]" error in calls verify
+    printf '%-8s %6s %8s %7s %28s %8s %4s %8s  %s\n' app ranks native "(cpu)" "predicted avg [min, max]" error in calls verify
   else
     echo "compensate: native elapsed vs compensate mode's measured (uncompensated) and parallel-compensated elapsed"
-    printf '%-8s %5s %10s %10s %8s %12s %8s %9s  %s\n' app ranks native measured error compensated error calls verify
+    printf '%-8s %6s %8s %7s %9s %8s %11s %8s %8s  %s\n' app ranks native "(cpu)" measured error compensated error calls verify
   fi
   awk -F'\t' -v mode="$mode" '
+    function f3(v) { return (v == "-" || v == "") ? "-" : sprintf("(%.2f)", v) }
     function err(v, n) { return (v == "-" || n == "-" || n == 0) ? "-" : sprintf("%+.1f%%", (v - n) / n * 100) }
     $1 != mode { next }
     {
@@ -508,9 +512,9 @@ for mode in ${modes//,/ }; do
       if (mode == "predict") {
         iv = ($6 == "-") ? "-" : sprintf("%.3f [%.3f, %.3f]", $6, $7, $8)
         inn = ($6 == "-" || $5 == "-") ? "-" : (($5 >= $7 && $5 <= $8) ? "yes" : "no")
-        printf "%-8s %5s %10s %30s %8s %4s %9s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), iv, err($6, $5), inn, $9, ver
+        printf "%-8s %6s %8s %7s %28s %8s %4s %8s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), f3($12), iv, err($6, $5), inn, $9, ver
       } else {
-        printf "%-8s %5s %10s %10s %8s %12s %8s %9s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5),
+        printf "%-8s %6s %8s %7s %9s %8s %11s %8s %8s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), f3($12),
           ($7 == "-") ? "-" : sprintf("%.3f", $7), err($7, $5), ($6 == "-") ? "-" : sprintf("%.3f", $6), err($6, $5), $9, ver
       }
       if ($11 != "") fails = fails sprintf("  %s np=%s: %s (%s)\n", $2, $3, $11, $10)
