@@ -37,8 +37,8 @@ options:
   --runs N        runs of each kind per app and rank count (default 3); the
                   table shows medians
   --np LIST       rank counts, comma-separated (default 1,2,4); an app skips a
-                  count it cannot use, and uses its own when none fits
-                  (LULESH: 1 and 8). Counts above the cores are marked
+                  count it cannot use, and runs at 8 when it can use none
+                  above 1 (LULESH: cubes). Counts above the cores are marked
                   "over" (oversubscribed)
   --mode LIST     predict and/or compensate, comma-separated (default
                   predict,compensate); one table per mode
@@ -286,12 +286,12 @@ npb_check() {
   z=$(sed -n 's/.*Zeta is *\([^ ]*\).*/\1/p; s/.*L2 Norm is *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
   echo "ok ${z:-SUCCESSFUL}"
 }
-exe_npb_cg=npb-cg.$(npb_class W)
-build_npb_cg() { npb_build "$1" "$2" cg "$(npb_class W)"; }
+exe_npb_cg=npb-cg.$(npb_class A)
+build_npb_cg() { npb_build "$1" "$2" cg "$(npb_class A)"; }
 args_npb_cg() { npb_args "$1"; }
 check_npb_cg() { npb_check "$1"; }
-exe_npb_mg=npb-mg.$(npb_class W)
-build_npb_mg() { npb_build "$1" "$2" mg "$(npb_class W)"; }
+exe_npb_mg=npb-mg.$(npb_class A)
+build_npb_mg() { npb_build "$1" "$2" mg "$(npb_class A)"; }
 args_npb_mg() { npb_args "$1"; }
 check_npb_mg() { npb_check "$1"; }
 
@@ -414,9 +414,12 @@ for i in "${!kind[@]}"; do
   k=${kind[$i]} kk=${kind[$i]//-/_} exe=${bin[$i]}
   nps=()
   for p in ${nplist//,/ }; do "args_$kk" "$p" >/dev/null && nps+=("$p"); done
-  if [ ${#nps[@]} -eq 0 ]; then # e.g. LULESH: only cubes
-    for p in 1 8; do "args_$kk" "$p" >/dev/null && nps+=("$p"); done
-  fi
+  # an app that can use none of the counts above 1 (LULESH: cubes only)
+  # runs at 8 ranks as well, when the list asks for more than one rank
+  multi=0 asked=0
+  for p in "${nps[@]}"; do [ "$p" -gt 1 ] && multi=1; done
+  for p in ${nplist//,/ }; do [ "$p" -gt 1 ] && asked=1; done
+  if [ $multi = 0 ] && [ $asked = 1 ] && "args_$kk" 8 >/dev/null; then nps+=(8); fi
   for p in "${nps[@]}"; do
     args=$("args_$kk" "$p")
     rd=$work/$mpi/$k/np$p
