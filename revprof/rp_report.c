@@ -572,11 +572,14 @@ static void csv_warnings(sink *s, const double *wild, const double *missing) {
               NULL);
 }
 
-/* The "extrapolated:" line of the final report's header and its CSV rows:
- * model uses outside the measured range (rp_engine.c counts them). */
+/* The "extrapolated:" line of the final report's header when no call was
+ * extrapolated (or none could be detected), and its CSV rows: model uses
+ * outside the measured range (rp_engine.c counts them). Extrapolated calls
+ * are an "extrapolated" flag, listed with the header's other flags. */
 static void extrap_text(sink *s) {
   char b[2048];
-  rp_extrap_text(b, sizeof b);
+  if (rp_extrap_text(b, sizeof b) > 0.0)
+    return; /* said by the "extrapolated" flag among the header's flags */
   puts_(s, "extrapolated: ");
   puts_(s, b);
   puts_(s, "\n");
