@@ -313,6 +313,14 @@ static double cpu_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Elapsed seconds (monotonic), for the calibration's time-sharing ratio. */
+static double wall_seconds(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static double instructions(void) {
 #ifdef RP_HAVE_PAPI
   long long v = 0;
@@ -341,6 +349,15 @@ static void measure_startup(void) {
     rp_warn("REVPROF_INSTRUCTION_TIME is set but revprof was built without "
             "PAPI; measuring CPU time instead");
 #endif
+  /* how much the same work's measured time varies here: the min and max
+     clocks of measured compute cover it (rp_noise.h) */
+  rp_noise_calibrate(cpu_seconds, wall_seconds, &rp_g.noise);
+  if (rp_g.noise.busy > 1.3)
+    rp_report_flag("host-busy",
+                   "the host was time-sharing cores while revprof "
+                   "calibrated (%.1fx elapsed per CPU second): a native run "
+                   "here is slower than predicted for dedicated cores",
+                   rp_g.noise.busy);
   rp_g.cpu_mark = cpu_seconds();
   rp_g.ins_mark = instructions();
 }
@@ -375,6 +392,7 @@ void rp_measure_gap(void) {
   } else
     rp_compute_measured(cpu_seconds() - rp_g.cpu_mark, rp_g.cfg.cpu_scale,
                         dt);
+  rp_noise_widen(dt, &rp_g.noise);
   rp_add_compute(dt, "compute");
 }
 

@@ -15,6 +15,7 @@
 #include "rp_annotate.h"
 #include "rp_clock.h"
 #include "rp_config.h"
+#include "rp_noise.h"
 #include "rp_trace.h"
 #include "rp_wrap_ids.h" /* generated from wrappers.spec */
 
@@ -143,6 +144,7 @@ typedef struct rp_state {
   double cpu_mark;  /* CPU seconds (or instructions) at the last exit */
   double ins_mark;
   int use_papi_ins; /* instruction counter running */
+  rp_noise noise;   /* spread of measured compute (rp_noise.h) */
   int fast_copy;    /* memcpy produces MPI_Pack's format */
   double fast_max;  /* inline copy path up to this many bytes; -1: off */
   int tracing;      /* rp_trace_* active */

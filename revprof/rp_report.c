@@ -710,7 +710,18 @@ void rp_report_final(void) {
   puts_(&t, ", max ");
   putd(&t, el[RP_MAX]);
   puts_(&t, "]\n  (latest final clock over the ranks; min and max from the "
-            "model bounds and REVPROF_STEP_MIN/MAX)\n\n");
+            "model bounds");
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE) {
+    char b[160];
+    snprintf(b, sizeof b,
+             " and measured compute -%.0f%%/+%.0f%% (its spread on rank 0, "
+             "at least %.0f%%)",
+             100.0 * rp_g.noise.lo, 100.0 * rp_g.noise.hi,
+             100.0 * RP_NOISE_FLOOR);
+    puts_(&t, b);
+  } else
+    puts_(&t, " and REVPROF_STEP_MIN/MAX");
+  puts_(&t, ")\n\n");
   puts_(&t, "rank    final avg s    [min, max]                          "
             "compute s   communication s    waiting s\n");
   for (int r = 0; r < n; r++)

@@ -173,6 +173,13 @@ measure)
   awk -F, '$1 == "rank" && $3 == "compute" { n++; if ($7 < 0.09 || $7 > 0.2) bad = 1 } END { exit !(n == '"$np"' && !bad) }' \
     revprof-out/report.csv || { grep compute revprof-out/report.csv; fail "measured compute not ~0.1 s per rank"; }
   grep "compute" revprof-out/report.csv
+  # its bounds cover the spread of measured CPU time: at least 5 % each way
+  awk -F, '$1 == "rank" && $3 == "compute" { n++; if (!($6 <= 0.9501 * $7 && $8 >= 1.0499 * $7)) bad = 1 } END { exit !(n == '"$np"' && !bad) }' \
+    revprof-out/report.csv || fail "measured compute has no [min, max] spread"
+  awk -F, '$1 == "elapsed" { exit !($6 < $7 && $7 < $8) }' revprof-out/report.csv \
+    || fail "the elapsed time's [min, max] does not surround avg"
+  grep -q "min and max from the model bounds and measured compute -[0-9]*%/+[0-9]*%" revprof-out/report.txt \
+    || fail "the report does not say how measured compute is bounded"
   ;;
 compensate)
   # mcpi: rank 0 (master) only waits; the workers run fine-grained regions.

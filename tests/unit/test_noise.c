@@ -1,0 +1,101 @@
+/* Unit tests of the bounds of measured computation (revprof/rp_noise.c):
+ * the spread taken from calibration samples, its floor and caps, the
+ * time-sharing ratio, and the widening of a measured amount. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "rp_noise.h"
+
+static void test_noise_quiet_host_gets_floor(void **state) {
+  (void)state;
+  double cpu[11], wall[11];
+  for (int i = 0; i < 11; i++) {
+    cpu[i] = 1e-3 * (1.0 + 0.001 * (i % 3)); /* 0.2 % jitter */
+    wall[i] = cpu[i];
+  }
+  rp_noise nz;
+  rp_noise_from_samples(cpu, wall, 11, 0.05, &nz);
+  assert_float_equal(nz.lo, 0.05, 1e-12);
+  assert_float_equal(nz.hi, 0.05, 1e-12);
+  assert_float_equal(nz.busy, 1.0, 1e-12);
+}
+
+static void test_noise_spread_from_quantiles(void **state) {
+  (void)state;
+  /* 0.8, 0.9, 1.0 x 7, 1.2, 1.5 (ms): median 1.0, q10 0.9, q90 1.2 */
+  double cpu[11] = {1.5, 1.0, 0.8, 1.0, 1.0, 1.2, 1.0, 0.9, 1.0, 1.0, 1.0};
+  for (int i = 0; i < 11; i++)
+    cpu[i] *= 1e-3;
+  rp_noise nz;
+  rp_noise_from_samples(cpu, NULL, 11, 0.01, &nz);
+  assert_float_equal(nz.lo, 0.1, 1e-9);
+  assert_float_equal(nz.hi, 0.2, 1e-9);
+  assert_float_equal(nz.busy, 0.0, 0.0); /* no wall times */
+}
+
+static void test_noise_caps(void **state) {
+  (void)state;
+  double cpu[5] = {1e-6, 1e-3, 1e-3, 1e-3, 1.0};
+  rp_noise nz;
+  rp_noise_from_samples(cpu, NULL, 5, 0.05, &nz);
+  assert_float_equal(nz.lo, RP_NOISE_LO_CAP, 1e-12);
+  assert_float_equal(nz.hi, RP_NOISE_HI_CAP, 1e-12);
+}
+
+static void test_noise_time_sharing_ratio(void **state) {
+  (void)state;
+  double cpu[5] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
+  double wall[5] = {2e-3, 2.1e-3, 1.9e-3, 2e-3, 4e-3};
+  rp_noise nz;
+  rp_noise_from_samples(cpu, wall, 5, 0.05, &nz);
+  assert_float_equal(nz.busy, 2.0, 1e-9);
+}
+
+static void test_noise_bad_samples_ignored(void **state) {
+  (void)state;
+  double cpu[6] = {0.0, -1.0, NAN, INFINITY, 1e-3, 1e-3};
+  rp_noise nz;
+  rp_noise_from_samples(cpu, NULL, 6, 0.07, &nz); /* 2 usable: too few */
+  assert_float_equal(nz.lo, 0.07, 0.0);
+  assert_float_equal(nz.hi, 0.07, 0.0);
+  assert_float_equal(nz.busy, 0.0, 0.0);
+}
+
+static void test_noise_widen(void **state) {
+  (void)state;
+  rp_noise nz = {0.1, 0.25, 1.0};
+  double dt[RP_NB] = {2.0, 2.0, 2.0};
+  rp_noise_widen(dt, &nz);
+  assert_float_equal(dt[RP_MIN], 1.8, 1e-12);
+  assert_float_equal(dt[RP_AVG], 2.0, 0.0);
+  assert_float_equal(dt[RP_MAX], 2.5, 1e-12);
+}
+
+static double fake_t;
+static double fake_clock(void) { return fake_t += 1e-4; }
+
+static void test_noise_calibrate_fills_spread(void **state) {
+  (void)state;
+  rp_noise nz;
+  rp_noise_calibrate(fake_clock, fake_clock, &nz); /* every rep 1e-4 s */
+  assert_float_equal(nz.lo, RP_NOISE_FLOOR, 1e-9);
+  assert_float_equal(nz.hi, RP_NOISE_FLOOR, 1e-9);
+  assert_true(nz.busy > 2.9 && nz.busy < 3.1); /* wall spans 3 ticks */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_noise_quiet_host_gets_floor),
+      cmocka_unit_test(test_noise_spread_from_quantiles),
+      cmocka_unit_test(test_noise_caps),
+      cmocka_unit_test(test_noise_time_sharing_ratio),
+      cmocka_unit_test(test_noise_bad_samples_ignored),
+      cmocka_unit_test(test_noise_widen),
+      cmocka_unit_test(test_noise_calibrate_fills_spread),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
