@@ -46,7 +46,8 @@
   X(WARMUP, NULL, "--warmup", "N", "untimed repetitions before each point")    \
   X(BUDGET, NULL, "--budget", "SECONDS",                                       \
     "total measuring time: caps shrink to fit, points past it are\n"           \
-    "skipped and listed in run.txt (default: no limit)")                       \
+    "skipped and listed in run.txt; the first point always runs\n"             \
+    "(default: no limit)")                                                     \
   X(SYNC, NULL, "--sync", "barrier|window",                                    \
     "start of each repetition: MPI_Barrier (default), or window:\n"            \
     "clock offsets by ping-pong and an agreed start time")                     \
