@@ -21,8 +21,19 @@ const char *rp_compute_name(rp_compute_mode m) {
   case RP_COMPUTE_ZERO: return "zero";
   case RP_COMPUTE_ANNOTATE: return "annotate";
   case RP_COMPUTE_MEASURE: return "measure";
+  case RP_COMPUTE_AUTO: return "auto";
   }
   return "?";
+}
+
+rp_compute_mode rp_compute_resolve(rp_compute_mode asked, int have_lua) {
+  if (asked != RP_COMPUTE_AUTO)
+    return asked;
+  return have_lua ? RP_COMPUTE_ANNOTATE : RP_COMPUTE_MEASURE;
+}
+
+int rp_compute_switches(int is_auto, rp_compute_mode now) {
+  return is_auto && now == RP_COMPUTE_MEASURE;
 }
 
 /* A number >= 0 (> 0 when positive is set), finite. */
@@ -61,7 +72,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   int rc = 0, have_step = 0;
   memset(c, 0, sizeof *c);
   c->mode = RP_MODE_PREDICT;
-  c->compute = RP_COMPUTE_ANNOTATE;
+  c->compute = RP_COMPUTE_AUTO;
   c->step[RP_MIN] = c->step[RP_AVG] = c->step[RP_MAX] = 1e-9;
   c->cpu_scale = 1.0;
   c->pack_max = -1.0; /* the MPI library's default */
@@ -91,12 +102,15 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
     if (strcmp(v, "zero") == 0)
       c->compute = RP_COMPUTE_ZERO;
     else if (strcmp(v, "annotate") == 0)
-      c->compute = RP_COMPUTE_ANNOTATE;
+      c->compute = RP_COMPUTE_AUTO;
     else if (strcmp(v, "measure") == 0)
       c->compute = RP_COMPUTE_MEASURE;
+    else if (strcmp(v, "auto") == 0)
+      c->compute = RP_COMPUTE_AUTO;
     else {
       snprintf(err, errlen,
-               "REVPROF_COMPUTE=\"%s\": expected zero, annotate or measure",
+               "REVPROF_COMPUTE=\"%s\": expected auto, zero, annotate or "
+               "measure",
                v);
       return REVPROF_EINVAL;
     }

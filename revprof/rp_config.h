@@ -23,7 +23,10 @@ typedef enum rp_overhead_src {
 typedef enum rp_compute_mode {
   RP_COMPUTE_ZERO = 0,     /* computation costs nothing */
   RP_COMPUTE_ANNOTATE = 1, /* only what the program declares */
-  RP_COMPUTE_MEASURE = 2   /* host CPU time of the gaps, scaled */
+  RP_COMPUTE_MEASURE = 2,  /* host CPU time of the gaps, scaled */
+  RP_COMPUTE_AUTO = 3      /* the default: measure until the program's
+                              first annotation, annotate from then on (the
+                              engine resolves it at MPI_Init) */
 } rp_compute_mode;
 
 #define RP_PATH_MAX 1024
@@ -60,6 +63,18 @@ typedef const char *(*rp_getenv_fn)(const char *name, void *ud);
  * everything not yet read. */
 int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
                    size_t errlen);
+
+/* The compute mode a run starts with: asked unless it is auto; auto starts
+ * in annotate when a Lua cost file is set (the program declares its
+ * computation), in measure otherwise (an unmodified program). The engine
+ * switches an auto run from measure to annotate at the first annotation
+ * call (rp_compute_switches). */
+rp_compute_mode rp_compute_resolve(rp_compute_mode asked, int have_lua);
+
+/* 1 when an annotation call (revprof_compute_steps/seconds,
+ * revprof_region) seen in a run that auto started in measure switches it
+ * to annotate; 0 otherwise. */
+int rp_compute_switches(int is_auto, rp_compute_mode now);
 
 const char *rp_mode_name(rp_mode m);
 const char *rp_compute_name(rp_compute_mode m);

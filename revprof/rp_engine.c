@@ -352,14 +352,20 @@ static void measure_startup(void) {
   /* how much the same work's measured time varies here: the min and max
      clocks of measured compute cover it (rp_noise.h) */
   rp_noise_calibrate(cpu_seconds, wall_seconds, &rp_g.noise);
+  /* revprof's own part of every measured gap: from the clock read at one
+     call's exit to the read at the next call's entry, one whole read (the
+     wrapper's bookkeeping: calibrate_wrapper_gap) */
+  rp_g.gap_tool.wall = rp_read_cost(wall_seconds);
+  rp_g.gap_tool.cpu = rp_read_cost(cpu_seconds);
+  rp_g.gap_tool.wrap = 0.0;
+  rp_g.want_cpu = 1;
   if (rp_g.noise.busy > 1.3)
     rp_report_flag("host-busy",
                    "the host was time-sharing cores while revprof "
                    "calibrated (%.1fx elapsed per CPU second): a native run "
                    "here is slower than predicted for dedicated cores",
                    rp_g.noise.busy);
-  rp_g.cpu_mark = cpu_seconds();
-  rp_g.ins_mark = instructions();
+  rp_measure_mark();
 }
 
 static void measure_shutdown(void) {
@@ -383,15 +389,34 @@ void rp_add_compute(const double dt[RP_NB], const char *what) {
     rp_trace_state(what, t0, rp_g.clk.now[RP_AVG], 0.0);
 }
 
-/* The gap since the last MPI call, measured, as computation. */
+/* The gap since the last MPI call, measured, as computation: less
+ * revprof's own part of it, and consumed, so that a call that does not mark
+ * its exit (an uncosted poll) adds its host time to the next gap instead.
+ * Gaps in a long run of short ones (a loop of polls) are timed by the
+ * cheap monotonic clock; the CPU-time clock (a system call, ~1 us here) is
+ * read around the others (rp_gap_wants_cpu, rp_gap_charge: rp_noise.h). */
 void rp_measure_gap(void) {
   double dt[RP_NB];
   if (rp_g.use_papi_ins) {
     double ins = instructions();
     rp_compute_instructions(ins - rp_g.ins_mark, rp_g.cfg.sec_per_ins, dt);
-  } else
-    rp_compute_measured(cpu_seconds() - rp_g.cpu_mark, rp_g.cfg.cpu_scale,
-                        dt);
+    rp_g.ins_mark = ins;
+  } else {
+    double w = wall_seconds(), c = 0.0, wall_gap = w - rp_g.wall_mark;
+    if (rp_g.cpu_valid)
+      c = cpu_seconds();
+    rp_compute_measured(rp_gap_charge(wall_gap, rp_g.cpu_valid,
+                                      c - rp_g.cpu_mark, &rp_g.gap_tool),
+                        rp_g.cfg.cpu_scale, dt);
+    rp_g.want_cpu = rp_gap_wants_cpu(wall_gap, &rp_g.short_run);
+    /* the next gap starts here when this call does not mark its exit (a
+       poll the model did not cost), with the clock that suits it */
+    if (rp_g.want_cpu && !rp_g.cpu_valid)
+      c = cpu_seconds();
+    rp_g.cpu_valid = rp_g.want_cpu;
+    rp_g.wall_mark = w;
+    rp_g.cpu_mark = c;
+  }
   rp_noise_widen(dt, &rp_g.noise);
   rp_add_compute(dt, "compute");
 }
@@ -404,8 +429,43 @@ void rp_enter_extras(rp_wid w) {
 }
 
 void rp_measure_mark(void) {
-  rp_g.cpu_mark = cpu_seconds();
-  rp_g.ins_mark = instructions();
+  if (rp_g.use_papi_ins) {
+    rp_g.ins_mark = instructions();
+    return;
+  }
+  rp_g.cpu_valid = rp_g.want_cpu;
+  if (rp_g.cpu_valid)
+    rp_g.cpu_mark = cpu_seconds();
+  rp_g.wall_mark = wall_seconds();
+}
+
+/* revprof's own time left in a measured gap by the wrapper's bookkeeping
+ * (beyond the clock reads): a loop of empty polls through the real
+ * enter/leave path, whose charged computation is all revprof's. Runs at
+ * the end of MPI_Init; leaves no trace in the clocks or statistics. */
+static void calibrate_wrapper_gap(void) {
+  enum { REPS = 2000 };
+  rp_fstat saved = rp_g.fstat[RP_W_MPI_Iprobe];
+  int tracing = rp_g.tracing;
+  rp_g.tracing = 0;
+  double c0 = rp_g.clk.compute[RP_AVG];
+  rp_g.want_cpu = 0;
+  rp_g.short_run = RP_GAP_CPU_RUN;
+  rp_measure_mark();
+  for (int k = 0; k < REPS; k++) {
+    rp_enter_poll(RP_W_MPI_Iprobe);
+    rp_leave(RP_W_MPI_Iprobe);
+  }
+  rp_measure_gap();
+  double per = (rp_g.clk.compute[RP_AVG] - c0) / (REPS + 1);
+  if (per > 0.0 && rp_g.cfg.cpu_scale > 0.0)
+    rp_g.gap_tool.wrap = per / rp_g.cfg.cpu_scale;
+  rp_g.fstat[RP_W_MPI_Iprobe] = saved;
+  rp_clock_init(&rp_g.clk);
+  rp_g.tracing = tracing;
+  rp_g.want_cpu = 1;
+  rp_g.short_run = 0;
+  rp_measure_mark();
 }
 
 /* ----------------------------------------------------- start and stop */
@@ -461,6 +521,13 @@ void rp_startup(int provided) {
     rp_g.cfg.trace[0] = '\0';
     rp_g.cfg.lua[0] = '\0';
   }
+  /* auto: an unmodified program is measured; the first annotation call
+     turns a run to annotate (auto_switch) */
+  rp_g.compute_auto = rp_g.cfg.compute == RP_COMPUTE_AUTO;
+  rp_g.auto_t = -1.0;
+  rp_g.auto_calls = 0.0;
+  rp_g.cfg.compute =
+      rp_compute_resolve(rp_g.cfg.compute, rp_g.cfg.lua[0] != '\0');
   if (rp_g.cfg.pack_max < 0)
     rp_g.cfg.pack_max = RP_DEFAULT_PACK_MAX;
   rp_g.lua_fault = 0;
@@ -516,6 +583,8 @@ void rp_startup(int provided) {
     }
   }
   rp_g.active = 1;
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE && !rp_g.use_papi_ins)
+    calibrate_wrapper_gap();
 }
 
 void rp_shutdown(void) {
@@ -538,8 +607,26 @@ void rp_shutdown(void) {
 
 /* ------------------------------------------------------------ public API */
 
+/* REVPROF_COMPUTE=auto measured until now and the program declares its
+ * computation: from here on only its declarations count. The gap under way
+ * is not measured (the declaration covers it); the earlier ones stay. */
+static void auto_switch(void) {
+  if (!rp_g.active || !rp_compute_switches(rp_g.compute_auto,
+                                           rp_g.cfg.compute))
+    return;
+  double calls = 0.0;
+  for (int i = 0; i < RP_W_COUNT; i++)
+    calls += rp_g.fstat[i].calls;
+  rp_g.cfg.compute = RP_COMPUTE_ANNOTATE;
+  rp_g.auto_t = rp_g.clk.now[RP_AVG];
+  rp_g.auto_calls = calls;
+  rp_g.extras = rp_g.tracing || rp_g.cfg.mode == RP_MODE_COMPENSATE;
+  rp_report_settings();
+}
+
 RP_EXPORT void revprof_compute_steps(double n) {
   double dt[RP_NB];
+  auto_switch();
   if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
     return;
   rp_compute_steps(rp_g.cfg.step, n, dt);
@@ -548,6 +635,7 @@ RP_EXPORT void revprof_compute_steps(double n) {
 
 RP_EXPORT void revprof_compute_seconds(double s) {
   double dt[RP_NB];
+  auto_switch();
   if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
     return;
   rp_compute_seconds(s, dt);
@@ -558,6 +646,7 @@ RP_EXPORT int revprof_region_v(const char *name, int nargs,
                                const double *args) {
   char err[1024];
   double dt[RP_NB];
+  auto_switch();
   if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
     return 0;
   if (rp_g.lua == NULL) {

@@ -141,10 +141,22 @@ typedef struct rp_state {
   double cur_bytes;
   double cur_wait;
   /* compute measurement */
-  double cpu_mark;  /* CPU seconds (or instructions) at the last exit */
-  double ins_mark;
+  double cpu_mark;  /* CPU seconds at the last exit (when cpu_valid) */
+  double wall_mark; /* monotonic seconds at the last exit */
+  int cpu_valid;    /* cpu_mark was read (the gap was expected long) */
+  int want_cpu;     /* read the CPU clock at the next exit */
+  double ins_mark;  /* instructions at the last exit */
   int use_papi_ins; /* instruction counter running */
   rp_noise noise;   /* spread of measured compute (rp_noise.h) */
+  rp_gap_tool gap_tool; /* revprof's own seconds inside each measured gap,
+                           calibrated at MPI_Init */
+  int short_run;    /* short measured gaps in a row (rp_gap_wants_cpu) */
+  int poll;         /* the call under way is a poll (Iprobe, Test*): when it
+                       costs nothing on the clocks, its host time counts
+                       with the next gap */
+  int compute_auto; /* REVPROF_COMPUTE=auto (cfg.compute: what it chose) */
+  double auto_calls; /* auto switched to annotate after this many calls */
+  double auto_t;     /* ... at this avg clock, s; -1: it did not switch */
   int fast_copy;    /* memcpy produces MPI_Pack's format */
   double fast_max;  /* inline copy path up to this many bytes; -1: off */
   int tracing;      /* rp_trace_* active */
@@ -197,6 +209,13 @@ static inline void rp_enter(rp_wid w) {
 }
 
 /* End: per-function statistics, trace state, guard off. */
+/* rp_enter for a poll that may complete nothing (MPI_Iprobe, MPI_Test*):
+ * under REVPROF_COMPUTE=measure a poll the model did not cost (the clocks
+ * did not move) runs at host speed, its time counted with the next gap. */
+static inline void rp_enter_poll(rp_wid w) {
+  rp_enter(w);
+  rp_g.poll = 1;
+}
 static inline void rp_leave(rp_wid w) {
   rp_fstat *f = &rp_g.fstat[w];
   double t1 = rp_g.clk.now[RP_AVG];
@@ -207,8 +226,10 @@ static inline void rp_leave(rp_wid w) {
   if (rp_g.extras) {
     if (rp_g.tracing)
       rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
-    if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+    if (rp_g.cfg.compute == RP_COMPUTE_MEASURE &&
+        !(rp_g.poll && t1 == rp_g.t0))
       rp_measure_mark(); /* the call itself is not computation */
+    rp_g.poll = 0;
     if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
       rp_cm_leave(w);
   }
@@ -534,6 +555,10 @@ int rp_mkdir_p(const char *dir);
  * report.csv as rows flags,all,<key;key;...>,<n> and
  * flag,all,"<key>: <text>",<ranks>; partial reports show this rank's. */
 void rp_report_flag(const char *key, const char *fmt, ...) RP_PRINTF_(2, 3);
+
+/* Rewrites the report's settings line (after REVPROF_COMPUTE=auto chose
+ * again). */
+void rp_report_settings(void);
 /* Rank 0 writes report.txt / report.csv (and stderr) from all ranks. */
 void rp_report_final(void);
 /* This rank's PARTIAL report (async-signal-safe as far as possible). */

@@ -1,6 +1,7 @@
-/* Bounds of measured computation: how much the same computation's measured
- * CPU time varies on this host, so that the min and max clocks cover it.
- * Pure rules (no MPI, no clocks) plus the calibration that feeds them. */
+/* Measured computation (REVPROF_COMPUTE=measure): revprof's own part of a
+ * measured gap, and how much the same computation's measured CPU time
+ * varies on this host, so that the min and max clocks cover it. Pure rules
+ * (no MPI, no clocks) plus the calibrations that feed them. */
 #ifndef RP_NOISE_H
 #define RP_NOISE_H
 
@@ -39,5 +40,48 @@ void rp_noise_widen(double dt[RP_NB], const rp_noise *nz);
  * RP_NOISE_FLOOR. About 5 ms. */
 void rp_noise_calibrate(double (*cpu)(void), double (*wall)(void),
                         rp_noise *out);
+
+/* A measured gap (seconds) less revprof's own part of it, never below 0. */
+double rp_gap_less_tool(double gap, double tool);
+
+/* revprof's own part of a measured gap, seconds: one read of the clock that
+ * timed it (wall: the monotonic clock, cpu: the CPU-time clock), plus the
+ * wrapper's bookkeeping (wrap). */
+typedef struct rp_gap_tool {
+  double wall, cpu, wrap;
+} rp_gap_tool;
+
+/* A gap shorter than RP_GAP_CPU_MIN seconds is short; after RP_GAP_CPU_RUN
+ * short gaps in a row the next ones are timed by the monotonic clock, whose
+ * read costs ~1/50 of the CPU-time clock's here, until a long gap comes
+ * again. All others are timed by the CPU-time clock (time a rank spends
+ * descheduled is not its computation). */
+#define RP_GAP_CPU_MIN 20e-6
+#define RP_GAP_CPU_RUN 16
+
+/* 1 when the CPU-time clock is to be read around the next gap, given the
+ * last one (wall_gap seconds) and *short_run, the number of short gaps
+ * (< RP_GAP_CPU_MIN) in a row before it, which it updates. The CPU clock is
+ * dropped only after RP_GAP_CPU_RUN short gaps in a row: a program spinning
+ * on MPI_Iprobe, MPI_Test or MPI_Wtime then pays for the cheap monotonic
+ * clock only, while a computation after a few quick calls (MPI_Comm_rank,
+ * MPI_Barrier, MPI_Wtime) is still measured in CPU time, which
+ * time-sharing of the cores does not inflate. */
+int rp_gap_wants_cpu(double wall_gap, int *short_run);
+
+/* The computation charged for one gap: its CPU time less tool->cpu when
+ * cpu_valid (the CPU clock was read at its start), never more than its
+ * monotonic time; else its monotonic time less tool->wall; both less
+ * tool->wrap and never below 0. */
+double rp_gap_charge(double wall_gap, int cpu_valid, double cpu_gap,
+                     const rp_gap_tool *tool);
+
+/* revprof's own part of a measured gap: the median over RP_READ_REPS pairs
+ * of back-to-back reads of clock (the CPU-time clock of the gaps) of their
+ * difference, i.e. the cost of one read, which is what lies between the
+ * read at one call's exit and the read at the next call's entry when the
+ * program does nothing in between. */
+#define RP_READ_REPS 63
+double rp_read_cost(double (*clock)(void));
 
 #endif

@@ -899,18 +899,33 @@ int rp_mkdir_p(const char *dir) {
   return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* REVPROF_COMPUTE as the run used it: auto shows what it chose. */
+static const char *compute_setting(char *b, size_t n) {
+  const char *eff = rp_compute_name(rp_g.cfg.compute);
+  if (!rp_g.compute_auto)
+    return eff;
+  if (rp_g.auto_t < 0.0)
+    snprintf(b, n, "auto:%s", eff);
+  else
+    snprintf(b, n, "auto:measure>annotate@call%.0f", rp_g.auto_calls);
+  return b;
+}
+
 static void settings_startup(void) {
   const rp_config *c = &rp_g.cfg;
+  char cb[96];
   snprintf(settings_text, sizeof settings_text,
            "REVPROF_MODE=%s REVPROF_COMPUTE=%s REVPROF_STEP=%g "
            "REVPROF_STEP_MIN=%g REVPROF_STEP_MAX=%g REVPROF_CPU_SCALE=%g "
            "REVPROF_WTIME=%s REVPROF_LUA=%s REVPROF_TRACE=%s "
            "REVPROF_PACK_MAX=%g",
-           rp_mode_name(c->mode), rp_compute_name(c->compute),
+           rp_mode_name(c->mode), compute_setting(cb, sizeof cb),
            c->step[RP_AVG], c->step[RP_MIN], c->step[RP_MAX], c->cpu_scale,
            c->wtime_real ? "real" : "simulated", c->lua[0] ? c->lua : "-",
            c->trace[0] ? c->trace : "-", c->pack_max);
 }
+
+void rp_report_settings(void) { settings_startup(); }
 
 void rp_report_startup(void) {
   static int atexit_done;

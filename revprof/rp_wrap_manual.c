@@ -176,7 +176,7 @@ RP_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 RP_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   if (rp_bypass())
     return PMPI_Test(request, flag, status);
-  rp_enter(RP_W_MPI_Test);
+  rp_enter_poll(RP_W_MPI_Test);
   rp_zombies_progress(0);
   rp_req *r = rp_req_find(*request);
   MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -210,7 +210,7 @@ RP_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[],
   int found;
   if (rp_bypass())
     return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-  rp_enter(RP_W_MPI_Testall);
+  rp_enter_poll(RP_W_MPI_Testall);
   rp_zombies_progress(0);
   rp_req **recs = lookup_all(count, array_of_requests, &found);
   MPI_Status *st = statuses_for(count, array_of_statuses, found);
@@ -245,7 +245,7 @@ RP_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[],
   int found;
   if (rp_bypass())
     return PMPI_Testany(count, array_of_requests, index, flag, status);
-  rp_enter(RP_W_MPI_Testany);
+  rp_enter_poll(RP_W_MPI_Testany);
   rp_zombies_progress(0);
   rp_req **recs = lookup_all(count, array_of_requests, &found);
   MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -294,7 +294,7 @@ RP_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[],
   if (rp_bypass())
     return PMPI_Testsome(incount, array_of_requests, outcount,
                          array_of_indices, array_of_statuses);
-  rp_enter(RP_W_MPI_Testsome);
+  rp_enter_poll(RP_W_MPI_Testsome);
   rp_zombies_progress(0);
   rp_req **recs = lookup_all(incount, array_of_requests, &found);
   MPI_Status *st = statuses_for(incount, array_of_statuses, found);
@@ -385,7 +385,7 @@ RP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                          MPI_Status *status) {
   if (rp_bypass())
     return PMPI_Iprobe(source, tag, comm, flag, status);
-  rp_enter(RP_W_MPI_Iprobe);
+  rp_enter_poll(RP_W_MPI_Iprobe);
   int rc = PMPI_Iprobe(source, tag, comm, flag, status);
   if (rc == MPI_SUCCESS && *flag)
     rp_status_unpiggyback(status);
@@ -409,7 +409,7 @@ RP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
                           MPI_Message *message, MPI_Status *status) {
   if (rp_bypass())
     return PMPI_Improbe(source, tag, comm, flag, message, status);
-  rp_enter(RP_W_MPI_Improbe);
+  rp_enter_poll(RP_W_MPI_Improbe);
   int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
   if (rc == MPI_SUCCESS && *flag)
     rp_status_unpiggyback(status);

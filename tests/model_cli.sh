@@ -43,4 +43,11 @@ printf 'return { format = "revprof-model 1", functions = { MPI_Bcast = {\n  { fo
 "$rp" model check "$tmp/inf.lua" 2> "$tmp/err"; rc=$?
 [ $rc -eq 1 ] || fail "model check of an infinite model: exit $rc"
 grep -q "inf.lua: functions.MPI_Bcast\[1\].avg: predicts [0-9e+.inf]* s at p = " "$tmp/err" || fail "inf message: $(cat "$tmp/err")"
+# bad option values of run and sweep: exit 2 before any rank starts
+for sub in run sweep; do
+  "$rp" $sub --compute bogus --model "$src/examples/toy_model.lua" -np 1 -- true 2> "$tmp/err"; rc=$?
+  [ $rc -eq 2 ] || fail "$sub --compute bogus: exit $rc"
+  grep -q "revprof $sub: --compute needs auto, zero, annotate or measure, not 'bogus'" "$tmp/err" \
+    || fail "$sub --compute message: $(cat "$tmp/err")"
+done
 echo "model_cli: ok"

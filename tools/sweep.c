@@ -127,6 +127,16 @@ typedef struct common {
   const char *lua;
 } common;
 
+/* 1 when v is a REVPROF_COMPUTE value (rp_config.c checks it again in
+ * every rank; here it fails before any rank starts). */
+static int compute_mode_ok(const char *v) {
+  static const char *const modes[] = {"auto", "zero", "annotate", "measure"};
+  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+    if (strcmp(v, modes[k]) == 0)
+      return 1;
+  return 0;
+}
+
 /* Consumes one shared option at argv[*i]: 1 when taken, 0 when not one,
  * -1 on a bad value (reported). */
 static int common_option(const char *cmd, int argc, char **argv, int *i,
@@ -157,6 +167,11 @@ static int common_option(const char *cmd, int argc, char **argv, int *i,
     if (flags[k].seconds && (!parse_double(v, &d) || d < 0)) {
       fprintf(stderr, "revprof %s: %s needs seconds >= 0, not '%s'\n", cmd,
               flags[k].flag, v);
+      return -1;
+    }
+    if (flags[k].off == offsetof(common, compute) && !compute_mode_ok(v)) {
+      fprintf(stderr, "revprof %s: --compute needs auto, zero, annotate or "
+                      "measure, not '%s'\n", cmd, v);
       return -1;
     }
     *(const char **)((char *)c + flags[k].off) = v;
@@ -208,7 +223,8 @@ static int common_setup(const char *cmd, const common *c, char *lib,
 static const char common_help[] =
     "  --model FILE.lua   machine model to predict for (or REVPROF_MODEL)\n"
     "  --trace FORMATS    traces: otf2,chrome,text (REVPROF_TRACE)\n"
-    "  --compute MODE     zero, annotate or measure (REVPROF_COMPUTE)\n"
+    "  --compute MODE     auto (default), zero, annotate or measure\n"
+    "                     (REVPROF_COMPUTE)\n"
     "  --step S           seconds per REVPROF_COMPUTE_STEPS step "
     "(REVPROF_STEP);\n"
     "  --step-min S, --step-max S   its bounds (REVPROF_STEP_MIN/MAX)\n"

@@ -5,7 +5,7 @@
 if(NOT TARGET revprof_shared)
   return()
 endif()
-foreach(prog rp_semantics rp_early)
+foreach(prog rp_semantics rp_early rp_compute)
   add_executable(${prog}_native ${prog}.c)
   target_link_libraries(${prog}_native PRIVATE MPI::MPI_C)
   rp_target_defaults(${prog}_native)
@@ -47,6 +47,11 @@ foreach(fault missing-model broken-model bad-field lacking-function broken-lua
   revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)
 endforeach()
 revprof_test(revprof_measure_np2 measure $<TARGET_FILE:rp_early_native> 2)
+# REVPROF_COMPUTE=auto, the default: an unmodified program is measured, an
+# annotated one measured until its first annotation; polls at host speed
+foreach(what burn annotated iprobe)
+  revprof_test(revprof_auto_${what}_np2 auto ${what} $<TARGET_FILE:rp_compute_native> 2)
+endforeach()
 if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
   foreach(np 2 3)
     revprof_test(revprof_compensate_inject_np${np} compensate

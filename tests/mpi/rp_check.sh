@@ -11,6 +11,8 @@
 #                                             bad-mode multiple
 #   rp_check.sh early MODE EXE NP             MODE: abort exit segv term
 #   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
+#   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
+#                                             rp_compute.c's WHAT
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
 #                                             an injected overhead
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
@@ -180,6 +182,32 @@ measure)
     || fail "the elapsed time's [min, max] does not surround avg"
   grep -q "min and max from the model bounds and measured compute -[0-9]*%/+[0-9]*%" revprof-out/report.txt \
     || fail "the report does not say how measured compute is bounded"
+  ;;
+auto)
+  what=$1 exe=$2 np=$3
+  REVPROF_MODEL=$RP_MODEL run "$np" env -u REVPROF_COMPUTE LD_PRELOAD="$RP_LIB" "$exe" "$what" \
+    || { cat out err; fail "run failed"; }
+  cat out
+  compute() { # compute avg seconds of every rank within [lo, hi]
+    awk -F, -v lo="$1" -v hi="$2" '$1 == "rank" && $3 == "compute" { n++; if ($7 < lo || $7 > hi) bad = 1 } END { exit !(n == '"$np"' && !bad) }' \
+      revprof-out/report.csv || { grep compute revprof-out/report.csv; fail "compute per rank not within [$1, $2] s"; }
+  }
+  case $what in
+  burn) # unmodified: measured (0.2 s of CPU), and the report says auto chose it
+    grep -q "REVPROF_COMPUTE=auto:measure " revprof-out/report.txt || fail "settings do not say auto:measure"
+    grep -q '^setting,all,.*REVPROF_COMPUTE=auto:measure ' revprof-out/report.csv || fail "report.csv does not say auto:measure"
+    grep -q "no-compute" revprof-out/report.txt && fail "a measured run is flagged no-compute"
+    compute 0.18 0.6 ;;
+  annotated) # 0.2 s measured before a barrier, then 1 s declared; neither
+    # the 0.1 s between the barrier and the declaration (it covers them) nor
+    # the 0.2 s after it are measured
+    grep -q "REVPROF_COMPUTE=auto:measure>annotate@call[0-9]" revprof-out/report.txt \
+      || fail "settings do not say that auto switched to annotate"
+    compute 1.18 1.3 ;;
+  iprobe) # 200000 polls, all seen; no message matched
+    awk -F, '$1 == "function" && $3 == "MPI_Iprobe" && $4 == 200000 * '"$np"' { ok = 1 } END { exit !ok }' \
+      revprof-out/report.csv || { grep Iprobe revprof-out/report.csv; fail "MPI_Iprobe calls not counted"; } ;;
+  esac
   ;;
 compensate)
   # mcpi: rank 0 (master) only waits; the workers run fine-grained regions.

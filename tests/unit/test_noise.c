@@ -87,6 +87,55 @@ static void test_noise_calibrate_fills_spread(void **state) {
   assert_true(nz.busy > 2.9 && nz.busy < 3.1); /* wall spans 3 ticks */
 }
 
+static void test_noise_gap_less_tool(void **state) {
+  (void)state;
+  assert_float_equal(rp_gap_less_tool(5e-6, 1.5e-6), 3.5e-6, 1e-18);
+  assert_float_equal(rp_gap_less_tool(1e-6, 1.5e-6), 0.0, 0.0); /* clamped */
+  assert_float_equal(rp_gap_less_tool(2e-6, -1.0), 2e-6, 0.0);  /* no tool */
+  assert_float_equal(rp_gap_less_tool(NAN, 0.0), 0.0, 0.0);
+}
+
+static double step_t;
+static int step_n;
+/* a clock whose successive reads differ by 2 us, with one 1 ms outlier */
+static double step_clock(void) {
+  step_t += ++step_n == 40 ? 1e-3 : 2e-6;
+  return step_t;
+}
+
+static void test_noise_read_cost_median(void **state) {
+  (void)state;
+  assert_float_equal(rp_read_cost(step_clock), 2e-6, 1e-12);
+}
+
+static void test_noise_gap_clock_choice(void **state) {
+  (void)state;
+  int run = 0;
+  /* a few quick calls (MPI_Comm_rank, MPI_Barrier, MPI_Wtime) before a
+     computation: the CPU clock is still read around it */
+  for (int k = 0; k < RP_GAP_CPU_RUN - 1; k++)
+    assert_int_equal(rp_gap_wants_cpu(RP_GAP_CPU_MIN * 0.99, &run), 1);
+  /* a loop of polls: the cheap clock only, for as long as it spins */
+  assert_int_equal(rp_gap_wants_cpu(1e-7, &run), 0);
+  assert_int_equal(rp_gap_wants_cpu(1e-7, &run), 0);
+  assert_int_equal(run, RP_GAP_CPU_RUN);
+  /* one long gap: the CPU clock again */
+  assert_int_equal(rp_gap_wants_cpu(RP_GAP_CPU_MIN, &run), 1);
+  assert_int_equal(run, 0);
+  rp_gap_tool t = {.wall = 30e-9, .cpu = 1e-6, .wrap = 20e-9};
+  /* short gap, monotonic clock: less one wall read and the bookkeeping */
+  assert_float_equal(rp_gap_charge(150e-9, 0, 0.0, &t), 100e-9, 1e-15);
+  /* long gap, CPU clock: less one CPU read and the bookkeeping */
+  assert_float_equal(rp_gap_charge(2e-3, 1, 1.5e-3, &t), 1.5e-3 - 1e-6 - 20e-9,
+                     1e-15);
+  /* never more than the time that passed */
+  assert_float_equal(rp_gap_charge(1e-3, 1, 5e-3, &t), 1e-3 - 30e-9 - 20e-9,
+                     1e-15);
+  /* an empty gap is all revprof: 0, never negative */
+  assert_float_equal(rp_gap_charge(40e-9, 0, 0.0, &t), 0.0, 0.0);
+  assert_float_equal(rp_gap_charge(1e-6, 1, 0.5e-6, &t), 0.0, 0.0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_noise_quiet_host_gets_floor),
@@ -96,6 +145,9 @@ int main(void) {
       cmocka_unit_test(test_noise_bad_samples_ignored),
       cmocka_unit_test(test_noise_widen),
       cmocka_unit_test(test_noise_calibrate_fills_spread),
+      cmocka_unit_test(test_noise_gap_less_tool),
+      cmocka_unit_test(test_noise_read_cost_median),
+      cmocka_unit_test(test_noise_gap_clock_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@ static void test_revprof_config_defaults(void **state) {
   char err[512];
   assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
   assert_int_equal(c.mode, RP_MODE_PREDICT);
-  assert_int_equal(c.compute, RP_COMPUTE_ANNOTATE);
+  assert_int_equal(c.compute, RP_COMPUTE_AUTO);
   assert_near(c.step[RP_AVG], 1e-9, 0);
   assert_near(c.cpu_scale, 1.0, 0);
   assert_int_equal(c.wtime_real, 0);
@@ -41,6 +41,31 @@ static void test_revprof_config_defaults(void **state) {
   assert_string_equal(c.model, "m.lua");
   assert_string_equal(c.trace, "");
   assert_near(c.pack_max, -1.0, 0); /* the engine picks per MPI library */
+}
+
+static void test_revprof_config_compute_auto(void **state) {
+  (void)state;
+  const char *kv[] = {"REVPROF_MODEL", "m.lua", "REVPROF_COMPUTE", "auto",
+                      NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.compute, RP_COMPUTE_AUTO);
+  assert_string_equal(rp_compute_name(RP_COMPUTE_AUTO), "auto");
+  /* an unmodified program is measured; a Lua cost file means annotations */
+  assert_int_equal(rp_compute_resolve(RP_COMPUTE_AUTO, 0), RP_COMPUTE_MEASURE);
+  assert_int_equal(rp_compute_resolve(RP_COMPUTE_AUTO, 1),
+                   RP_COMPUTE_ANNOTATE);
+  /* an explicit choice is kept */
+  assert_int_equal(rp_compute_resolve(RP_COMPUTE_ZERO, 1), RP_COMPUTE_ZERO);
+  assert_int_equal(rp_compute_resolve(RP_COMPUTE_MEASURE, 1),
+                   RP_COMPUTE_MEASURE);
+  assert_int_equal(rp_compute_resolve(RP_COMPUTE_ANNOTATE, 0),
+                   RP_COMPUTE_ANNOTATE);
+  /* only an auto run that measures switches at the first annotation */
+  assert_int_equal(rp_compute_switches(1, RP_COMPUTE_MEASURE), 1);
+  assert_int_equal(rp_compute_switches(1, RP_COMPUTE_ANNOTATE), 0);
+  assert_int_equal(rp_compute_switches(0, RP_COMPUTE_MEASURE), 0);
 }
 
 static void test_revprof_config_every_variable(void **state) {
@@ -122,7 +147,7 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_INJECT_OVERHEAD", "-1", "non-negative"},
       {"REVPROF_INJECT_OVERHEAD", "5", "at most 1 second"},
       {"REVPROF_MODE", "fast", "unknown mode"},
-      {"REVPROF_COMPUTE", "guess", "zero, annotate or measure"},
+      {"REVPROF_COMPUTE", "guess", "auto, zero, annotate or measure"},
       {"REVPROF_STEP", "abc", "non-negative number"},
       {"REVPROF_STEP", "-1e-9", "non-negative"},
       {"REVPROF_STEP_MAX", "1e-12", "does not hold"},
@@ -157,6 +182,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_revprof_config_defaults),
       cmocka_unit_test(test_revprof_config_every_variable),
+      cmocka_unit_test(test_revprof_config_compute_auto),
       cmocka_unit_test(test_revprof_config_off_needs_no_model),
       cmocka_unit_test(test_revprof_config_compensate_settings),
       cmocka_unit_test(test_revprof_config_step_bounds_default_to_step),
