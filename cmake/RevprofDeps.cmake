@@ -21,6 +21,28 @@ set(MPI_C_COMPILER ${REVPROF_MPICC} CACHE FILEPATH "" FORCE)
 set(MPIEXEC_EXECUTABLE ${REVPROF_MPIEXEC} CACHE FILEPATH "" FORCE)
 find_package(MPI REQUIRED COMPONENTS C)
 
+# Fortran (gfortran and the MPI's Fortran wrapper): the Fortran example and
+# the tests of librevprof's Fortran bindings. The bindings themselves are C
+# and are built without it.
+include(CheckLanguage)
+check_language(Fortran)
+if(CMAKE_Fortran_COMPILER)
+  if(REVPROF_MPI STREQUAL "mpich")
+    find_program(REVPROF_MPIF90 NAMES mpif90.mpich mpifort.mpich)
+  else()
+    find_program(REVPROF_MPIF90 NAMES mpif90.openmpi mpifort.openmpi mpif90)
+  endif()
+endif()
+if(CMAKE_Fortran_COMPILER AND REVPROF_MPIF90)
+  enable_language(Fortran)
+  set(MPI_Fortran_COMPILER ${REVPROF_MPIF90} CACHE FILEPATH "" FORCE)
+  find_package(MPI COMPONENTS Fortran)
+endif()
+if(NOT TARGET MPI::MPI_Fortran)
+  message(WARNING "no Fortran compiler or MPI Fortran wrapper (Debian: "
+                  "gfortran): the Fortran example and tests are not built")
+endif()
+
 find_program(GNUPLOT_EXECUTABLE gnuplot)
 find_program(PDFLATEX_EXECUTABLE pdflatex)
 find_program(SMPICC_EXECUTABLE smpicc)

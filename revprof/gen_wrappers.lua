@@ -1,9 +1,12 @@
 -- Expands wrappers.spec with the template rp_wrappers.c.in into the MPI
 -- wrappers of librevprof and the table of wrapper ids (build time only).
--- usage: lua5.4 gen_wrappers.lua SPEC TEMPLATE OUT.c OUT_IDS.h
-local spec_path, tmpl_path, out_c, out_h = ...
-if not out_h then
-  io.stderr:write("usage: gen_wrappers.lua SPEC TEMPLATE OUT.c OUT_IDS.h\n")
+-- With FTEMPLATE and OUT_F.c, also the Fortran bindings (mpif.h and
+-- `use mpi`: mpi_send_, mpi_send__, mpi_send, MPI_SEND) of every function
+-- the spec declares, converting handles with the standard *_f2c/*_c2f.
+-- usage: lua5.4 gen_wrappers.lua SPEC TEMPLATE OUT.c OUT_IDS.h [FTEMPLATE OUT_F.c]
+local spec_path, tmpl_path, out_c, out_h, ftmpl_path, out_f = ...
+if not out_h or (ftmpl_path and not out_f) then
+  io.stderr:write("usage: gen_wrappers.lua SPEC TEMPLATE OUT.c OUT_IDS.h [FTEMPLATE OUT_F.c]\n")
   os.exit(2)
 end
 
@@ -62,7 +65,20 @@ do
       local kind, name, rest = left:match("^%s*(%S+)%s+(%S+)%s*(.-)%s*$")
       if not kind then fail(where, "expected KIND NAME MODEL ...") end
       local f = { kind = kind, name = name, where = where, params = {} }
-      if kind ~= "manual" then
+      if kind == "manual" and right then
+        -- the C declaration only (for the Fortran bindings); "void": none
+        f.declared = true
+        if not right:match("^%s*void%s*$") then
+          for item in right:gmatch("[^,]+") do
+            local decl = item:match("^%s*(.-)%s*:%s*%-%s*$")
+            if not decl then fail(where, "manual parameter '" .. item .. "' needs ': -'") end
+            local pname = decl:match("([%a_][%w_]*)%s*%[%s*%]$") or decl:match("([%a_][%w_]*)$")
+            if not pname then fail(where, "cannot find the name in '" .. decl .. "'") end
+            f.params[#f.params + 1] = { decl = decl, name = pname }
+          end
+        end
+      elseif kind ~= "manual" then
+        f.declared = true
         if not kinds[kind] then fail(where, "no template block for kind '" .. kind .. "'") end
         local model, size = rest:match("^(%S+)%s*(.-)$")
         if not model then fail(where, "missing MODEL") end
@@ -133,3 +149,8 @@ local function write(path, parts)
 end
 write(out_c, c)
 write(out_h, h)
+if out_f then
+  local gen = dofile((arg[0]:gsub("[^/]*$", "")) .. "gen_fortran.lua")
+  local fbanner = banner:gsub(" and " .. basename(tmpl_path), " and " .. basename(ftmpl_path))
+  write(out_f, { gen(funcs, read(ftmpl_path), ftmpl_path, fail, fbanner) })
+end

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config gfortran
   libgsl-dev
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev

@@ -1,6 +1,7 @@
 # librevprof MPI tests (included from tests/mpi/CMakeLists.txt): MPI
 # semantics under revprof against the same program run natively, exactness
-# of the predicted clocks, LD_PRELOAD on an unmodified binary, faults, and
+# of the predicted clocks, LD_PRELOAD on an unmodified binary, Fortran
+# bindings, faults, and
 # partial reports of runs that end early. Driver: rp_check.sh.
 if(NOT TARGET revprof_shared)
   return()
@@ -52,6 +53,22 @@ revprof_test(revprof_measure_np2 measure $<TARGET_FILE:rp_early_native> 2)
 foreach(what burn annotated iprobe)
   revprof_test(revprof_auto_${what}_np2 auto ${what} $<TARGET_FILE:rp_compute_native> 2)
 endforeach()
+# Fortran bindings (mpif.h, use mpi): the ping-pong example predicted
+# exactly, linked and preloaded; mpif.h semantics the same as natively.
+if(TARGET pingpong_f_rp)
+  revprof_test(revprof_fortran_exact_linked_np2 fortran-exact
+               $<TARGET_FILE:pingpong_f_rp> 2)
+  revprof_test(revprof_fortran_exact_preload_np2 fortran-exact
+               $<TARGET_FILE:pingpong_f> 2 preload)
+  add_executable(rp_fortran_h rp_fortran_h.f90)
+  # mpif.h declares no interfaces: one buffer argument, many types
+  target_compile_options(rp_fortran_h PRIVATE -fallow-argument-mismatch)
+  target_link_libraries(rp_fortran_h PRIVATE MPI::MPI_Fortran)
+  foreach(np 2 3)
+    revprof_test(revprof_fortran_mpifh_np${np} fortran-compare
+                 $<TARGET_FILE:rp_fortran_h> ${np})
+  endforeach()
+endif()
 if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
   foreach(np 2 3)
     revprof_test(revprof_compensate_inject_np${np} compensate

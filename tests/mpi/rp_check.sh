@@ -13,6 +13,8 @@
 #   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
 #                                             rp_compute.c's WHAT
+#   rp_check.sh fortran-exact EXE NP [preload]  Fortran ping-pong exact
+#   rp_check.sh fortran-compare EXE NP        mpif.h program, same output
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
 #                                             an injected overhead
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
@@ -208,6 +210,41 @@ auto)
     awk -F, '$1 == "function" && $3 == "MPI_Iprobe" && $4 == 200000 * '"$np"' { ok = 1 } END { exit !ok }' \
       revprof-out/report.csv || { grep Iprobe revprof-out/report.csv; fail "MPI_Iprobe calls not counted"; } ;;
   esac
+  ;;
+fortran-exact)
+  # examples/pingpong_f.f90, 100 round trips of 128 doubles (1024 B) on the
+  # exactness model, communication only: rank 0's round trip is 2 latencies
+  # (the reply cannot leave before the request arrives), so MPI_WTIME reads
+  # 100 * 2 * (5e-6 + 2e-9 * 1024) s, plus the 1e-8 s of one MPI_WTIME
+  exe=$1 np=$2 how=${3:-linked}
+  pre=
+  [ "$how" = preload ] && pre="LD_PRELOAD=$RP_LIB"
+  REVPROF_MODEL=$RP_MODEL run "$np" env $pre REVPROF_COMPUTE=zero "$exe" 128 100 \
+    || { cat out err; fail "run failed"; }
+  cat out
+  grep -q "pingpong_f: 0 failed checks" out || fail "checks failed"
+  got=$(sed -n 's/.*bytes: elapsed *//p' out)
+  echo "$got" | awk '{ want = 100 * 2 * (5e-6 + 2e-9 * 1024) + 1e-8; d = $1 - want; if (d < 0) d = -d
+                       printf "elapsed %.16g, analytic %.16g\n", $1, want; exit !(d < 1e-12) }' \
+    || fail "MPI_WTIME in Fortran does not give the analytic prediction"
+  awk -F, '$1 == "function" && $3 == "MPI_Send" && $4 == 200 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
+    || { cat revprof-out/report.csv; fail "the Fortran MPI_SEND calls were not all intercepted"; }
+  ;;
+fortran-compare)
+  # tests/mpi/rp_fortran_h.f90 natively and preloaded: same lines, every
+  # check passed, its calls intercepted
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL run "$np" env REVPROF_MODE=off "$exe" || { cat err; fail "native run failed"; }
+  mv out native.out
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "revprof run failed"; }
+  mv out revprof.out
+  diff native.out revprof.out > diff.txt || { cat diff.txt; fail "outputs differ"; }
+  cat revprof.out
+  grep -q ", 0 failed checks" revprof.out || fail "checks failed"
+  for fn in MPI_Sendrecv MPI_Waitsome MPI_Iprobe MPI_Comm_split MPI_Type_free; do
+    awk -F, -v fn=$fn '$1 == "function" && $3 == fn && $4 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
+      || fail "$fn from Fortran not intercepted"
+  done
   ;;
 compensate)
   # mcpi: rank 0 (master) only waits; the workers run fine-grained regions.

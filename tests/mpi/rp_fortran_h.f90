@@ -1,0 +1,117 @@
+! Fortran bindings through mpif.h (the older include file): the semantics
+! a binding must keep, run natively and under revprof with the same output.
+! Prints one line per check and "rp_fortran_h: N checks, M failed checks".
+program rp_fortran_h
+  implicit none
+  include 'mpif.h'
+  integer :: ierr, rank, nproc, bad, nchk, i, newcomm, crank, cnt
+  integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4)
+  integer :: reqs(4), idx(4), outcount, ibuf(8), jbuf(8), stype
+  integer :: blens(2), types(2)
+  integer(kind=MPI_ADDRESS_KIND) :: addrs(2)
+  double precision :: a, b, t0, t1
+  logical :: flag
+
+  call MPI_INIT(ierr)
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
+  bad = 0
+  nchk = 0
+
+  ! MPI_WTIME moves forward
+  t0 = MPI_WTIME()
+  call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  t1 = MPI_WTIME()
+  call check(t1 >= t0, 'wtime')
+
+  ! MPI_REDUCE with MPI_IN_PLACE at the root
+  a = dble(rank + 1)
+  if (rank == 0) then
+    call MPI_REDUCE(MPI_IN_PLACE, a, 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, &
+                    MPI_COMM_WORLD, ierr)
+    call check(a == dble(nproc * (nproc + 1) / 2), 'reduce in place')
+  else
+    call MPI_REDUCE(a, b, 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, &
+                    MPI_COMM_WORLD, ierr)
+  end if
+
+  ! MPI_BOTTOM with a datatype of absolute addresses: a ring of 2 ints
+  ibuf = rank
+  jbuf = -1
+  call MPI_GET_ADDRESS(ibuf(1), addrs(1), ierr)
+  call MPI_GET_ADDRESS(ibuf(5), addrs(2), ierr)
+  blens = 1
+  types = MPI_INTEGER
+  call MPI_TYPE_CREATE_STRUCT(2, blens, addrs, types, stype, ierr)
+  call MPI_TYPE_COMMIT(stype, ierr)
+  call MPI_SENDRECV(MPI_BOTTOM, 1, stype, mod(rank + 1, nproc), 3, jbuf, 8, &
+                    MPI_INTEGER, mod(rank + nproc - 1, nproc), 3, &
+                    MPI_COMM_WORLD, status, ierr)
+  call MPI_GET_COUNT(status, MPI_INTEGER, cnt, ierr)
+  call check(cnt == 2 .and. jbuf(1) == mod(rank + nproc - 1, nproc) .and. &
+             jbuf(2) == jbuf(1) .and. jbuf(3) == -1, 'bottom + sendrecv')
+  call check(status(MPI_SOURCE) == mod(rank + nproc - 1, nproc) .and. &
+             status(MPI_TAG) == 3, 'sendrecv status')
+  call MPI_TYPE_FREE(stype, ierr)
+  call check(stype == MPI_DATATYPE_NULL, 'type_free')
+
+  ! MPI_IPROBE's LOGICAL flag, then MPI_PROBE and MPI_RECV
+  call MPI_SEND(rank, 1, MPI_INTEGER, mod(rank + 1, nproc), 4, &
+                MPI_COMM_WORLD, ierr)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_IPROBE(MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, flag, status, ierr)
+  end do
+  call check(status(MPI_SOURCE) == mod(rank + nproc - 1, nproc), 'iprobe')
+  call MPI_RECV(i, 1, MPI_INTEGER, status(MPI_SOURCE), 4, MPI_COMM_WORLD, &
+                MPI_STATUS_IGNORE, ierr)
+  call check(i == status(MPI_SOURCE), 'recv after probe')
+
+  ! MPI_WAITSOME's 1-based indices, MPI_TESTALL's LOGICAL flag
+  do i = 1, 2
+    call MPI_IRECV(jbuf(i), 1, MPI_INTEGER, mod(rank + nproc - 1, nproc), &
+                   10 + i, MPI_COMM_WORLD, reqs(i), ierr)
+    call MPI_ISEND(ibuf(i), 1, MPI_INTEGER, mod(rank + 1, nproc), 10 + i, &
+                   MPI_COMM_WORLD, reqs(2 + i), ierr)
+  end do
+  cnt = 0
+  do while (cnt < 4)
+    call MPI_WAITSOME(4, reqs, outcount, idx, statuses, ierr)
+    if (outcount == MPI_UNDEFINED) exit
+    do i = 1, outcount
+      if (idx(i) < 1 .or. idx(i) > 4) bad = bad + 1
+    end do
+    cnt = cnt + outcount
+  end do
+  call check(cnt == 4, 'waitsome indices')
+  call MPI_TESTALL(4, reqs, flag, MPI_STATUSES_IGNORE, ierr)
+  call check(flag .and. all(reqs == MPI_REQUEST_NULL), 'testall')
+
+  ! MPI_COMM_SPLIT: a new communicator used by a collective
+  call MPI_COMM_SPLIT(MPI_COMM_WORLD, mod(rank, 2), rank, newcomm, ierr)
+  call MPI_COMM_RANK(newcomm, crank, ierr)
+  call MPI_ALLREDUCE(1, cnt, 1, MPI_INTEGER, MPI_SUM, newcomm, ierr)
+  call check(cnt == (nproc + 1 - mod(rank, 2)) / 2, 'comm_split')
+  call MPI_COMM_FREE(newcomm, ierr)
+  call check(newcomm == MPI_COMM_NULL, 'comm_free')
+
+  call MPI_ALLREDUCE(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, &
+                     MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(A,I0,A,I0,A)', 'rp_fortran_h: ', nchk, ' checks, ', &
+    bad, ' failed checks'
+  call MPI_FINALIZE(ierr)
+
+contains
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    nchk = nchk + 1
+    if (.not. ok) then
+      bad = bad + 1
+      print '(A,I0,2A)', 'rank ', rank, ': FAILED ', what
+    else if (rank == 0) then
+      print '(2A)', 'ok ', what
+    end if
+  end subroutine check
+end program rp_fortran_h
