@@ -489,8 +489,15 @@ static int load_any(const char *text, const char *name, revprof_model **out,
               strerror(errno));
       return REVPROF_EIO;
     }
+    errno = 0;
     int c = fgetc(f);
+    int bad = ferror(f), e = errno;
     fclose(f);
+    if (bad) { /* a directory, an unreadable device */
+      rp_errf(err, errlen, "%s: cannot read model file: %s", name,
+              strerror(e ? e : EIO));
+      return REVPROF_EIO;
+    }
     if (c == EOF) {
       rp_errf(err, errlen, "%s: model file is empty", name);
       return REVPROF_EFORMAT;

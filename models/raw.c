@@ -254,8 +254,9 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
     if (rc == 0)
       lines[r->n - 1] = lineno;
   }
-  if (rc == 0 && ferror(f)) {
-    rp_errf(err, errlen, "%s: read error", path);
+  if (rc == 0 && ferror(f)) { /* errno from the failed read: EISDIR, EIO */
+    rp_errf(err, errlen, "%s: cannot read raw data: %s", path,
+            strerror(errno ? errno : EIO));
     rc = REVPROF_EIO;
   }
   if (rc == 0 && !header) {

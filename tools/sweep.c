@@ -2,6 +2,7 @@
  * (LD_PRELOAD through mpiexec), and repeat that over process counts to
  * compare predicted with measured speedup (seed 003, Figure 3). */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "revprof_model.h"
@@ -268,6 +270,49 @@ static int dashdash(int argc, char **argv) {
   return argc;
 }
 
+/* What a failed run left: how it ended (a signal, as mpiexec reports it
+ * with status 128 + N) and the partial reports its ranks wrote since t0. */
+static void run_failed(const char *dir, int st, time_t t0) {
+  if (st < 0)
+    fprintf(stderr, "revprof run: could not run or wait for mpiexec\n");
+  else if (st > 128 && st <= 128 + 64)
+    fprintf(stderr, "revprof run: a rank of the program was killed by "
+                    "signal %d (%s): exit status %d\n",
+            st - 128, strsignal(st - 128), st);
+  else
+    fprintf(stderr, "revprof run: the program exited with status %d\n", st);
+  DIR *d = opendir(dir);
+  int n = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    char path[4096];
+    struct stat sb;
+    if (strstr(e->d_name, ".partial") == NULL ||
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
+            (int)sizeof path ||
+        stat(path, &sb) != 0 || sb.st_mtime < t0)
+      continue;
+    /* the reason the rank wrote, from the report's first line */
+    char why[256] = "";
+    FILE *f = strstr(e->d_name, ".txt") ? fopen(path, "r") : NULL;
+    if (f) {
+      char line[512];
+      const char *p;
+      if (fgets(line, sizeof line, f) && (p = strstr(line, "(PARTIAL: ")))
+        snprintf(why, sizeof why, " %.*s", (int)strcspn(p, "\n=") - 1, p);
+      fclose(f);
+    }
+    fprintf(stderr, "revprof run: partial report: %s%s\n", path, why);
+    n++;
+  }
+  if (d)
+    closedir(d);
+  if (n == 0)
+    fprintf(stderr, "revprof run: no partial report in %s (the program "
+                    "ended before MPI_Init, or revprof could not write)\n",
+            dir);
+}
+
 int rp_cmd_run(int argc, char **argv) {
   common c = {0};
   const char *timeline = NULL;
@@ -316,9 +361,10 @@ int rp_cmd_run(int argc, char **argv) {
   }
   setenv("REVPROF_OUTPUT_DIR", dir, 1);
   launch l = {lib, np, argv + end + 1};
+  time_t t0 = time(NULL);
   int st = run_launch(&l, NULL, NULL);
   if (st != 0) {
-    fprintf(stderr, "revprof run: the program exited with status %d\n", st);
+    run_failed(dir, st, t0);
     return st < 0 ? 1 : st;
   }
   fprintf(stderr, "revprof run: output in %s\n", dir);

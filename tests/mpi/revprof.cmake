@@ -84,4 +84,6 @@ foreach(mode abort exit segv term)
                $<TARGET_FILE:rp_early_native> 2)
   # the launcher reports the early end; the check looks at the files
 endforeach()
+revprof_test(revprof_run_early_segv run-early $<TARGET_FILE:revprof>
+             $<TARGET_FILE:rp_early_native> 2)
 include(${CMAKE_CURRENT_SOURCE_DIR}/rp_trust.cmake)

@@ -13,6 +13,7 @@
 #   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
 #                                             rp_compute.c's WHAT
+#   rp_check.sh run-early TOOL EXE NP        revprof run on a rank's SIGSEGV
 #   rp_check.sh fortran-exact EXE NP [preload]  Fortran ping-pong exact
 #   rp_check.sh fortran-compare EXE NP        mpif.h program, same output
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
@@ -168,6 +169,21 @@ early)
   [ "$found" -ge 1 ] || { cat err; ls revprof-out; fail "no partial report marked '$why'"; }
   test -e revprof-out/report.txt && fail "a final report after an early end"
   echo "early $mode: partial reports of rank(s)" $ranks
+  ;;
+run-early)
+  # revprof run on a program whose last rank dies of SIGSEGV: a failed exit
+  # status, the signal named (Open MPI's mpiexec exits 128 + N; MPICH's
+  # passes another code, then the status is printed), the partial reports
+  # listed
+  tool=$1 exe=$2 np=$3
+  REVPROF_LIB=$RP_LIB $tool run --model "$RP_MODEL" -np "$np" -o "$RP_WORK/out-dir" -- "$exe" segv > out 2> err
+  st=$?
+  cat err
+  [ $st -ne 0 ] || fail "revprof run exited 0 after a rank died"
+  grep -q "revprof run: a rank of the program was killed by signal 11 (Segmentation fault): exit status 139" err \
+    || grep -q "revprof run: the program exited with status $st" err || fail "the end of the run is not reported"
+  grep -q "revprof run: partial report: $RP_WORK/out-dir/report.partial.rank$((np - 1)).txt (PARTIAL: signal SIGSEGV)" err \
+    || fail "the partial report of the dead rank is not listed"
   ;;
 measure)
   exe=$1 np=$2
