@@ -43,6 +43,13 @@ printf 'return { format = "revprof-model 1", functions = { MPI_Bcast = {\n  { fo
 "$rp" model check "$tmp/inf.lua" 2> "$tmp/err"; rc=$?
 [ $rc -eq 1 ] || fail "model check of an infinite model: exit $rc"
 grep -q "inf.lua: functions.MPI_Bcast\[1\].avg: predicts [0-9e+.inf]* s at p = " "$tmp/err" || fail "inf message: $(cat "$tmp/err")"
+# a directory given as a model or as raw data
+"$rp" model check "$tmp" 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "model check of a directory: exit $rc"
+grep -q "cannot read model file: Is a directory" "$tmp/err" || fail "directory model message: $(cat "$tmp/err")"
+"$rp" fit "$tmp" -o "$tmp/dir.lua" 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "fit of a directory: exit $rc"
+grep -q "cannot read raw data: Is a directory" "$tmp/err" || fail "directory raw message: $(cat "$tmp/err")"
 # bad option values of run and sweep: exit 2 before any rank starts
 for sub in run sweep; do
   "$rp" $sub --compute bogus --model "$src/examples/toy_model.lua" -np 1 -- true 2> "$tmp/err"; rc=$?
