@@ -1,5 +1,5 @@
 /* Sandboxed execution of Lua chunks: empty environments, text only, bounded
- * run time, errors with file, line and traceback. */
+ * run time and memory, errors with file, line and traceback. */
 #include "rp_lua.h"
 
 #include <errno.h>
@@ -12,19 +12,44 @@
 
 #define RP_LUA_MAX_INSTRUCTIONS 100000000L /* per chunk run */
 #define RP_LUA_HOOK_EVERY 100000
+#define RP_LUA_MAX_MEMORY ((size_t)256 << 20) /* per state */
+
+/* Memory of one state: an allocation that would take it over cap fails,
+ * which Lua turns into a "not enough memory" error (reworded by
+ * copy_error). Freed with the state's last block. */
+typedef struct sandbox_mem {
+  size_t used, cap;
+  int hit;
+} sandbox_mem;
 
 static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)ud;
-  (void)osize;
+  sandbox_mem *m = ud;
+  size_t old = ptr ? osize : 0; /* without ptr, osize is a type tag */
   if (nsize == 0) {
     free(ptr);
+    m->used -= old;
+    if (m->used == 0)
+      free(m); /* lua_close frees the state's own block last */
     return NULL;
   }
-  return realloc(ptr, nsize);
+  if (nsize > old && nsize - old > m->cap - m->used) {
+    m->hit = 1;
+    return NULL;
+  }
+  void *p = realloc(ptr, nsize);
+  if (p)
+    m->used = m->used - old + nsize;
+  return p;
 }
 
 lua_State *rp_lua_new(void) {
-  lua_State *L = lua_newstate(sandbox_alloc, NULL);
+  sandbox_mem *m = calloc(1, sizeof *m);
+  if (m == NULL)
+    return NULL;
+  m->cap = RP_LUA_MAX_MEMORY;
+  lua_State *L = lua_newstate(sandbox_alloc, m);
+  if (L == NULL)
+    free(m);
   return L; /* no luaL_openlibs: the sandbox has no libraries */
 }
 
@@ -48,8 +73,15 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
 
 static void copy_error(lua_State *L, char *err, size_t errlen) {
   const char *msg = lua_tostring(L, -1);
-  if (err && errlen)
+  void *ud;
+  lua_getallocf(L, &ud);
+  sandbox_mem *m = ud;
+  if (err && errlen && m->hit)
+    snprintf(err, errlen, "script needs more than the sandbox's %zu MiB of "
+             "memory (%s)", RP_LUA_MAX_MEMORY >> 20, msg ? msg : "no message");
+  else if (err && errlen)
     snprintf(err, errlen, "%s", msg ? msg : "unknown Lua error");
+  m->hit = 0;
   lua_pop(L, 1);
 }
 

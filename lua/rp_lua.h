@@ -7,7 +7,9 @@
 
 #include <lua.h>
 
-/* Creates a state with no libraries opened at all. NULL on memory error. */
+/* Creates a state with no libraries opened at all, whose memory is capped
+ * at 256 MiB (an allocation over it is a Lua error naming the cap). NULL on
+ * memory error. */
 lua_State *rp_lua_new(void);
 
 /* Loads a text chunk (binary chunks refused) from a file (text == NULL) or

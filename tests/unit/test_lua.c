@@ -1,5 +1,5 @@
 /* Unit tests of the Lua sandbox: empty environment, text chunks only,
- * bounded run time, errors that name the file and line. */
+ * bounded run time and memory, errors that name the file and line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,6 +46,25 @@ static void test_lua_refuses_binary_chunks(void **state) {
   assert_int_equal(rp_lua_run(L, "bin.lua", "\x1bLua", 0, 1, err, sizeof err),
                    -1);
   assert_non_null(strstr(err, "binary"));
+  lua_close(L);
+}
+
+/* a chunk that doubles a string until it holds GBs is stopped at the cap,
+ * says so, and leaves the state usable and closable */
+static void test_lua_memory_is_capped(void **state) {
+  (void)state;
+  lua_State *L = rp_lua_new();
+  char err[512] = "";
+  assert_int_equal(rp_lua_run(L, "big.lua",
+                              "local s = 'x'\nfor i = 1, 40 do s = s .. s end\n"
+                              "return #s",
+                              0, 1, err, sizeof err),
+                   -1);
+  assert_non_null(strstr(err, "more than the sandbox's 256 MiB"));
+  lua_gc(L, LUA_GCCOLLECT);
+  assert_int_equal(rp_lua_run(L, "ok.lua", "return 7", 0, 1, err, sizeof err),
+                   0);
+  assert_int_equal(lua_tointeger(L, -1), 7);
   lua_close(L);
 }
 
@@ -107,6 +126,7 @@ int main(void) {
       cmocka_unit_test(test_lua_sandbox_has_no_libraries),
       cmocka_unit_test(test_lua_refuses_binary_chunks),
       cmocka_unit_test(test_lua_endless_loop_stops),
+      cmocka_unit_test(test_lua_memory_is_capped),
       cmocka_unit_test(test_lua_error_has_traceback),
       cmocka_unit_test(test_lua_missing_file),
       cmocka_unit_test(test_lua_given_environment),
