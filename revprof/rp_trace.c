@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rp_trace.h"
@@ -17,6 +18,11 @@
 
 #define BUFSIZE_ (256 * 1024) /* the stream's buffer: the memory bound */
 #define LINE_ROOM_ (RP_TRACE_NAME_MAX + 128) /* longest event line */
+#define FLUSH_SECONDS_ 1.0
+#ifndef CLOCK_MONOTONIC_COARSE /* Linux: a tick-resolution read, no syscall */
+#define CLOCK_MONOTONIC_COARSE CLOCK_MONOTONIC
+#endif
+#define FLUSH_CHECK_ 1024
 
 /* The stream goes through write(2) from our own buffer, so that a partial
  * close from a signal handler can flush it with async-signal-safe calls. */
@@ -32,6 +38,8 @@ static struct {
   char dir[2048];
   char part[2300];    /* DIR/p<rank>.trace.part while running */
   char done[2300];    /* DIR/p<rank>.trace once closed */
+  unsigned long events; /* lines written, for the periodic flush */
+  double last_flush;  /* CLOCK_MONOTONIC_COARSE seconds */
 } tr = {.fd = -1};
 
 static void warn(const char *fmt, ...) {
@@ -81,12 +89,29 @@ static int flush_buf(void) {
   return rc;
 }
 
-/* Room for one more event line, flushing when needed; NULL after a
- * failure (tracing is then off). */
+static double now_coarse(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Room for one more event line, flushing when the buffer is full or, every
+ * FLUSH_CHECK_ events, when it was last written over FLUSH_SECONDS_ ago (a
+ * rank killed by SIGKILL loses at most that much); NULL after a failure
+ * (tracing is then off). */
 static char *room(void) {
-  if (BUFSIZE_ - tr.len < LINE_ROOM_ && flush_buf() != 0) {
-    fail_off(tr.part, strerror(errno));
-    return NULL;
+  int due = BUFSIZE_ - tr.len < LINE_ROOM_;
+  if (!due && ++tr.events % FLUSH_CHECK_ == 0) {
+    double t = now_coarse();
+    due = t - tr.last_flush >= FLUSH_SECONDS_;
+  }
+  if (due) {
+    if (flush_buf() != 0) {
+      fail_off(tr.part, strerror(errno));
+      return NULL;
+    }
+    tr.last_flush = now_coarse();
   }
   return tr.buf + tr.len;
 }
@@ -182,6 +207,13 @@ int rp_trace_open(const rp_trace_config *c) {
   }
   tr.len = (size_t)snprintf(tr.buf, BUFSIZE_, RP_TRACE_MAGIC "\nH %d %d\n",
                             tr.rank, tr.size);
+  /* the header at once: a rank killed early (SIGKILL: no handler runs)
+     leaves a readable, truncated stream, not an empty file */
+  if (flush_buf() != 0) {
+    fail_off(tr.part, strerror(errno));
+    return RP_TRACE_EIO;
+  }
+  tr.last_flush = now_coarse();
   tr.on = 1;
   static int registered;
   if (!registered++)
@@ -324,17 +356,8 @@ int rp_trace_merge(const char *dir, unsigned formats, int size, char *err,
                    size_t errlen) {
   char path[4096];
   int partial = 0, rc = 0;
-  if (size <= 0) {
-    rp_trace_reader *r = NULL;
-    if (rp_trace_stream_path(dir, 0, path, sizeof path) != 0) {
-      snprintf(err, errlen, "%s: no trace stream p0.trace", dir);
-      return RP_TRACE_EMISSING;
-    }
-    if ((rc = rp_trace_reader_open(path, &r, err, errlen)) != 0)
-      return rc;
-    size = rp_trace_reader_size(r);
-    rp_trace_reader_close(r);
-  }
+  if (size <= 0 && (size = rp_trace_dir_size(dir, err, errlen)) < 0)
+    return size;
   for (int rank = 0; rank < size; rank++) {
     snprintf(path, sizeof path, "%s/p%d.trace", dir, rank);
     if (access(path, F_OK) != 0)

@@ -32,7 +32,6 @@ static double us(double seconds) { /* simulated seconds -> µs */
  * not an error: it sets *partial. */
 static int write_rank(FILE *out, const char *dir, int rank, int *partial,
                       char *err, size_t errlen) {
-  char path[4096];
   rp_trace_reader *r = NULL;
   rp_trace_event ev;
   fprintf(out,
@@ -41,11 +40,12 @@ static int write_rank(FILE *out, const char *dir, int rank, int *partial,
           "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,"
           "\"tid\":%d,\"args\":{\"sort_index\":%d}}",
           rank, rank, rank, rank);
-  if (rp_trace_stream_path(dir, rank, path, sizeof path) != 0) {
+  int rc = rp_trace_open_rank(dir, rank, &r, err, errlen);
+  if (rc == 1) { /* left out, said once here */
+    fprintf(stderr, "revprof: trace: %s: left out of the trace\n", err);
     *partial = 1;
     return 0;
   }
-  int rc = rp_trace_reader_open(path, &r, err, errlen);
   if (rc != 0)
     return rc;
   uint64_t nmsg = 0;

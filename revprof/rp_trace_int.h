@@ -59,6 +59,17 @@ void rp_trace_reader_close(rp_trace_reader *r); /* NULL is a no-op */
  * that died). Returns 0 and the path, or -1 when there is neither. */
 int rp_trace_stream_path(const char *dir, int rank, char *buf, size_t len);
 
+/* Opens rank's stream in dir. 0: *out is open. 1: the rank has no usable
+ * stream (missing, or empty or headerless: a rank killed before it wrote
+ * anything); *out is NULL and err says which; readers leave the rank out
+ * and say so. Another value: an error (err). */
+int rp_trace_open_rank(const char *dir, int rank, rp_trace_reader **out,
+                       char *err, size_t errlen);
+
+/* Number of ranks of the traced run in dir, from the first rank's stream
+ * that opens (rank 0's may be the one lost); < 0 with err when none. */
+int rp_trace_dir_size(const char *dir, char *err, size_t errlen);
+
 /* ----------------------------------------------------------------- errors */
 
 #define RP_TRACE_ERROR_TABLE(X)                                                \

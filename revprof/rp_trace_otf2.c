@@ -174,14 +174,13 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
                        vec *states, vec *points, uint64_t *count,
                        uint64_t *fill, int bucket_fd, int *partial,
                        char *err, size_t errlen) {
-  char path[4096];
   rp_trace_reader *r = NULL;
   rp_trace_event ev;
-  if (rp_trace_stream_path(dir, rank, path, sizeof path) != 0) {
+  int rc = rp_trace_open_rank(dir, rank, &r, err, errlen);
+  if (rc == 1) { /* left out (the Chrome writer said so already) */
     *partial = 1;
     return 0;
   }
-  int rc = rp_trace_reader_open(path, &r, err, errlen);
   uint32_t seq = 0;
   while (rc == 0 && (rc = rp_trace_reader_next(r, &ev, err, errlen)) == 1) {
     rc = 0;

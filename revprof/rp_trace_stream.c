@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rp_trace_int.h"
@@ -164,6 +165,48 @@ int rp_trace_stream_path(const char *dir, int rank, char *buf, size_t len) {
     return 0;
   snprintf(buf, len, "%s/p%d.trace.part", dir, rank);
   return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
+int rp_trace_open_rank(const char *dir, int rank, rp_trace_reader **out,
+                       char *err, size_t errlen) {
+  char path[4096];
+  *out = NULL;
+  if (rp_trace_stream_path(dir, rank, path, sizeof path) != 0) {
+    rp_trace_fail(RP_TRACE_EMISSING, err, errlen,
+                  "%s: rank %d has no trace stream (p%d.trace)", dir, rank,
+                  rank);
+    return 1;
+  }
+  int rc = rp_trace_reader_open(path, out, err, errlen);
+  if (rc == RP_TRACE_EFORMAT) {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && sb.st_size == 0)
+      rp_trace_fail(rc, err, errlen, "%s: empty (rank %d ended before it "
+                    "wrote anything)", path, rank);
+    return 1;
+  }
+  return rc;
+}
+
+int rp_trace_dir_size(const char *dir, char *err, size_t errlen) {
+  enum { GAP = 64 }; /* missing ranks in a row before giving up */
+  int missing = 0;
+  rp_trace_fail(RP_TRACE_EMISSING, err, errlen,
+                "%s: no trace stream p0.trace", dir);
+  for (int rank = 0; missing < GAP; rank++) {
+    rp_trace_reader *r = NULL;
+    char e[1024];
+    int rc = rp_trace_open_rank(dir, rank, &r, e, sizeof e);
+    if (rc == 0) {
+      int size = rp_trace_reader_size(r);
+      rp_trace_reader_close(r);
+      return size;
+    }
+    if (rc != 1)
+      return rp_trace_fail(rc, err, errlen, "%s", e);
+    missing++;
+  }
+  return RP_TRACE_EMISSING;
 }
 
 /* --------------------------------------------------------------- classes */

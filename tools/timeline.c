@@ -131,14 +131,15 @@ static int cmp_box(const void *a, const void *b) {
  * when the stream is missing, -1 on a read error (reported). */
 static int read_rank(const char *dir, int rank, vec *states, vec *arrows,
                      int *partial, double *tmax) {
-  char path[4096], err[1024];
+  char err[1024];
   rp_trace_reader *r = NULL;
   rp_trace_event ev;
-  if (rp_trace_stream_path(dir, rank, path, sizeof path) != 0) {
+  int rc = rp_trace_open_rank(dir, rank, &r, err, sizeof err);
+  if (rc == 1) {
+    fprintf(stderr, "revprof timeline: warning: %s: its row is empty\n", err);
     *partial = 1;
     return 1;
   }
-  int rc = rp_trace_reader_open(path, &r, err, sizeof err);
   while (rc == 0 && (rc = rp_trace_reader_next(r, &ev, err, sizeof err)) == 1) {
     rc = 0;
     if (ev.kind == 'S') {
@@ -496,25 +497,19 @@ int rp_cmd_timeline(int argc, char **argv) {
                     ".svg or .pdf\n", o.out);
     return 2;
   }
-  char dir[4096], path[4096], err[1024], gnuplot[4096];
+  char dir[4096], err[1024], gnuplot[4096];
   struct stat tst;
   if (stat(o.trace, &tst) != 0) {
     fprintf(stderr, "revprof timeline: %s: %s\n", o.trace, strerror(errno));
     return 1;
   }
   trace_dir(o.trace, dir, sizeof dir);
-  rp_trace_reader *r0 = NULL;
-  if (rp_trace_stream_path(dir, 0, path, sizeof path) != 0) {
-    fprintf(stderr, "revprof timeline: %s: no trace stream p0.trace (run "
-                    "with REVPROF_TRACE=chrome, otf2 or text)\n", dir);
+  int size = rp_trace_dir_size(dir, err, sizeof err), partial = 0;
+  if (size < 0) {
+    fprintf(stderr, "revprof timeline: %s (run with REVPROF_TRACE=chrome, "
+                    "otf2 or text)\n", err);
     return 1;
   }
-  if (rp_trace_reader_open(path, &r0, err, sizeof err) != 0) {
-    fprintf(stderr, "revprof timeline: %s\n", err);
-    return 1;
-  }
-  int size = rp_trace_reader_size(r0), partial = 0;
-  rp_trace_reader_close(r0);
   if (rp_find_program("REVPROF_GNUPLOT", "gnuplot", gnuplot,
                       sizeof gnuplot) != 0) {
     fprintf(stderr, "revprof timeline: gnuplot not found (install it, or "

@@ -24,34 +24,32 @@ static void usage(FILE *f) {
           "info prints ranks, events and how each stream ended.\n");
 }
 
+/* One row per rank; a rank without a usable stream (missing, or empty:
+ * killed before it wrote) is listed as such and left out, with a warning. */
 static int info(const char *dir) {
-  char path[4096], err[1024];
+  char err[1024];
   rp_trace_reader *r = NULL;
   rp_trace_event ev;
-  if (rp_trace_stream_path(dir, 0, path, sizeof path) != 0) {
-    fprintf(stderr, "revprof trace info: %s: no trace stream p0.trace\n",
-            dir);
-    return 1;
-  }
-  if (rp_trace_reader_open(path, &r, err, sizeof err) != 0) {
+  int size = rp_trace_dir_size(dir, err, sizeof err), status = 0, lost = 0;
+  if (size < 0) {
     fprintf(stderr, "revprof trace info: %s\n", err);
     return 1;
   }
-  int size = rp_trace_reader_size(r), status = 0;
-  rp_trace_reader_close(r);
   printf("%s: %d ranks\n%6s %10s %10s %14s  %s\n", dir, size, "rank",
          "states", "messages", "end (s)", "stream");
   static const char *const ends[] = {"complete", "partial", "truncated"};
   for (int rank = 0; rank < size; rank++) {
     long ns = 0, nm = 0;
     double tend = 0;
-    int rc;
-    if (rp_trace_stream_path(dir, rank, path, sizeof path) != 0) {
-      printf("%6d %10s %10s %14s  missing\n", rank, "-", "-", "-");
-      status = 1;
+    int rc = rp_trace_open_rank(dir, rank, &r, err, sizeof err);
+    if (rc == 1) {
+      printf("%6d %10s %10s %14s  %s\n", rank, "-", "-", "-",
+             strstr(err, "empty") ? "empty" : "missing");
+      fprintf(stderr, "revprof trace info: warning: %s\n", err);
+      lost++;
       continue;
     }
-    if ((rc = rp_trace_reader_open(path, &r, err, sizeof err)) == 0)
+    if (rc == 0)
       while ((rc = rp_trace_reader_next(r, &ev, err, sizeof err)) == 1) {
         ns += ev.kind == 'S';
         nm += ev.kind == 'M';
@@ -65,6 +63,9 @@ static int info(const char *dir) {
              ends[rp_trace_reader_end(r)]);
     rp_trace_reader_close(r);
   }
+  if (lost)
+    fprintf(stderr, "revprof trace info: warning: %d of %d ranks have no "
+                    "events in this trace\n", lost, size);
   return status;
 }
 

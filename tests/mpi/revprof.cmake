@@ -86,4 +86,6 @@ foreach(mode abort exit segv term)
 endforeach()
 revprof_test(revprof_run_early_segv run-early $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
+revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>
+             $<TARGET_FILE:rp_early_native> 2)
 include(${CMAKE_CURRENT_SOURCE_DIR}/rp_trust.cmake)

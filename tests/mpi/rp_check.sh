@@ -14,6 +14,7 @@
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
 #                                             rp_compute.c's WHAT
 #   rp_check.sh run-early TOOL EXE NP        revprof run on a rank's SIGSEGV
+#   rp_check.sh trace-kill TOOL EXE NP       traces of a rank's SIGKILL
 #   rp_check.sh fortran-exact EXE NP [preload]  Fortran ping-pong exact
 #   rp_check.sh fortran-compare EXE NP        mpif.h program, same output
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
@@ -184,6 +185,23 @@ run-early)
     || grep -q "revprof run: the program exited with status $st" err || fail "the end of the run is not reported"
   grep -q "revprof run: partial report: $RP_WORK/out-dir/report.partial.rank$((np - 1)).txt (PARTIAL: signal SIGSEGV)" err \
     || fail "the partial report of the dead rank is not listed"
+  ;;
+trace-kill)
+  # a traced run whose last rank is killed by SIGKILL after 1.5 s: its
+  # stream holds the header and what the periodic flush wrote, the others
+  # are readable, and the tools read the whole directory (exit 0), saying
+  # which streams ended how
+  tool=$1 exe=$2 np=$3 last=$(($3 - 1))
+  REVPROF_MODEL=$RP_MODEL REVPROF_TRACE=text,chrome run "$np" env LD_PRELOAD="$RP_LIB" "$exe" kill
+  s=revprof-out/p$last.trace.part
+  test -s "$s" || { ls -l revprof-out; fail "the killed rank left no stream"; }
+  head -1 "$s" | grep -q "^# revprof trace" || fail "$s has no header"
+  grep -c "^S " "$s" | awk '{ exit !($1 > 0) }' || fail "$s: nothing flushed in 1.5 s"
+  $tool trace info revprof-out > info.txt 2> info.err || { cat info.txt info.err; fail "trace info failed"; }
+  cat info.txt info.err
+  grep -q "^ *$last .* truncated$" info.txt || fail "the killed rank is not shown as truncated"
+  $tool trace merge revprof-out > merge.txt 2>&1 || { cat merge.txt; fail "trace merge failed"; }
+  grep -q "PARTIAL" merge.txt || fail "the merged trace is not marked PARTIAL"
   ;;
 measure)
   exe=$1 np=$2

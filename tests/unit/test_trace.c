@@ -333,6 +333,40 @@ static void test_trace_reader_rejects_bad_streams(void **state) {
   free(dir);
 }
 
+/* A run where rank 0 left no stream and rank 1 an empty one (killed
+ * before it wrote): the size comes from rank 2's stream, ranks 0 and 1 are
+ * "left out" (1) with a message naming them, not errors. */
+static void test_trace_lost_ranks_are_left_out(void **state) {
+  (void)state;
+  char *dir = tmpdir(), path[4200], err[512];
+  rp_trace_reader *r = NULL;
+  FILE *f;
+  snprintf(path, sizeof path, "%s/p1.trace.part", dir);
+  f = fopen(path, "w");
+  fclose(f);
+  snprintf(path, sizeof path, "%s/p2.trace", dir);
+  f = fopen(path, "w");
+  fputs(RP_TRACE_MAGIC "\nH 2 3\nS 0 1 0 ok\nE complete\n", f);
+  fclose(f);
+  assert_int_equal(rp_trace_dir_size(dir, err, sizeof err), 3);
+  assert_int_equal(rp_trace_open_rank(dir, 0, &r, err, sizeof err), 1);
+  assert_null(r);
+  assert_non_null(strstr(err, "rank 0 has no trace stream"));
+  assert_int_equal(rp_trace_open_rank(dir, 1, &r, err, sizeof err), 1);
+  assert_non_null(strstr(err, "empty (rank 1 ended before it wrote"));
+  assert_int_equal(rp_trace_open_rank(dir, 2, &r, err, sizeof err), 0);
+  assert_int_equal(rp_trace_reader_rank(r), 2);
+  rp_trace_reader_close(r);
+  rmtree(dir);
+  free(dir);
+  /* no stream at all: an error that names the directory */
+  dir = tmpdir();
+  assert_true(rp_trace_dir_size(dir, err, sizeof err) < 0);
+  assert_non_null(strstr(err, "no trace stream p0.trace"));
+  rmtree(dir);
+  free(dir);
+}
+
 static void test_trace_chrome_merges_ranks(void **state) {
   (void)state;
   char *dir = tmpdir(), path[4200];
@@ -672,6 +706,7 @@ int main(void) {
       cmocka_unit_test(test_trace_stale_files_removed),
 #ifdef RP_HAVE_OTF2
       cmocka_unit_test(test_trace_otf2_reads_back),
+      cmocka_unit_test(test_trace_lost_ranks_are_left_out),
       cmocka_unit_test(test_trace_otf2_zero_length_calls_are_sequential),
 #endif
       cmocka_unit_test(test_trace_otf2_without_library_says_so),
