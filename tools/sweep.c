@@ -593,7 +593,25 @@ typedef struct point {
   int np;
   double t[3];     /* predicted elapsed min avg max, seconds */
   double measured; /* seconds; NAN when not measured */
+  int over;        /* measured with more ranks than this host's cores */
+  char flags[256]; /* the prediction's flags (report.csv), "" when none */
 } point;
+
+/* The report's flags (report.csv row "flags,all,NAMES,..."): "" when none
+ * or when the file has no such row. */
+static void read_flags(const char *path, char *out, size_t len) {
+  FILE *f = fopen(path, "r");
+  char line[4096];
+  out[0] = '\0';
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "flags,all,", 10) == 0) {
+      snprintf(out, len, "%.*s", (int)strcspn(line + 10, ",\r\n"),
+               line + 10);
+      break;
+    }
+  if (f)
+    fclose(f);
+}
 
 static int parse_np_list(const char *s, int *np, int max) {
   int n = 0;
@@ -633,6 +651,12 @@ static void tail(const char *path, int lines) {
     fprintf(stderr, "  | %s", buf[i % 512]);
 }
 
+/* Cores this process may run on (at least 1). */
+static long cores_here(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? n : 1;
+}
+
 static int write_sweep(const char *dir, const point *pt, int n,
                        int measured) {
   char path[4200];
@@ -645,7 +669,8 @@ static int write_sweep(const char *dir, const point *pt, int n,
   /* speedup against the smallest count, scaled by it */
   const point *b = &pt[0];
   fprintf(f, "np,pred_min_s,pred_avg_s,pred_max_s,speedup_avg,"
-             "speedup_lo,speedup_hi,measured_s,measured_speedup\n");
+             "speedup_lo,speedup_hi,measured_s,measured_speedup,"
+             "oversubscribed,flags\n");
   for (int i = 0; i < n; i++) {
     double s[3];
     for (int k = 0; k < 3; k++)
@@ -655,10 +680,11 @@ static int write_sweep(const char *dir, const point *pt, int n,
             pt[i].t[1], pt[i].t[2], s[1], fmin(lo, s[1]), fmax(hi, s[1]));
     if (measured && isfinite(pt[i].measured) && pt[i].measured > 0 &&
         isfinite(b->measured))
-      fprintf(f, ",%.9g,%.6g\n", pt[i].measured,
+      fprintf(f, ",%.9g,%.6g", pt[i].measured,
               b->np * b->measured / pt[i].measured);
     else
-      fputs(",,\n", f);
+      fputs(",,", f);
+    fprintf(f, ",%d,%s\n", measured && pt[i].over, pt[i].flags);
   }
   if (fclose(f) != 0) {
     fprintf(stderr, "revprof sweep: %s: write error\n", path);
@@ -677,6 +703,21 @@ static int write_sweep(const char *dir, const point *pt, int n,
     fprintf(stderr, "revprof sweep: %s: %s\n", path, strerror(errno));
     return -1;
   }
+  /* measured points: the machine's own where p <= cores; hollow grey
+     where the run was oversubscribed (time-shared cores: not a speedup
+     of this machine) */
+  char measured_speedup[512], measured_time[512];
+  snprintf(measured_speedup, sizeof measured_speedup,
+           ", \\\n  'sweep.csv' skip 1 using 1:($10 == 0 ? $9 : 1/0) with "
+           "linespoints lw 2 pt 5 lc rgb '#e41a1c' title 'measured', \\\n"
+           "  'sweep.csv' skip 1 using 1:($10 == 1 ? $9 : 1/0) with points "
+           "pt 4 ps 1.5 lc rgb '#888888' title 'measured, oversubscribed "
+           "(p > %ld cores)'", cores_here());
+  snprintf(measured_time, sizeof measured_time,
+           ", \\\n  'sweep.csv' skip 1 using 1:($10 == 0 ? $8 : 1/0) with "
+           "linespoints lw 2 pt 5 lc rgb '#e41a1c' title 'measured', \\\n"
+           "  'sweep.csv' skip 1 using 1:($10 == 1 ? $8 : 1/0) with points "
+           "pt 4 ps 1.5 lc rgb '#888888' title 'measured, oversubscribed'");
   /* linear axes as in seed 003's Figure 3; log-log over wide ranges */
   int pmax = pt[n - 1].np, logx = pmax / pt[0].np >= 32;
   fprintf(f,
@@ -702,9 +743,7 @@ static int write_sweep(const char *dir, const point *pt, int n,
           "plot x with lines dt 2 lc rgb '#888888' title 'ideal', \\\n"
           "  'sweep.csv' skip 1 using 1:5:6:7 with yerrorlines lw 2 pt 7 "
           "lc rgb '#377eb8' title 'predicted [min, max]'%s\n",
-          measured ? ", \\\n  'sweep.csv' skip 1 using 1:9 with linespoints "
-                     "lw 2 pt 5 lc rgb '#e41a1c' title 'measured'"
-                   : "");
+          measured ? measured_speedup : "");
   fprintf(f,
           "set title 'elapsed time'\nset ylabel 'seconds'\n"
           "set logscale y 10\nset yrange [*:*]\nset format y '%%g'\n"
@@ -712,9 +751,7 @@ static int write_sweep(const char *dir, const point *pt, int n,
           "plot 'sweep.csv' skip 1 using 1:3:2:4 with yerrorlines lw 2 pt 7 "
           "lc rgb '#377eb8' title 'predicted [min, max]'%s\n"
           "unset multiplot\n",
-          measured ? ", \\\n  'sweep.csv' skip 1 using 1:8 with linespoints "
-                     "lw 2 pt 5 lc rgb '#e41a1c' title 'measured'"
-                   : "");
+          measured ? measured_time : "");
   if (fclose(f) != 0)
     return -1;
   /* gnuplot runs in dir so the script refers to sweep.csv by name */
@@ -795,6 +832,8 @@ int rp_cmd_sweep(int argc, char **argv) {
     char sub[4200], out[4300], rep[4300];
     pt[i].np = np[i];
     pt[i].measured = NAN;
+    pt[i].over = 0;
+    pt[i].flags[0] = '\0';
     snprintf(sub, sizeof sub, "%s/p%d", dir, np[i]);
     if (rp_mkdirs(sub) != 0) {
       fprintf(stderr, "revprof sweep: %s: %s\n", sub, strerror(errno));
@@ -817,6 +856,12 @@ int rp_cmd_sweep(int argc, char **argv) {
       fprintf(stderr, "revprof sweep: p = %d: %s\n", np[i], err);
       return 1;
     }
+    read_flags(rep, pt[i].flags, sizeof pt[i].flags);
+    if (pt[i].flags[0])
+      fprintf(stderr, "revprof sweep: warning: p = %d: the prediction is "
+                      "flagged (%s): see %s/report.txt\n", np[i],
+              pt[i].flags, sub);
+    pt[i].over = np[i] > cores_here();
     if (!measure)
       continue;
     /* natively: no preload, and a program linked with librevprof (the
@@ -846,5 +891,12 @@ int rp_cmd_sweep(int argc, char **argv) {
     unsetenv("REVPROF_MODE");
   }
   unsetenv("REVPROF_OUTPUT_DIR");
+  for (int i = 0, said = 0; measure && i < nnp; i++)
+    if (pt[i].over && !said++)
+      fprintf(stderr, "revprof sweep: warning: the measured runs with p > %ld "
+                      "(the cores here) time-share cores: they are not this "
+                      "machine's speedup; sweep.csv marks them "
+                      "(oversubscribed = 1) and sweep.png draws them apart\n",
+              cores_here());
   return write_sweep(dir, pt, nnp, measure) ? 1 : 0;
 }

@@ -1,5 +1,7 @@
 # revprof sweep over process counts, predicted and measured: sweep.csv has a
-# row per count with a positive prediction, and sweep.png is drawn.
+# row per count with a positive prediction, the rows measured with more
+# ranks than this host's cores are marked oversubscribed, and sweep.png is
+# drawn.
 # cmake -DREVPROF=tool -DMODEL=m.lua -DNPS=1,2 -DOUT=dir -DEXE=..
 #       -DARGS=a;b -P this
 cmake_minimum_required(VERSION 3.18)
@@ -22,6 +24,30 @@ endif()
 list(GET rows 1 first)
 if(NOT first MATCHES "^1,[0-9.e+-]+,[0-9.e+-]+,")
   message(FATAL_ERROR "sweep.csv row '${first}' has no prediction")
+endif()
+cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+list(GET rows 0 header)
+if(NOT header MATCHES ",oversubscribed,flags$")
+  message(FATAL_ERROR "sweep.csv header '${header}' lacks oversubscribed,flags")
+endif()
+list(LENGTH rows nrows)
+math(EXPR last "${nrows} - 1")
+foreach(i RANGE 1 ${last})
+  list(GET rows ${i} row)
+  string(REPLACE "," ";" f "${row}")
+  list(GET f 0 np)
+  list(GET f 9 over)
+  if(np GREATER cores)
+    set(want 1)
+  else()
+    set(want 0)
+  endif()
+  if(NOT over EQUAL want)
+    message(FATAL_ERROR "sweep.csv row '${row}': oversubscribed ${over}, expected ${want} (${cores} cores)")
+  endif()
+endforeach()
+if(cores LESS 3 AND NOT err MATCHES "time-share cores")
+  message(FATAL_ERROR "no warning about oversubscribed measurements:\n${err}")
 endif()
 if(NOT EXISTS ${OUT}/sweep.png)
   message(FATAL_ERROR "no ${OUT}/sweep.png")
