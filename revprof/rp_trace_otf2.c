@@ -272,7 +272,8 @@ static OTF2_ErrorCode write_location(writer *w, OTF2_EvtWriter *ew,
   size_t depth = 0, next = 0;
   OTF2_ErrorCode e = stack && path && todo ? OTF2_SUCCESS
                                            : OTF2_ERROR_MEM_ALLOC_FAILED;
-  qsort(pt, np, sizeof *pt, cmp_point);
+  if (np > 1) /* pt is NULL for a rank without messages */
+    qsort(pt, np, sizeof *pt, cmp_point);
   for (size_t i = 0; i < ns && e == OTF2_SUCCESS; i++) {
     int64_t kids = -1;
     while (depth && st[stack[depth - 1]].t1 > st[i].t0) {
