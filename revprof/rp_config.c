@@ -1,6 +1,7 @@
 /* Settings of librevprof: REVPROF_* variables read, checked and defaulted
  * (see rp_config.h; the user documentation is docs/revprof.md). */
 #include "rp_config.h"
+#include "rp_noise.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,6 +76,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->compute = RP_COMPUTE_AUTO;
   c->step[RP_MIN] = c->step[RP_AVG] = c->step[RP_MAX] = 1e-9;
   c->cpu_scale = 1.0;
+  c->compute_spread = RP_NOISE_FLOOR;
   c->pack_max = -1.0; /* the MPI library's default */
   snprintf(c->outdir, sizeof c->outdir, "revprof-out");
   if (err && errlen)
@@ -143,6 +145,16 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       (rc = get_seconds("REVPROF_CPU_SCALE", v, 1, &c->cpu_scale, err,
                         errlen)))
     return rc;
+  if ((v = get("REVPROF_COMPUTE_SPREAD", ud)) && *v) {
+    if ((rc = get_seconds("REVPROF_COMPUTE_SPREAD", v, 0, &c->compute_spread,
+                          err, errlen)))
+      return rc;
+    if (c->compute_spread > RP_NOISE_LO_CAP) {
+      snprintf(err, errlen, "REVPROF_COMPUTE_SPREAD=\"%s\": at most %g (a "
+               "fraction of the measured time)", v, RP_NOISE_LO_CAP);
+      return REVPROF_EINVAL;
+    }
+  }
   if ((v = get("REVPROF_INSTRUCTION_TIME", ud)) && *v &&
       (rc = get_seconds("REVPROF_INSTRUCTION_TIME", v, 0, &c->sec_per_ins,
                         err, errlen)))

@@ -36,6 +36,8 @@ typedef struct rp_config {
   rp_compute_mode compute;      /* REVPROF_COMPUTE */
   double step[RP_NB];           /* REVPROF_STEP_MIN/STEP/STEP_MAX, s/step */
   double cpu_scale;             /* REVPROF_CPU_SCALE, target/host time */
+  double compute_spread;        /* REVPROF_COMPUTE_SPREAD: least relative
+                                   spread of measured compute (rp_noise.h) */
   double sec_per_ins;           /* REVPROF_INSTRUCTION_TIME, s; 0: off */
   int wtime_real;               /* REVPROF_WTIME=real */
   double pack_max;              /* REVPROF_PACK_MAX: piggyback by copy up

@@ -351,7 +351,8 @@ static void measure_startup(void) {
 #endif
   /* how much the same work's measured time varies here: the min and max
      clocks of measured compute cover it (rp_noise.h) */
-  rp_noise_calibrate(cpu_seconds, wall_seconds, &rp_g.noise);
+  rp_noise_calibrate(cpu_seconds, wall_seconds, rp_g.cfg.compute_spread,
+                     &rp_g.noise);
   /* revprof's own part of every measured gap: from the clock read at one
      call's exit to the read at the next call's entry, one whole read (the
      wrapper's bookkeeping: calibrate_wrapper_gap) */

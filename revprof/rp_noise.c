@@ -66,7 +66,7 @@ static double kernel(double *buf, int len) {
 }
 
 void rp_noise_calibrate(double (*cpu)(void), double (*wall)(void),
-                        rp_noise *out) {
+                        double floor, rp_noise *out) {
   enum { LEN = 2048 }; /* 16 KiB */
   static double buf[LEN];
   double tc[RP_NOISE_REPS], tw[RP_NOISE_REPS];
@@ -82,7 +82,7 @@ void rp_noise_calibrate(double (*cpu)(void), double (*wall)(void),
     tw[k] = w1 - w0;
   }
   (void)sink;
-  rp_noise_from_samples(tc, tw, RP_NOISE_REPS, RP_NOISE_FLOOR, out);
+  rp_noise_from_samples(tc, tw, RP_NOISE_REPS, floor, out);
 }
 
 double rp_gap_less_tool(double gap, double tool) {

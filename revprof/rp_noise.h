@@ -36,10 +36,10 @@ void rp_noise_from_samples(const double *cpu, const double *wall, int n,
 void rp_noise_widen(double dt[RP_NB], const rp_noise *nz);
 
 /* Runs the calibration kernel RP_NOISE_REPS times, timing each with cpu()
- * and wall() (seconds), and fills out with rp_noise_from_samples and
- * RP_NOISE_FLOOR. About 5 ms. */
+ * and wall() (seconds), and fills out with rp_noise_from_samples and floor
+ * (REVPROF_COMPUTE_SPREAD, RP_NOISE_FLOOR by default). About 5 ms. */
 void rp_noise_calibrate(double (*cpu)(void), double (*wall)(void),
-                        rp_noise *out);
+                        double floor, rp_noise *out);
 
 /* A measured gap (seconds) less revprof's own part of it, never below 0. */
 double rp_gap_less_tool(double gap, double tool);

@@ -284,8 +284,9 @@ static void derive_flags(flag_set *fs, const double *missing,
     const char *p[] = {
         "no MPI call was intercepted besides MPI_Init and MPI_Finalize; if "
         "the program communicates, it does so through calls revprof does "
-        "not see (Fortran or other language bindings, a statically linked "
-        "MPI, -lrevprof after the MPI library): nothing was predicted"};
+        "not see (Fortran use mpi_f08 or other language bindings, a "
+        "statically linked MPI, -lrevprof after the MPI library): nothing "
+        "was predicted"};
     flagset_add(fs, "nothing-intercepted", cat(derived[d++], p, 1), nranks);
   }
   if (missing_ranks > 0) {
@@ -697,8 +698,8 @@ void rp_report_final(void) {
   if (calls <= 0)
     rp_warn("no MPI call was intercepted besides MPI_Init and MPI_Finalize: "
             "if the program communicates, it does so through calls revprof "
-            "does not see (Fortran or other language bindings, a statically "
-            "linked MPI, -lrevprof after the MPI library)");
+            "does not see (Fortran use mpi_f08 or other language bindings, a "
+            "statically linked MPI, -lrevprof after the MPI library)");
 
   sink t = {.fd = -1}, c = {.fd = -1};
   header_text(&t, "FINAL", n, &fs);
@@ -715,9 +716,9 @@ void rp_report_final(void) {
     char b[160];
     snprintf(b, sizeof b,
              " and measured compute -%.0f%%/+%.0f%% (its spread on rank 0, "
-             "at least %.0f%%)",
+             "at least REVPROF_COMPUTE_SPREAD = %.0f%%)",
              100.0 * rp_g.noise.lo, 100.0 * rp_g.noise.hi,
-             100.0 * RP_NOISE_FLOOR);
+             100.0 * rp_g.cfg.compute_spread);
     puts_(&t, b);
   } else
     puts_(&t, " and REVPROF_STEP_MIN/MAX");
@@ -917,10 +918,12 @@ static void settings_startup(void) {
   snprintf(settings_text, sizeof settings_text,
            "REVPROF_MODE=%s REVPROF_COMPUTE=%s REVPROF_STEP=%g "
            "REVPROF_STEP_MIN=%g REVPROF_STEP_MAX=%g REVPROF_CPU_SCALE=%g "
+           "REVPROF_COMPUTE_SPREAD=%g "
            "REVPROF_WTIME=%s REVPROF_LUA=%s REVPROF_TRACE=%s "
            "REVPROF_PACK_MAX=%g",
            rp_mode_name(c->mode), compute_setting(cb, sizeof cb),
            c->step[RP_AVG], c->step[RP_MIN], c->step[RP_MAX], c->cpu_scale,
+           c->compute_spread,
            c->wtime_real ? "real" : "simulated", c->lua[0] ? c->lua : "-",
            c->trace[0] ? c->trace : "-", c->pack_max);
 }
@@ -1020,9 +1023,9 @@ static void nothing_intercepted(void) {
   static const char what[] =
       "MPI was used but revprof intercepted no MPI call, not even MPI_Init: "
       "the program calls MPI through bindings revprof does not wrap "
-      "(Fortran or another language), or links the MPI library statically, "
-      "or links -lrevprof after the MPI library (it must come first); "
-      "nothing was predicted";
+      "(Fortran use mpi_f08 or another language), or links the MPI "
+      "library statically, or links -lrevprof after the MPI library (it "
+      "must come first); nothing was predicted";
   static flag_set fs;
   memset(&fs, 0, sizeof fs);
   fs.nranks = size;

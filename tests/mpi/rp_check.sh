@@ -218,6 +218,12 @@ measure)
     || fail "the elapsed time's [min, max] does not surround avg"
   grep -q "min and max from the model bounds and measured compute -[0-9]*%/+[0-9]*%" revprof-out/report.txt \
     || fail "the report does not say how measured compute is bounded"
+  # REVPROF_COMPUTE_SPREAD raises the least spread: 20 % each way
+  REVPROF_MODEL=$RP_MODEL REVPROF_COMPUTE=measure REVPROF_COMPUTE_SPREAD=0.2 \
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burn || { cat err; fail "run with a spread failed"; }
+  awk -F, '$1 == "rank" && $3 == "compute" { n++; if (!($6 <= 0.8001 * $7 && $8 >= 1.1999 * $7)) bad = 1 } END { exit !(n == '"$np"' && !bad) }' \
+    revprof-out/report.csv || { grep compute revprof-out/report.csv; fail "REVPROF_COMPUTE_SPREAD=0.2 did not widen [min, max]"; }
+  grep -q "REVPROF_COMPUTE_SPREAD=0.2 " revprof-out/report.txt || fail "the settings do not show REVPROF_COMPUTE_SPREAD"
   ;;
 auto)
   what=$1 exe=$2 np=$3

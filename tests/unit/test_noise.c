@@ -81,7 +81,7 @@ static double fake_clock(void) { return fake_t += 1e-4; }
 static void test_noise_calibrate_fills_spread(void **state) {
   (void)state;
   rp_noise nz;
-  rp_noise_calibrate(fake_clock, fake_clock, &nz); /* every rep 1e-4 s */
+  rp_noise_calibrate(fake_clock, fake_clock, RP_NOISE_FLOOR, &nz); /* every rep 1e-4 s */
   assert_float_equal(nz.lo, RP_NOISE_FLOOR, 1e-9);
   assert_float_equal(nz.hi, RP_NOISE_FLOOR, 1e-9);
   assert_true(nz.busy > 2.9 && nz.busy < 3.1); /* wall spans 3 ticks */

@@ -10,6 +10,7 @@
 
 #include "revprof_model.h"
 #include "rp_config.h"
+#include "rp_noise.h"
 #include "rp_test.h"
 
 /* A fake environment: NULL-terminated name, value pairs. */
@@ -36,6 +37,7 @@ static void test_revprof_config_defaults(void **state) {
   assert_int_equal(c.compute, RP_COMPUTE_AUTO);
   assert_near(c.step[RP_AVG], 1e-9, 0);
   assert_near(c.cpu_scale, 1.0, 0);
+  assert_near(c.compute_spread, RP_NOISE_FLOOR, 0);
   assert_int_equal(c.wtime_real, 0);
   assert_string_equal(c.outdir, "revprof-out");
   assert_string_equal(c.model, "m.lua");
@@ -152,6 +154,8 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_STEP", "-1e-9", "non-negative"},
       {"REVPROF_STEP_MAX", "1e-12", "does not hold"},
       {"REVPROF_CPU_SCALE", "0", "positive"},
+      {"REVPROF_COMPUTE_SPREAD", "-0.1", "non-negative"},
+      {"REVPROF_COMPUTE_SPREAD", "0.9", "at most"},
       {"REVPROF_WTIME", "wall", "'real' or 'simulated'"},
       {"REVPROF_PACK_MAX", "1e9", "at most"},
   };
