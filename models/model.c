@@ -103,8 +103,10 @@ double revprof_basis_eval(revprof_basis b, double p, double d) {
 
 revprof_model *revprof_model_alloc(void) {
   revprof_model *m = calloc(1, sizeof *m);
-  if (m)
+  if (m) {
     snprintf(m->method, sizeof m->method, "default");
+    m->machine_compute_spread = -1.0;
+  }
   return m;
 }
 
@@ -443,6 +445,10 @@ void revprof_model_print(const revprof_model *m, FILE *f) {
     fprintf(f, "date:    %s\n", m->machine_date);
   if (m->machine_ranks)
     fprintf(f, "ranks:   %d\n", m->machine_ranks);
+  if (m->machine_compute_spread >= 0)
+    fprintf(f, "compute spread: %.3g (run to run; librevprof's least "
+               "[min, max] of measured compute)\n",
+            m->machine_compute_spread);
   if (m->machine_notes[0])
     fprintf(f, "notes:   %s\n", m->machine_notes);
   fprintf(f, "method:  %s\n", m->method);

@@ -23,7 +23,7 @@ typedef struct loader {
 static const char *const top_keys[] = {"format", "machine", "method",
                                        "functions", "overhead", NULL};
 static const char *const machine_keys[] = {"name", "mpi", "date", "ranks",
-                                           "notes", NULL};
+                                           "notes", "compute_spread", NULL};
 static const char *const regime_keys[] = {"dmin", "dmax", "form", "avg",
                                           "err", "min", "max", "n",
                                           "cv_error", NULL};
@@ -430,7 +430,7 @@ static int load_top(loader *ld, revprof_model *m) {
   lua_State *L = ld->L;
   char format[64] = "";
   int top = lua_gettop(L), rc;
-  double ranks = 0;
+  double ranks = 0, spread = -1.0;
   if (lua_type(L, top) != LUA_TTABLE) {
     rp_errf(ld->err, ld->errlen,
             "%s: the file must 'return { format = \"%s\", ... }' (it "
@@ -463,11 +463,19 @@ static int load_top(loader *ld, revprof_model *m) {
                          sizeof m->machine_date)) ||
         (rc = get_string(ld, mi, "notes", "machine", 0, m->machine_notes,
                          sizeof m->machine_notes)) ||
-        (rc = get_number(ld, mi, "ranks", "machine", 0, &ranks))) {
+        (rc = get_number(ld, mi, "ranks", "machine", 0, &ranks)) ||
+        (rc = get_number(ld, mi, "compute_spread", "machine", 0, &spread))) {
       lua_pop(L, 1);
       return rc;
     }
     m->machine_ranks = ranks > 0 && ranks < 1e9 ? (int)ranks : 0;
+    if (spread != -1.0 && !(spread >= 0.0 && spread <= 0.5)) {
+      rp_errf(ld->err, ld->errlen, "%s: machine.compute_spread: expected a "
+              "fraction from 0 to 0.5, not %g", ld->name, spread);
+      lua_pop(L, 1);
+      return REVPROF_EFIELD;
+    }
+    m->machine_compute_spread = spread;
   } else if (t != LUA_TNIL) {
     rp_errf(ld->err, ld->errlen, "%s: machine: expected a table", ld->name);
     lua_pop(L, 1);
@@ -589,7 +597,10 @@ int revprof_model_write_stream(const revprof_model *m, FILE *f) {
   write_string(f, m->machine_mpi);
   fprintf(f, ",\n    date = ");
   write_string(f, m->machine_date);
-  fprintf(f, ",\n    ranks = %d,\n    notes = ", m->machine_ranks);
+  fprintf(f, ",\n    ranks = %d,\n", m->machine_ranks);
+  if (m->machine_compute_spread >= 0)
+    fprintf(f, "    compute_spread = %.17g,\n", m->machine_compute_spread);
+  fprintf(f, "    notes = ");
   write_string(f, m->machine_notes);
   fprintf(f, ",\n  },\n  method = ");
   write_string(f, m->method);

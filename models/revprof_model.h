@@ -123,6 +123,9 @@ typedef struct revprof_model {
   char machine_date[32];  /* ISO 8601 date of the characterization */
   char machine_notes[512];
   int machine_ranks;      /* ranks used to characterize; 0 if unknown */
+  double machine_compute_spread; /* machine.compute_spread: relative
+                                    run-to-run spread of the same
+                                    computation here, 0..0.5; < 0 unknown */
   char method[16];        /* fitting method: "default" or "paper" */
   revprof_fnmodel fn[REVPROF_FN_COUNT];
   int noverhead;

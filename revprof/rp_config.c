@@ -76,7 +76,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->compute = RP_COMPUTE_AUTO;
   c->step[RP_MIN] = c->step[RP_AVG] = c->step[RP_MAX] = 1e-9;
   c->cpu_scale = 1.0;
-  c->compute_spread = RP_NOISE_FLOOR;
+  c->compute_spread = -1.0; /* unset: the model's, else RP_NOISE_FLOOR */
   c->pack_max = -1.0; /* the MPI library's default */
   snprintf(c->outdir, sizeof c->outdir, "revprof-out");
   if (err && errlen)
@@ -226,4 +226,17 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
     return REVPROF_EINVAL;
   }
   return 0;
+}
+
+double rp_compute_spread(double asked, double model, const char **from) {
+  if (asked >= 0.0) {
+    *from = "REVPROF_COMPUTE_SPREAD";
+    return asked;
+  }
+  if (model >= 0.0) {
+    *from = "the model's machine.compute_spread";
+    return model;
+  }
+  *from = "default";
+  return RP_NOISE_FLOOR;
 }

@@ -37,7 +37,8 @@ typedef struct rp_config {
   double step[RP_NB];           /* REVPROF_STEP_MIN/STEP/STEP_MAX, s/step */
   double cpu_scale;             /* REVPROF_CPU_SCALE, target/host time */
   double compute_spread;        /* REVPROF_COMPUTE_SPREAD: least relative
-                                   spread of measured compute (rp_noise.h) */
+                                   spread of measured compute (rp_noise.h);
+                                   < 0 unset (rp_compute_spread) */
   double sec_per_ins;           /* REVPROF_INSTRUCTION_TIME, s; 0: off */
   int wtime_real;               /* REVPROF_WTIME=real */
   double pack_max;              /* REVPROF_PACK_MAX: piggyback by copy up
@@ -80,5 +81,10 @@ int rp_compute_switches(int is_auto, rp_compute_mode now);
 
 const char *rp_mode_name(rp_mode m);
 const char *rp_compute_name(rp_compute_mode m);
+
+/* The least relative spread of measured compute: REVPROF_COMPUTE_SPREAD
+ * when set (asked >= 0), else the model's machine.compute_spread when it
+ * has one (model >= 0), else RP_NOISE_FLOOR; *from names the source. */
+double rp_compute_spread(double asked, double model, const char **from);
 
 #endif

@@ -351,6 +351,10 @@ static void measure_startup(void) {
 #endif
   /* how much the same work's measured time varies here: the min and max
      clocks of measured compute cover it (rp_noise.h) */
+  rp_g.cfg.compute_spread = rp_compute_spread(
+      rp_g.cfg.compute_spread,
+      rp_g.model ? rp_g.model->machine_compute_spread : -1.0,
+      &rp_g.spread_from);
   rp_noise_calibrate(cpu_seconds, wall_seconds, rp_g.cfg.compute_spread,
                      &rp_g.noise);
   /* revprof's own part of every measured gap: from the clock read at one

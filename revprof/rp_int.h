@@ -151,6 +151,7 @@ typedef struct rp_state {
   rp_gap_tool gap_tool; /* revprof's own seconds inside each measured gap,
                            calibrated at MPI_Init */
   int short_run;    /* short measured gaps in a row (rp_gap_wants_cpu) */
+  const char *spread_from; /* where cfg.compute_spread came from */
   int poll;         /* the call under way is a poll (Iprobe, Test*): when it
                        costs nothing on the clocks, its host time counts
                        with the next gap */

@@ -716,9 +716,10 @@ void rp_report_final(void) {
     char b[160];
     snprintf(b, sizeof b,
              " and measured compute -%.0f%%/+%.0f%% (its spread on rank 0, "
-             "at least REVPROF_COMPUTE_SPREAD = %.0f%%)",
+             "at least %.0f%%: %s)",
              100.0 * rp_g.noise.lo, 100.0 * rp_g.noise.hi,
-             100.0 * rp_g.cfg.compute_spread);
+             100.0 * rp_g.cfg.compute_spread,
+             rp_g.spread_from ? rp_g.spread_from : "default");
     puts_(&t, b);
   } else
     puts_(&t, " and REVPROF_STEP_MIN/MAX");

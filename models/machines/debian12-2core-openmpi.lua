@@ -9,6 +9,7 @@ return {
     mpi = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022",
     date = "2026-11-22",
     ranks = 2,
+    compute_spread = 0.15,
     notes = "preset full; functions all; sizes 0:4194304 B; procs 2..2 (1 sizes); ranks 2; rse 0.02; point-time 1 s; reps 30..100000; warmup 5; passes 5; sync barrier; budget none; jump 1.5, 2 round(s) of 4; method default; reductions MPI_UNSIGNED_CHAR/MPI_SUM; 745 points in 16 s, 0 skipped by budget, 0 shrunk; fitted by 'revprof fit' from models/machines/debian12-2core-openmpi.csv",
   },
   method = "default",

@@ -291,6 +291,10 @@ static void test_model_reject_unknown_names(void **state) {
            NULL);
   load_bad(GOOD_HEAD "machine = { nmae = \"x\" }, functions = {} }",
            REVPROF_EFIELD, "machine.nmae: unknown field", NULL);
+  load_bad(GOOD_HEAD "machine = { compute_spread = 0.9 }, functions = {} }",
+           REVPROF_EFIELD, "machine.compute_spread: expected a fraction", NULL);
+  load_bad(GOOD_HEAD "machine = { compute_spread = \"wide\" }, functions = {} }",
+           REVPROF_EFIELD, "machine.compute_spread: expected a number", NULL);
   load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"d\", \"d\" }, "
                      "avg = { 1, 2 } } } } }",
            REVPROF_EFIELD, "repeated", NULL);
@@ -344,6 +348,30 @@ static void test_model_range_loads_and_round_trips(void **state) {
   remove(path);
   revprof_model_free(m);
   revprof_model_free(m2);
+}
+
+/* machine.compute_spread: unknown (< 0) when absent, kept through a
+ * write and a load */
+static void test_model_compute_spread_round_trips(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(GOOD_HEAD "machine = { name = \"vm\", "
+                             "compute_spread = 0.15 }, functions = {} }");
+  assert_near(m->machine_compute_spread, 0.15, 0);
+  char path[] = "/tmp/rp_test_spread_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  char err[512];
+  assert_int_equal(revprof_model_write(m, path, err, sizeof err), 0);
+  revprof_model *m2 = NULL;
+  assert_int_equal(revprof_model_load(path, &m2, err, sizeof err), 0);
+  assert_near(m2->machine_compute_spread, 0.15, 0);
+  remove(path);
+  revprof_model_free(m);
+  revprof_model_free(m2);
+  m = load_ok(GOOD_HEAD "machine = { name = \"vm\" }, functions = {} }");
+  assert_true(m->machine_compute_spread < 0);
+  revprof_model_free(m);
 }
 
 static void test_model_range_outside_factors(void **state) {
@@ -479,6 +507,7 @@ int main(void) {
       cmocka_unit_test(test_model_reject_unknown_names),
       cmocka_unit_test(test_model_reject_unsorted_or_overlapping),
       cmocka_unit_test(test_model_range_loads_and_round_trips),
+      cmocka_unit_test(test_model_compute_spread_round_trips),
       cmocka_unit_test(test_model_range_outside_factors),
       cmocka_unit_test(test_model_range_unknown_in_old_models),
       cmocka_unit_test(test_model_reject_bad_range),

@@ -37,12 +37,24 @@ static void test_revprof_config_defaults(void **state) {
   assert_int_equal(c.compute, RP_COMPUTE_AUTO);
   assert_near(c.step[RP_AVG], 1e-9, 0);
   assert_near(c.cpu_scale, 1.0, 0);
-  assert_near(c.compute_spread, RP_NOISE_FLOOR, 0);
+  assert_true(c.compute_spread < 0); /* unset: rp_compute_spread decides */
   assert_int_equal(c.wtime_real, 0);
   assert_string_equal(c.outdir, "revprof-out");
   assert_string_equal(c.model, "m.lua");
   assert_string_equal(c.trace, "");
   assert_near(c.pack_max, -1.0, 0); /* the engine picks per MPI library */
+}
+
+static void test_revprof_config_compute_spread(void **state) {
+  (void)state;
+  const char *from = NULL;
+  assert_near(rp_compute_spread(0.2, 0.15, &from), 0.2, 0);
+  assert_string_equal(from, "REVPROF_COMPUTE_SPREAD");
+  assert_near(rp_compute_spread(-1.0, 0.15, &from), 0.15, 0);
+  assert_non_null(strstr(from, "machine.compute_spread"));
+  assert_near(rp_compute_spread(-1.0, -1.0, &from), RP_NOISE_FLOOR, 0);
+  assert_string_equal(from, "default");
+  assert_near(rp_compute_spread(0.0, 0.15, &from), 0.0, 0); /* 0 is a value */
 }
 
 static void test_revprof_config_compute_auto(void **state) {
@@ -187,6 +199,7 @@ int main(void) {
       cmocka_unit_test(test_revprof_config_defaults),
       cmocka_unit_test(test_revprof_config_every_variable),
       cmocka_unit_test(test_revprof_config_compute_auto),
+      cmocka_unit_test(test_revprof_config_compute_spread),
       cmocka_unit_test(test_revprof_config_off_needs_no_model),
       cmocka_unit_test(test_revprof_config_compensate_settings),
       cmocka_unit_test(test_revprof_config_step_bounds_default_to_step),
