@@ -22,7 +22,7 @@
 #ifndef CLOCK_MONOTONIC_COARSE /* Linux: a tick-resolution read, no syscall */
 #define CLOCK_MONOTONIC_COARSE CLOCK_MONOTONIC
 #endif
-#define FLUSH_CHECK_ 1024
+#define FLUSH_CHECK_ 16
 
 /* The stream goes through write(2) from our own buffer, so that a partial
  * close from a signal handler can flush it with async-signal-safe calls. */

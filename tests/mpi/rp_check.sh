@@ -187,7 +187,7 @@ run-early)
     || fail "the partial report of the dead rank is not listed"
   ;;
 trace-kill)
-  # a traced run whose last rank is killed by SIGKILL after 1.5 s: its
+  # a traced run whose last rank is killed by SIGKILL after 2 s: its
   # stream holds the header and what the periodic flush wrote, the others
   # are readable, and the tools read the whole directory (exit 0), saying
   # which streams ended how
@@ -196,7 +196,7 @@ trace-kill)
   s=revprof-out/p$last.trace.part
   test -s "$s" || { ls -l revprof-out; fail "the killed rank left no stream"; }
   head -1 "$s" | grep -q "^# revprof trace" || fail "$s has no header"
-  grep -c "^S " "$s" | awk '{ exit !($1 > 0) }' || fail "$s: nothing flushed in 1.5 s"
+  grep -c "^S " "$s" | awk '{ exit !($1 > 0) }' || fail "$s: nothing flushed in 2 s"
   $tool trace info revprof-out > info.txt 2> info.err || { cat info.txt info.err; fail "trace info failed"; }
   cat info.txt info.err
   grep -q "^ *$last .* truncated$" info.txt || fail "the killed rank is not shown as truncated"

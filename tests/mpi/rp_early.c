@@ -1,7 +1,7 @@
 /* Runs that end early under librevprof: "abort" (rank 0 calls MPI_Abort),
  * "exit" (every rank leaves without MPI_Finalize), "segv" (the last rank
  * dies of SIGSEGV), "term" (the last rank gets SIGTERM), "kill" (after
- * 1.5 s of collectives the last rank gets SIGKILL). Each affected rank
+ * 2 s of collectives the last rank gets SIGKILL). Each affected rank
  * must leave a PARTIAL report (except "kill": no handler runs). "burn" ends normally after 0.2 s of CPU
  * work between two MPI calls (REVPROF_COMPUTE=measure). Plain MPI. */
 #include <mpi.h>
@@ -49,13 +49,13 @@ int main(int argc, char **argv) {
     burn(0.2);
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(mode, "kill") == 0) {
-    /* 1.5 s of barriers (past the trace's 1 s periodic flush), then the
+    /* 2 s of collectives (past the trace's 1 s periodic flush), then the
        last rank is killed with no chance to write anything */
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0;; i++) {
       clock_gettime(CLOCK_MONOTONIC, &t);
-      int go = (t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) < 1.5;
+      int go = (t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) < 2.0;
       MPI_Allreduce(MPI_IN_PLACE, &go, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
       if (!go)
         break;
