@@ -328,6 +328,19 @@ static void test_model_reject_unsorted_or_overlapping(void **state) {
   GOOD_HEAD "functions = { MPI_Allreduce = { " range                           \
             "{ form = { \"1\", \"log2(p)*d\" }, avg = { 1e-6, " coef " } } } } }"
 
+/* m written to a temporary file and loaded back */
+static revprof_model *write_and_load(const revprof_model *m) {
+  char path[] = "/tmp/rp_test_model_XXXXXX", err[512];
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(revprof_model_write(m, path, err, sizeof err), 0);
+  revprof_model *m2 = NULL;
+  assert_int_equal(revprof_model_load(path, &m2, err, sizeof err), 0);
+  remove(path);
+  return m2;
+}
+
 static void test_model_range_loads_and_round_trips(void **state) {
   (void)state;
   revprof_model *m =
@@ -335,17 +348,9 @@ static void test_model_range_loads_and_round_trips(void **state) {
   const revprof_range *r = &m->fn[REVPROF_FN_ALLREDUCE].range;
   assert_int_equal(r->known, 1);
   assert_true(r->pmin == 2 && r->pmax == 8 && r->dmin == 0 && r->dmax == 65536);
-  char path[] = "/tmp/rp_test_range_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
-  char err[512];
-  assert_int_equal(revprof_model_write(m, path, err, sizeof err), 0);
-  revprof_model *m2 = NULL;
-  assert_int_equal(revprof_model_load(path, &m2, err, sizeof err), 0);
+  revprof_model *m2 = write_and_load(m);
   assert_memory_equal(&m->fn[REVPROF_FN_ALLREDUCE].range,
                       &m2->fn[REVPROF_FN_ALLREDUCE].range, sizeof *r);
-  remove(path);
   revprof_model_free(m);
   revprof_model_free(m2);
 }
@@ -357,16 +362,8 @@ static void test_model_compute_spread_round_trips(void **state) {
   revprof_model *m = load_ok(GOOD_HEAD "machine = { name = \"vm\", "
                              "compute_spread = 0.15 }, functions = {} }");
   assert_near(m->machine_compute_spread, 0.15, 0);
-  char path[] = "/tmp/rp_test_spread_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
-  char err[512];
-  assert_int_equal(revprof_model_write(m, path, err, sizeof err), 0);
-  revprof_model *m2 = NULL;
-  assert_int_equal(revprof_model_load(path, &m2, err, sizeof err), 0);
+  revprof_model *m2 = write_and_load(m);
   assert_near(m2->machine_compute_spread, 0.15, 0);
-  remove(path);
   revprof_model_free(m);
   revprof_model_free(m2);
   m = load_ok(GOOD_HEAD "machine = { name = \"vm\" }, functions = {} }");
