@@ -53,8 +53,15 @@ revprof_test(revprof_measure_np2 measure $<TARGET_FILE:rp_early_native> 2)
 foreach(what burn annotated iprobe)
   revprof_test(revprof_auto_${what}_np2 auto ${what} $<TARGET_FILE:rp_compute_native> 2)
 endforeach()
-# Fortran bindings (mpif.h, use mpi): the ping-pong example predicted
-# exactly, linked and preloaded; mpif.h semantics the same as natively.
+# Fortran bindings (mpif.h, use mpi, use mpi_f08): the ping-pong examples
+# predicted exactly, linked and preloaded; mpif.h semantics the same as
+# natively.
+if(TARGET pingpong_f08_rp)
+  revprof_test(revprof_fortran08_exact_linked_np2 fortran-exact
+               $<TARGET_FILE:pingpong_f08_rp> 2)
+  revprof_test(revprof_fortran08_exact_preload_np2 fortran-exact
+               $<TARGET_FILE:pingpong_f08> 2 preload)
+endif()
 if(TARGET pingpong_f_rp)
   revprof_test(revprof_fortran_exact_linked_np2 fortran-exact
                $<TARGET_FILE:pingpong_f_rp> 2)

@@ -262,13 +262,17 @@ fortran-exact)
   REVPROF_MODEL=$RP_MODEL run "$np" env $pre REVPROF_COMPUTE=zero "$exe" 128 100 \
     || { cat out err; fail "run failed"; }
   cat out
-  grep -q "pingpong_f: 0 failed checks" out || fail "checks failed"
+  grep -q "pingpong_f[0-9]*: 0 failed checks" out || fail "checks failed"
   got=$(sed -n 's/.*bytes: elapsed *//p' out)
   echo "$got" | awk '{ want = 100 * 2 * (5e-6 + 2e-9 * 1024) + 1e-8; d = $1 - want; if (d < 0) d = -d
                        printf "elapsed %.16g, analytic %.16g\n", $1, want; exit !(d < 1e-12) }' \
     || fail "MPI_WTIME in Fortran does not give the analytic prediction"
   awk -F, '$1 == "function" && $3 == "MPI_Send" && $4 == 200 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
     || { cat revprof-out/report.csv; fail "the Fortran MPI_SEND calls were not all intercepted"; }
+  for fn in MPI_Barrier MPI_Recv MPI_Allreduce MPI_Waitany MPI_Waitall MPI_Finalize; do
+    awk -F, -v fn=$fn '$1 == "function" && $3 == fn && $4 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
+      || { cat revprof-out/report.csv; fail "$fn from Fortran not intercepted"; }
+  done
   ;;
 fortran-compare)
   # tests/mpi/rp_fortran_h.f90 natively and preloaded: same lines, every
