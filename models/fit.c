@@ -40,10 +40,14 @@ static const double prune_t = 2.0;
  * this much in absolute terms (0.001 = 0.1 percentage point). */
 static const double split_min_abs = 1e-3;
 /* ... and do so significantly: the mean of the paired per-point differences
- * of LOO errors must be at least this many standard errors. (3 kept real
- * protocol switches out of the shipped data's fits: every size above 16 B of
- * its MPI_Allreduce was one regime, 26 % CV error; 2 finds them.) */
-static const double split_t = 2.0;
+ * of LOO errors must be at least this many standard errors, the one-sided
+ * 5 % level of Student's t at ~20 points (the question is "better", not
+ * "different"). (3 kept real protocol switches out of the shipped data's
+ * fits: every size above 16 B of its MPI_Allreduce was one regime, 26 % CV
+ * error; 2 found most of them, but still left MPI_Send's 4 KiB switch in
+ * one regime: a jump's gain sits on the few points around it, which
+ * widens the standard error.) */
+static const double split_t = 1.7;
 /* Cholesky pivot (of the unit-diagonal scaled Gram matrix) below which the
  * terms count as collinear over the data. */
 static const double pivot_tol = 1e-10;
@@ -763,6 +767,19 @@ static int finish_regime(fitws *ws, const fpt *pt, size_t n, const form *f0,
   return 0;
 }
 
+/* Where the upper of two regimes starts, given the largest size measured
+ * in the lower one (lo) and the smallest in the upper (hi): at the first
+ * power of two above lo when one lies in (lo, hi], else at hi. Protocol
+ * limits are mostly powers of two, and the size at the limit already
+ * crosses it when the limit counts the MPI's own header (Open MPI's
+ * shared-memory eager limit, 4 KiB: 3584 B eager, 4096 B not). */
+static double regime_switch(double lo, double hi) {
+  double s = 1.0;
+  while (s <= lo && s < 0x1p62)
+    s *= 2.0;
+  return s <= hi ? s : hi;
+}
+
 /* --------------------------------------------- default: breakpoint search */
 
 typedef struct segfit {
@@ -1008,11 +1025,8 @@ static int fit_default_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
     if ((rc = finish_regime(ws, pt + i0, i1 - i0, &f, rg)))
       goto done;
     rg->dmin = k == 0 ? 0.0 : out->regime[k - 1].dmax + 1.0;
-    /* sizes between two regimes' points go to the lower one: protocol
-     * limits are inclusive (eager up to and including the limit) */
-    rg->dmax = k + 1 >= nreg ? HUGE_VAL : pt[i1].d - 1.0;
-    if (rg->dmax < pt[i1 - 1].d)
-      rg->dmax = pt[i1 - 1].d;
+    rg->dmax = k + 1 >= nreg ? HUGE_VAL
+                             : regime_switch(pt[i1 - 1].d, pt[i1].d) - 1.0;
   }
 done:
   free(ebuf);

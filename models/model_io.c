@@ -598,8 +598,15 @@ int revprof_model_write_stream(const revprof_model *m, FILE *f) {
   fprintf(f, ",\n    date = ");
   write_string(f, m->machine_date);
   fprintf(f, ",\n    ranks = %d,\n", m->machine_ranks);
-  if (m->machine_compute_spread >= 0)
-    fprintf(f, "    compute_spread = %.17g,\n", m->machine_compute_spread);
+  if (m->machine_compute_spread >= 0) { /* shortest exact: 0.15, not 0.149... */
+    char num[32];
+    for (int digits = 1; digits <= 17; digits++) {
+      snprintf(num, sizeof num, "%.*g", digits, m->machine_compute_spread);
+      if (strtod(num, NULL) == m->machine_compute_spread)
+        break;
+    }
+    fprintf(f, "    compute_spread = %s,\n", num);
+  }
   fprintf(f, "    notes = ");
   write_string(f, m->machine_notes);
   fprintf(f, ",\n  },\n  method = ");

@@ -28,6 +28,12 @@ echo "$out" | grep -q "(range unknown" || fail "no 'range unknown' for an old mo
 grep -q 'name = "debian12-2core-vm"' "$tmp/m.lua" || fail "fit --like lost the machine name"
 grep -q 'mpi_wrapper = ' "$tmp/m.lua" || fail "fit --like lost the overhead table"
 grep -q 'range = { p = { 2, 2 }, d = { 0, 4194304 } }' "$tmp/m.lua" || fail "fit wrote no range"
+grep -q 'compute_spread = 0.15,' "$tmp/m.lua" || fail "fit --like did not keep compute_spread = 0.15: $(grep compute_spread "$tmp/m.lua")"
+# a refit of a refit says 'fitted by' once
+"$rp" fit "$ship.csv" --like "$tmp/m.lua" -o "$tmp/m1.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "second fit --like failed"; }
+"$rp" fit "$ship.csv" --like "$tmp/m1.lua" -o "$tmp/m1.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "third fit --like failed"; }
+[ "$(grep -o "fitted by 'revprof fit' from $ship.csv" "$tmp/m1.lua" | wc -l)" -eq 1 ] \
+  || fail "refits repeat 'fitted by' in the notes: $(grep notes "$tmp/m1.lua")"
 # machine lines at the top of raw.csv are used
 { head -n 1 "$ship.csv"; echo "# machine.name: lab-node"; echo "# machine.ranks: 2"; tail -n +2 "$ship.csv"; } > "$tmp/raw.csv"
 "$rp" fit "$tmp/raw.csv" -o "$tmp/m2.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit failed"; }

@@ -159,8 +159,15 @@ static int cmd_fit(int argc, char **argv) {
       snprintf(m->machine_name, sizeof m->machine_name, "%s", in);
     if (name)
       snprintf(m->machine_name, sizeof m->machine_name, "%s", name);
-    snprintf(notes, sizeof notes, "%s%sfitted by 'revprof fit' from %s",
-             m->machine_notes, m->machine_notes[0] ? "; " : "", in);
+    /* a refit of the same data (--like the model it made) says so once */
+    char said[PATH_MAX + 64];
+    snprintf(said, sizeof said, "fitted by 'revprof fit' from %s", in);
+    size_t nl = strlen(m->machine_notes), sl = strlen(said);
+    if (nl >= sl && strcmp(m->machine_notes + nl - sl, said) == 0)
+      snprintf(notes, sizeof notes, "%s", m->machine_notes);
+    else
+      snprintf(notes, sizeof notes, "%s%s%s", m->machine_notes,
+               m->machine_notes[0] ? "; " : "", said);
     snprintf(m->machine_notes, sizeof m->machine_notes, "%.*s",
              (int)sizeof m->machine_notes - 1, notes);
     if (strlen(notes) >= sizeof m->machine_notes) /* mark the cut */

@@ -526,6 +526,51 @@ static void test_fit_default_finds_eager_rendezvous_breakpoint(void **state) {
   }
 }
 
+/* Where unmeasured sizes between two regimes go: from the first power of
+ * two above the lower regime's last size on, to the upper regime (a
+ * protocol limit of 4 KiB already applies to 4096 B when it counts the
+ * header); with no power of two in the gap, all to the lower one. */
+static void test_fit_default_regime_switch_between_sizes(void **state) {
+  (void)state;
+  static const double lo_a[] = {16,   32,   64,   128,   256,   512,  1024,
+                                2048, 3072, 3584, 8192,  16384, 32768,
+                                65536, 131072, 262144, 524288};
+  static const double lo_b[] = {16,  32,   64,   128,  160,  192,   224,
+                                256, 448,  512,  1024, 2048, 4096,  8192};
+  static const struct {
+    const double *d;
+    size_t n;
+    double last_lower, dmax;
+  } c[] = {{lo_a, sizeof lo_a / sizeof *lo_a, 3584, 4095},
+           {lo_b, sizeof lo_b / sizeof *lo_b, 256, 447}};
+  for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+    revprof_point pt[32];
+    revprof_fnmodel fm;
+    memset(pt, 0, sizeof pt);
+    for (size_t i = 0; i < c[k].n; i++) {
+      double d = c[k].d[i];
+      double t = d <= c[k].last_lower ? 1e-6 + d / 8e9 : 4e-6 + d / 1.2e10;
+      pt[i].fn = REVPROF_FN_SEND;
+      pt[i].p = 2;
+      pt[i].d = d;
+      pt[i].median = pt[i].mean = t;
+      pt[i].min = 0.93 * t;
+      pt[i].max = 1.18 * t;
+      pt[i].reps = 50;
+      pt[i].rse = 0.01;
+    }
+    fit_ok(pt, c[k].n, REVPROF_METHOD_DEFAULT, &fm);
+    if (fm.nregimes != 2)
+      fail_msg("case %zu: %d regimes, expected 2", k, fm.nregimes);
+    if (!(fm.regime[0].dmax == c[k].dmax &&
+          fm.regime[1].dmin == c[k].dmax + 1.0))
+      fail_msg("case %zu: regimes split at %g/%g, expected %g/%g", k,
+               fm.regime[0].dmax, fm.regime[1].dmin, c[k].dmax,
+               c[k].dmax + 1.0);
+    expect_checks(&fm, REVPROF_FN_SEND);
+  }
+}
+
 static void test_fit_default_finds_collective_breakpoint(void **state) {
   (void)state;
   static const revprof_basis ts[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_LOG2P,
@@ -1141,6 +1186,7 @@ int main(void) {
       cmocka_unit_test(test_fit_default_robust_to_outlier),
       cmocka_unit_test(test_fit_zero_regime_respects_max_regimes),
       cmocka_unit_test(test_fit_default_finds_eager_rendezvous_breakpoint),
+      cmocka_unit_test(test_fit_default_regime_switch_between_sizes),
       cmocka_unit_test(test_fit_default_finds_collective_breakpoint),
       cmocka_unit_test(test_fit_default_no_spurious_breakpoint),
       cmocka_unit_test(test_fit_options_limit_regimes),
