@@ -83,8 +83,12 @@ program pingpong_f
   if (reqs(1) /= MPI_REQUEST_NULL .or. reqs(2) /= MPI_REQUEST_NULL) &
     bad = bad + 1
 
-  call MPI_ALLREDUCE(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, &
+  ! summed as a double: with MPICH's `use mpi` (no interfaces for choice
+  ! buffers) gfortran warns when one routine gets an INTEGER and a REAL
+  s(1) = dble(bad)
+  call MPI_ALLREDUCE(MPI_IN_PLACE, s(1), 1, MPI_DOUBLE_PRECISION, MPI_SUM, &
                      MPI_COMM_WORLD, ierr)
+  bad = nint(s(1))
   if (rank == 0) then
     print '(A,I0,A,I0,A,ES23.16)', 'pingpong_f: ', reps, ' round trips of ', &
       8 * n, ' bytes: elapsed ', t1 - t0

@@ -526,9 +526,34 @@ void rp_coll_start(rp_comm *c, MPI_Comm comm);
 /* Same for non-blocking collectives: never blocks; without a shadow the
  * clocks are not combined (warned once). */
 void rp_coll_start_nb(rp_comm *c, MPI_Comm comm);
-/* Blocking collective: combine the members' start clocks and d (maximum),
- * then now = max(starts) + T_fn(p, d). */
-void rp_coll_rule(rp_comm *c, revprof_fn fn, double d);
+/* A blocking collective's clock exchange: the members' start clocks and d
+ * (maximum), then now = max(starts) + T_fn(p, d). rp_coll_post exchanges
+ * them before the application's collective, rp_coll_finish applies the
+ * rule after it. */
+typedef struct rp_coll_ex {
+  double v[RP_PB_DOUBLES]; /* start clocks and d; the maximum after */
+  revprof_fn fn;
+  double p;
+  int synced; /* 1: exchanged by a blocking allreduce on the shadow, which
+                 every member enters before any leaves: a barrier */
+} rp_coll_ex;
+void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x);
+void rp_coll_finish(rp_coll_ex *x);
+/* rp_coll_fold.c: the same exchange inside the application's call; 1 when
+ * done so (rc: the call's return code), 0 when the call does not fold and
+ * nothing was done. Every member decides alike. */
+int rp_fold_MPI_Allgather(rp_comm *c, revprof_fn fn, double d, int *rc,
+                          const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm);
+int rp_fold_MPI_Alltoall(rp_comm *c, revprof_fn fn, double d, int *rc,
+                         const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm);
+int rp_fold_MPI_Allreduce(rp_comm *c, revprof_fn fn, double d, int *rc,
+                          const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+void rp_fold_finalize(void);
 /* Non-blocking collective: starts the clock exchange; the rule runs when
  * the application's request completes. */
 rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d);

@@ -92,6 +92,7 @@ RP_EXPORT int MPI_Finalize(void) {
   rp_leave(RP_W_MPI_Finalize);
   rp_g.in_tool = 1;
   rp_shutdown(); /* report, traces, shadows */
+  rp_fold_finalize();
   int rc = PMPI_Finalize();
   rp_annotate_free(rp_g.lua);
   rp_g.lua = NULL;

@@ -91,15 +91,16 @@ extrapolated)
   sed '/^$/q' revprof-out/report.txt
   # the header (up to the first blank line) lists it among the flags
   line=$(sed '/^$/q' revprof-out/report.txt | sed -n 's/^ *extrapolated: /extrapolated: /p')
-  if [ "$np" -gt 2 ]; then # every rank calls MPI_Allreduce once, 32 bytes, p = np
-    echo "$line" | grep -q "^extrapolated: $np calls of 1 function(s).*MPI_Allreduce $np at p<=$np d<=32 .*measured p 2..2, d 0..8" \
+  n2=$((2 * np))
+  if [ "$np" -gt 2 ]; then # every rank calls MPI_Allreduce twice (32 and 12 bytes), p = np
+    echo "$line" | grep -q "^extrapolated: $n2 calls of 1 function(s).*MPI_Allreduce $n2 at p<=$np d<=32 .*measured p 2..2, d 0..8" \
       || fail "header lacks the extrapolated MPI_Allreduce calls: $line"
-    awk -F, -v n="$np" '$1 == "extrapolated" && $3 == "all" && $4 == n { ok = 1 } END { exit !ok }' \
+    awk -F, -v n="$n2" '$1 == "extrapolated" && $3 == "all" && $4 == n { ok = 1 } END { exit !ok }' \
       revprof-out/report.csv || fail "report.csv lacks the extrapolated total"
     grep -q '^extrapolated,all,"MPI_Allreduce ' revprof-out/report.csv || fail "report.csv lacks the MPI_Allreduce row"
     grep -q '^flag,all,"extrapolated: ' revprof-out/report.csv || fail "report.csv lacks the extrapolated flag"
-  else # p = 2 is inside; 32 bytes is not
-    echo "$line" | grep -q "MPI_Allreduce 2 at p<=2 d<=32 (1x outside in p, 3.67x in d" \
+  else # p = 2 is inside; 32 and 12 bytes are not
+    echo "$line" | grep -q "MPI_Allreduce 4 at p<=2 d<=32 (1x outside in p, 3.67x in d" \
       || fail "header lacks the size extrapolation: $line"
   fi
   REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \

@@ -46,6 +46,16 @@ static double bcast(int b, double p, double d) {
   const double c[NB] = {1e-5, 1.5e-5, 3e-5}, k[NB] = {1e-9, 2e-9, 4e-9};
   return c[b] + k[b] * log2(p) * d;
 }
+static double allgather(int b, double p, double d) {
+  const lin A = {{2e-6, 3e-6, 6e-6}, {1e-9, 2e-9, 4e-9}};
+  (void)p;
+  return L(&A, b, d);
+}
+static double alltoall(int b, double p, double d) {
+  const lin A = {{3e-6, 4e-6, 8e-6}, {2e-9, 3e-9, 6e-9}};
+  (void)p;
+  return L(&A, b, d);
+}
 static double iallreduce(int b, double p, double d) {
   const double c[NB] = {2e-5, 3e-5, 6e-5}, s[NB] = {5e-7, 1e-6, 2e-6},
                k[NB] = {5e-10, 1e-9, 2e-9};
@@ -154,6 +164,40 @@ int main(int argc, char **argv) {
   MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   coll(allreduce, 32);
   check("allreduce");
+
+  /* 3b: clocks that ride in the call (rp_coll_fold.c): an exact allreduce,
+   * an allgather and an alltoall, each after unequal computation */
+  int iv[3] = {rank, -rank, 7}, im[3];
+  REVPROF_COMPUTE_STEPS(11 * rank);
+  MPI_Allreduce(iv, im, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  for (int r = 0; r < P; r++)
+    steps(r, 11 * r);
+  coll(allreduce, 12);
+  if (im[0] != P - 1 || im[1] != 0 || im[2] != 7)
+    failures++;
+  check("allreduce folded");
+  int ag[2 * MAXP], ag_in[2] = {rank, 2 * rank};
+  REVPROF_COMPUTE_STEPS(17 * (P - 1 - rank));
+  MPI_Allgather(ag_in, 2, MPI_INT, ag, 2, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < P; r++)
+    steps(r, 17 * (P - 1 - r));
+  coll(allgather, 8);
+  for (int r = 0; r < P; r++)
+    if (ag[2 * r] != r || ag[2 * r + 1] != 2 * r)
+      failures++;
+  check("allgather folded");
+  int at_in[3 * MAXP], at[3 * MAXP];
+  for (int i = 0; i < 3 * P; i++)
+    at_in[i] = 100 * rank + i / 3;
+  REVPROF_COMPUTE_STEPS(rank == 1 ? 300 : 2);
+  MPI_Alltoall(at_in, 3, MPI_INT, at, 3, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < P; r++)
+    steps(r, r == 1 ? 300 : 2);
+  coll(alltoall, 12);
+  for (int i = 0; i < 3 * P; i++)
+    if (at[i] != 100 * (i / 3) + rank)
+      failures++;
+  check("alltoall folded");
 
   /* 4: non-blocking pair: the rule at the Wait */
   MPI_Request rq;

@@ -26,6 +26,8 @@ return {
     MPI_Iallreduce = { { dmin = 0, n = 0, form = { "1", "p", "d" },
                          avg = { 3e-5, 1e-6, 1e-9 }, min = { 2e-5, 5e-7, 5e-10 },
                          max = { 6e-5, 2e-6, 2e-9 } } },
+    MPI_Allgather = lin(3e-6, 2e-9, 2e-6, 1e-9, 6e-6, 4e-9),
+    MPI_Alltoall = lin(4e-6, 3e-9, 3e-6, 2e-9, 8e-6, 6e-9),
     MPI_Wtime = lin(1e-8, 0, 1e-8, 0, 1e-8, 0),
   },
 }

@@ -5,12 +5,14 @@
  * communicators) and prints what it observed, rank by rank. The same source
  * runs natively and under revprof; the outputs must be identical. Any check
  * that fails prints FAIL and makes the exit status 1. 2 ranks or more. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* MPICH's MPI_STATUSES_IGNORE is the pointer (MPI_Status *)1, which GCC 12
  * takes for an empty array; passing it is the point of some checks here. */
@@ -738,11 +740,37 @@ static void request_status_and_free(void) {
   }
 }
 
+/* MPI_Barrier synchronizes (under revprof the clock exchange is the
+ * barrier): after a first barrier the last rank sleeps 100 ms, and every
+ * other rank spends at least 25 ms of real time in the second one (75 ms
+ * of slack for ranks leaving the first barrier at different times). */
+static double real_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void barrier_synchronizes(void) {
+  if (size < 2)
+    return;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = real_now();
+  if (rank == size - 1) {
+    struct timespec nap = {0, 100000000L};
+    nanosleep(&nap, NULL);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  double waited = real_now() - t0;
+  CHECK(rank == size - 1 || waited >= 0.025,
+        "rank %d left MPI_Barrier after %.3f s; the last rank slept 0.1 s",
+        rank, waited);
+}
+
 static void collectives(MPI_Comm comm, const char *tag) {
   int r, n;
   MPI_Comm_rank(comm, &r);
   MPI_Comm_size(comm, &n);
-  size_t nb = (size_t)n * 64 + 128; /* ints in each buffer */
+  size_t nb = (size_t)n * 640 + 128; /* ints in each buffer */
   int *sb = malloc(nb * sizeof *sb), *rb = malloc(nb * sizeof *rb);
   int *cnt = malloc((size_t)n * sizeof *cnt), *dsp = malloc((size_t)n * sizeof *dsp);
   int *rcnt = malloc((size_t)n * sizeof *rcnt), *rdsp = malloc((size_t)n * sizeof *rdsp);
@@ -797,6 +825,44 @@ static void collectives(MPI_Comm comm, const char *tag) {
   RESET();
   MPI_Alltoall(sb, 5, MPI_INT, rb, 5, MPI_INT, comm);
   MIX();
+  { /* collectives whose clocks ride in the call (rp_coll_fold.c), with
+     * derived types, pairs, IN_PLACE, sizes on both sides of the limit */
+    MPI_Datatype vec;
+    MPI_Type_vector(3, 1, 2, MPI_INT, &vec); /* ints 0, 2, 4 */
+    MPI_Type_commit(&vec);
+    RESET();
+    MPI_Allgather(sb, 1, vec, rb, 3, MPI_INT, comm);
+    MIX();
+    RESET();
+    MPI_Allgather(sb, 3, MPI_INT, rb, 1, vec, comm);
+    MIX();
+    RESET();
+    MPI_Alltoall(sb, 1, vec, rb, 1, vec, comm);
+    MIX();
+    MPI_Type_free(&vec);
+    RESET();
+    MPI_Alltoall(sb, 600, MPI_INT, rb, 600, MPI_INT, comm); /* 2400 B */
+    MIX();
+    struct { int v, i; } mi = {(r * 7) % 5, r}, mo = {-1, -1};
+    MPI_Allreduce(&mi, &mo, 1, MPI_2INT, MPI_MAXLOC, comm);
+    say("%s maxloc %d at %d", tag, mo.v, mo.i);
+    struct { double v; int i; } di = {(r % 2) * 0.5, r}, dout = {-1, -1};
+    MPI_Allreduce(&di, &dout, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+    say("%s minloc %a at %d", tag, dout.v, dout.i);
+    double dv[3] = {r * 0.1, 1.0 / (r + 1), -r * 1e-3}, dsum[3] = {0};
+    MPI_Allreduce(dv, dsum, 3, MPI_DOUBLE, MPI_SUM, comm);
+    say("%s dsum %a %a %a", tag, dsum[0], dsum[1], dsum[2]);
+    MPI_Allreduce(MPI_IN_PLACE, dv, 3, MPI_DOUBLE, MPI_MAX, comm);
+    say("%s dmax %a %a %a", tag, dv[0], dv[1], dv[2]);
+    long long big[300];
+    for (int i = 0; i < 300; i++)
+      big[i] = (long long)(r + 1) * (i + 1);
+    MPI_Allreduce(MPI_IN_PLACE, big, 300, MPI_LONG_LONG, MPI_SUM, comm);
+    say("%s big sum %lld %lld", tag, big[0], big[299]);
+    int zin = 5, zout = 9;
+    MPI_Allreduce(&zin, &zout, 0, MPI_INT, MPI_SUM, comm);
+    say("%s empty allreduce left %d", tag, zout);
+  }
   for (int i = 0; i < n; i++) {
     cnt[i] = (i + r) % 3 + 1;
     dsp[i] = i * 8;
@@ -948,6 +1014,7 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   }
   collectives(MPI_COMM_WORLD, "world");
+  barrier_synchronizes();
   communicators();
 
   /* everybody's log to rank 0, printed in rank order */

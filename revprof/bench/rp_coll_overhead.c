@@ -1,0 +1,131 @@
+/* librevprof's cost on collectives, side by side in one run: rounds
+ * alternate between the native entry points (PMPI_*, what a program
+ * without revprof calls) and the wrapped ones (MPI_* through librevprof:
+ * clock exchange and rules), so both see the same machine state. For each
+ * collective and size it prints the best time per call of each and their
+ * ratio, plus an 8-byte ping-pong for reference. Run with REVPROF_MODEL set
+ * (bench/collective-overhead.sh does it, and takes medians over runs).
+ * usage: rp_bench_coll [ROUNDS [CALLS_AT_8B]] */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "revprof.h"
+
+enum { BARRIER, BCAST, ALLREDUCE, REDUCE, ALLGATHER, ALLTOALL, PINGPONG, NOPS };
+static const char *const op_name[NOPS] = {"Barrier",   "Bcast",    "Allreduce",
+                                          "Reduce",    "Allgather", "Alltoall",
+                                          "Send/Recv"};
+
+static char *sbuf, *rbuf;
+
+/* One call of op on n bytes per rank (n per destination for Alltoall),
+ * native (PMPI_) or wrapped (MPI_). */
+static void call(int op, int wrapped, int n, int rank, int size) {
+  MPI_Comm w = MPI_COMM_WORLD;
+  int cnt = n / 8; /* doubles */
+  switch (op) {
+  case BARRIER:
+    wrapped ? MPI_Barrier(w) : PMPI_Barrier(w);
+    break;
+  case BCAST:
+    wrapped ? MPI_Bcast(sbuf, n, MPI_BYTE, 0, w)
+            : PMPI_Bcast(sbuf, n, MPI_BYTE, 0, w);
+    break;
+  case ALLREDUCE:
+    wrapped ? MPI_Allreduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w)
+            : PMPI_Allreduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w);
+    break;
+  case REDUCE:
+    wrapped ? MPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w)
+            : PMPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w);
+    break;
+  case ALLGATHER:
+    wrapped ? MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
+            : PMPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
+    break;
+  case ALLTOALL:
+    wrapped ? MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
+            : PMPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
+    break;
+  default: /* ping-pong between ranks 0 and 1: one call = one way */
+    if (rank == 0) {
+      wrapped ? MPI_Send(sbuf, n, MPI_BYTE, 1, 1, w)
+              : PMPI_Send(sbuf, n, MPI_BYTE, 1, 1, w);
+      wrapped ? MPI_Recv(rbuf, n, MPI_BYTE, 1, 1, w, MPI_STATUS_IGNORE)
+              : PMPI_Recv(rbuf, n, MPI_BYTE, 1, 1, w, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      wrapped ? MPI_Recv(rbuf, n, MPI_BYTE, 0, 1, w, MPI_STATUS_IGNORE)
+              : PMPI_Recv(rbuf, n, MPI_BYTE, 0, 1, w, MPI_STATUS_IGNORE);
+      wrapped ? MPI_Send(sbuf, n, MPI_BYTE, 0, 1, w)
+              : PMPI_Send(sbuf, n, MPI_BYTE, 0, 1, w);
+    }
+    break;
+  }
+  (void)size;
+}
+
+/* Time per call over reps calls, the largest over the ranks (rank 0's
+ * figure for the ping-pong, where a call is half a round trip). */
+static double timed(int op, int wrapped, int n, int reps, int rank,
+                    int size) {
+  PMPI_Barrier(MPI_COMM_WORLD);
+  double t0 = PMPI_Wtime();
+  for (int i = 0; i < reps; i++)
+    call(op, wrapped, n, rank, size);
+  double t = (PMPI_Wtime() - t0) / (op == PINGPONG ? 2.0 * reps : reps);
+  PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return t;
+}
+
+int main(int argc, char **argv) {
+  static const int sizes[] = {8, 65536};
+  int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 30;
+  long budget = argc > 2 ? atol(argv[2]) : 2000; /* calls at 8 B */
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) {
+    if (rank == 0)
+      fprintf(stderr, "rp_bench_coll: run on 2 or more ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  size_t cap = (size_t)sizes[1] * (size_t)size;
+  sbuf = calloc(cap, 1);
+  rbuf = calloc(cap, 1);
+  if (!sbuf || !rbuf)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  if (rank == 0)
+    printf("# librevprof %s; %d ranks; best of %d alternating rounds\n"
+           "%-10s %8s %12s %12s %8s\n",
+           revprof_enabled() ? "predicting" : "OFF (pass-through)", size,
+           rounds, "call", "bytes", "native us", "revprof us", "ratio");
+  for (int op = 0; op < NOPS; op++)
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+      int n = sizes[s];
+      if (op == BARRIER && s > 0)
+        continue;
+      if (op == PINGPONG && s > 0)
+        continue;
+      int reps = (int)(budget / (1 + n / 4096));
+      double best[2] = {1e30, 1e30};
+      timed(op, 0, n, reps / 4 + 1, rank, size); /* warm up both */
+      timed(op, 1, n, reps / 4 + 1, rank, size);
+      for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < 2; k++) {
+          int w = (r + k) % 2; /* alternate which goes first */
+          double t = timed(op, w, n, reps, rank, size);
+          if (t < best[w])
+            best[w] = t;
+        }
+      if (rank == 0)
+        printf("%-10s %8d %12.3f %12.3f %8.2f\n", op_name[op],
+               op == BARRIER ? 0 : n, best[0] * 1e6, best[1] * 1e6,
+               best[1] / best[0]);
+    }
+  free(sbuf);
+  free(rbuf);
+  MPI_Finalize();
+  return 0;
+}

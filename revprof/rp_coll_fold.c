@@ -1,0 +1,294 @@
+/* Collectives whose clock exchange rides in the application's own call,
+ * instead of a second collective on the shadow communicator (rp_coll.c):
+ * at small sizes that second call cost more than the application's
+ * (bench/collective-overhead.sh). Each function here returns 1 when it
+ * made the call (its return code in *rc, the clock rule applied), 0 when
+ * the call is not one it folds, having done nothing; then the wrapper
+ * takes the general path. Whether a call folds depends only on arguments
+ * every member passes alike (the block size, MPI_IN_PLACE, the operation,
+ * the group size), never on local state, so all members take the same
+ * path. The rule is unchanged: every member ends with the maximum of all
+ * members' start clocks and sizes, then now = that + T_fn(p, d).
+ *
+ *   MPI_Allgather, MPI_Alltoall: each block travels as MPI_PACKED with the
+ *     sender's clocks packed after it; every member receives every other's.
+ *   MPI_Allreduce: the data and the clocks reduce together under one
+ *     user-defined operation, which applies the application's predefined
+ *     operation to the data (MPI_Reduce_local) and the maximum to the
+ *     clocks. Only where that gives the same bits as the application's own
+ *     call whatever order the MPI combines the members in: operations that
+ *     are exact (MAX, MIN, MAXLOC, MINLOC, logical and bitwise), SUM and
+ *     PROD of integers, and SUM and PROD of anything on 2 members (one
+ *     combination, commutative). Floating-point sums on 3 or more members
+ *     keep the general path. */
+#include "rp_int.h"
+
+#include <string.h>
+
+/* largest block (bytes per member) that folds, and the staging buffers:
+ * static so that no member can fail to get them (a member that fell back
+ * alone would deadlock the others) */
+#define RP_FOLD_BLOCK 2048
+#define RP_FOLD_BUF (512 * 1024)
+static unsigned char fold_send[RP_FOLD_BUF], fold_recv[RP_FOLD_BUF];
+
+/* The clocks and d of this member, as the shadow exchange would send them */
+static void my_clocks(double d, double v[RP_PB_DOUBLES]) {
+  memcpy(v, rp_g.clk.now, sizeof rp_g.clk.now);
+  v[RP_NB] = d;
+}
+
+static void fold_max(double acc[RP_PB_DOUBLES], const double v[RP_PB_DOUBLES]) {
+  for (int k = 0; k < RP_PB_DOUBLES; k++)
+    if (v[k] > acc[k])
+      acc[k] = v[k];
+}
+
+/* The rule, from the maximum over the members */
+static void fold_rule(rp_comm *c, revprof_fn fn, const double v[RP_PB_DOUBLES]) {
+  rp_coll_ex x;
+  x.fn = fn;
+  x.p = (double)c->size;
+  x.synced = 1;
+  memcpy(x.v, v, sizeof x.v);
+  rp_coll_finish(&x);
+}
+
+/* Bytes of one packed block (count of type, then the clocks) when the
+ * call folds, else 0. */
+static int fold_block(rp_comm *c, int count, MPI_Datatype type, MPI_Comm comm) {
+  int tsize, data, clocks;
+  if (!c->intra || c->size < 2 || count < 0 ||
+      PMPI_Type_size(type, &tsize) != MPI_SUCCESS ||
+      (long)count * tsize > RP_FOLD_BLOCK ||
+      PMPI_Pack_size(count, type, comm, &data) != MPI_SUCCESS ||
+      PMPI_Pack_size(RP_PB_DOUBLES, MPI_DOUBLE, comm, &clocks) !=
+          MPI_SUCCESS)
+    return 0;
+  long block = (long)data + clocks;
+  return block * c->size <= RP_FOLD_BUF ? (int)block : 0;
+}
+
+static MPI_Aint extent_of(MPI_Datatype t) {
+  MPI_Aint lb = 0, ext = 0;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  return ext;
+}
+
+/* Packs count of type at buf, then v, as block b of fold_send */
+static void pack_block(const void *buf, int count, MPI_Datatype type,
+                       const double *v, int b, int block, MPI_Comm comm) {
+  int pos = 0;
+  unsigned char *out = fold_send + (size_t)b * (size_t)block;
+  PMPI_Pack(buf, count, type, out, block, &pos, comm);
+  PMPI_Pack(v, RP_PB_DOUBLES, MPI_DOUBLE, out, block, &pos, comm);
+}
+
+/* Unpacks block b of fold_recv into count of type at buf; its clocks
+ * into acc (maximum) */
+static void unpack_block(void *buf, int count, MPI_Datatype type,
+                         double *acc, int b, int block, MPI_Comm comm) {
+  int pos = 0;
+  double v[RP_PB_DOUBLES];
+  const unsigned char *in = fold_recv + (size_t)b * (size_t)block;
+  PMPI_Unpack(in, block, &pos, buf, count, type, comm);
+  PMPI_Unpack(in, block, &pos, v, RP_PB_DOUBLES, MPI_DOUBLE, comm);
+  fold_max(acc, v);
+}
+
+int rp_fold_MPI_Allgather(rp_comm *c, revprof_fn fn, double d, int *rc,
+                          const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm) {
+  int block = sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype, comm);
+  if (block == 0)
+    return 0;
+  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  my_clocks(d, mine);
+  memcpy(acc, mine, sizeof acc);
+  pack_block(sendbuf, sendcount, sendtype, mine, 0, block, comm);
+  *rc = PMPI_Allgather(fold_send, block, MPI_PACKED, fold_recv, block,
+                       MPI_PACKED, comm);
+  if (*rc == MPI_SUCCESS) {
+    MPI_Aint ext = extent_of(recvtype);
+    for (int j = 0; j < c->size; j++)
+      unpack_block((char *)recvbuf + (MPI_Aint)j * recvcount * ext, recvcount,
+                   recvtype, acc, j, block, comm);
+  }
+  fold_rule(c, fn, acc);
+  return 1;
+}
+
+int rp_fold_MPI_Alltoall(rp_comm *c, revprof_fn fn, double d, int *rc,
+                         const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm) {
+  int block = sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype, comm);
+  if (block == 0)
+    return 0;
+  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  my_clocks(d, mine);
+  memcpy(acc, mine, sizeof acc);
+  MPI_Aint sext = extent_of(sendtype);
+  for (int j = 0; j < c->size; j++)
+    pack_block((const char *)sendbuf + (MPI_Aint)j * sendcount * sext,
+               sendcount, sendtype, mine, j, block, comm);
+  *rc = PMPI_Alltoall(fold_send, block, MPI_PACKED, fold_recv, block,
+                      MPI_PACKED, comm);
+  if (*rc == MPI_SUCCESS) {
+    MPI_Aint ext = extent_of(recvtype);
+    for (int j = 0; j < c->size; j++)
+      unpack_block((char *)recvbuf + (MPI_Aint)j * recvcount * ext, recvcount,
+                   recvtype, acc, j, block, comm);
+  }
+  fold_rule(c, fn, acc);
+  return 1;
+}
+
+/* ---- MPI_Allreduce */
+
+/* What the combined operation applies to the data part: set before each
+ * folded call (librevprof steps aside under MPI_THREAD_MULTIPLE, so one
+ * call at a time). The data is at offset 0 of each element, the clocks at
+ * clock_off. */
+static struct {
+  int count;
+  MPI_Datatype type;
+  MPI_Op op;
+  size_t clock_off;
+} fold_cur;
+static MPI_Op fold_op = MPI_OP_NULL;
+
+/* the combined element types, one per element size (the data rounded up to
+ * 16 bytes, then the clocks), made at first use */
+#define RP_FOLD_TYPES (RP_FOLD_BLOCK / 16 + 1)
+static MPI_Datatype fold_types[RP_FOLD_TYPES];
+static int fold_made;
+
+/* MPI could not make a type or an operation: the members cannot be known
+ * to agree on the path any more, so the run stops, saying why */
+static void fold_fail(const char *what) {
+  rp_warn("cannot create %s for a collective's clock exchange; stopping", what);
+  PMPI_Abort(MPI_COMM_WORLD, 70);
+}
+
+static void fold_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  int bytes = (int)fold_cur.clock_off + RP_PB_BYTES;
+  for (int e = 0; e < *len; e++) {
+    unsigned char *a = (unsigned char *)in + (size_t)e * (size_t)bytes;
+    unsigned char *b = (unsigned char *)inout + (size_t)e * (size_t)bytes;
+    double va[RP_PB_DOUBLES], vb[RP_PB_DOUBLES];
+    PMPI_Reduce_local(a, b, fold_cur.count, fold_cur.type, fold_cur.op);
+    memcpy(va, a + fold_cur.clock_off, sizeof va);
+    memcpy(vb, b + fold_cur.clock_off, sizeof vb);
+    fold_max(vb, va);
+    memcpy(b + fold_cur.clock_off, vb, sizeof vb);
+  }
+}
+
+/* the combined type of an element whose data rounds up to off bytes */
+static MPI_Datatype bytes_type(size_t off) {
+  size_t k = off / 16;
+  if (!fold_made) {
+    for (int i = 0; i < RP_FOLD_TYPES; i++)
+      fold_types[i] = MPI_DATATYPE_NULL;
+    fold_made = 1;
+  }
+  if (fold_types[k] == MPI_DATATYPE_NULL) {
+    MPI_Datatype t;
+    if (PMPI_Type_contiguous((int)off + RP_PB_BYTES, MPI_BYTE, &t) !=
+            MPI_SUCCESS ||
+        PMPI_Type_commit(&t) != MPI_SUCCESS)
+      fold_fail("a datatype");
+    fold_types[k] = t;
+  }
+  return fold_types[k];
+}
+
+/* 1 when type is a predefined integer type (sums and products exact) */
+static int int_type(MPI_Datatype t) {
+  static const MPI_Datatype ints[] = {
+      MPI_CHAR,           MPI_SIGNED_CHAR,    MPI_UNSIGNED_CHAR,
+      MPI_SHORT,          MPI_UNSIGNED_SHORT, MPI_INT,
+      MPI_UNSIGNED,       MPI_LONG,           MPI_UNSIGNED_LONG,
+      MPI_LONG_LONG_INT,  MPI_UNSIGNED_LONG_LONG, MPI_INT8_T,
+      MPI_INT16_T,        MPI_INT32_T,        MPI_INT64_T,
+      MPI_UINT8_T,        MPI_UINT16_T,       MPI_UINT32_T,
+      MPI_UINT64_T,       MPI_AINT,           MPI_OFFSET,
+      MPI_COUNT,          MPI_BYTE};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+    if (t == ints[i])
+      return 1;
+  return 0;
+}
+
+/* 1 when op is predefined and combining in any order gives the bits the
+ * application's own call would */
+static int exact_op(MPI_Op op, MPI_Datatype type, int members) {
+  static const MPI_Op any_order[] = {MPI_MAX,  MPI_MIN,  MPI_MAXLOC,
+                                     MPI_MINLOC, MPI_LAND, MPI_LOR,
+                                     MPI_LXOR, MPI_BAND, MPI_BOR,
+                                     MPI_BXOR};
+  for (size_t i = 0; i < sizeof any_order / sizeof *any_order; i++)
+    if (op == any_order[i])
+      return 1;
+  if (op == MPI_SUM || op == MPI_PROD)
+    return members == 2 || int_type(type);
+  return 0;
+}
+
+/* 1 when type is one of MPI's predefined types */
+static int named_type(MPI_Datatype t) {
+  int ni, na, nd, combiner;
+  return t != MPI_DATATYPE_NULL &&
+         PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+         combiner == MPI_COMBINER_NAMED;
+}
+
+int rp_fold_MPI_Allreduce(rp_comm *c, revprof_fn fn, double d, int *rc,
+                          const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  int tsize;
+  MPI_Aint lb, ext;
+  if (!c->intra || c->size < 2 || count <= 0 || !named_type(datatype) ||
+      !exact_op(op, datatype, c->size) ||
+      PMPI_Type_size(datatype, &tsize) != MPI_SUCCESS ||
+      PMPI_Type_get_extent(datatype, &lb, &ext) != MPI_SUCCESS ||
+      lb != 0 || ext != tsize || (long)count * tsize > RP_FOLD_BLOCK)
+    return 0;
+  if (fold_op == MPI_OP_NULL && PMPI_Op_create(fold_fn, 1, &fold_op) != MPI_SUCCESS)
+    fold_fail("an operation");
+  size_t data = (size_t)count * (size_t)tsize;
+  size_t off = (data + 15) & ~(size_t)15; /* clocks 16-aligned after it */
+  MPI_Datatype bt = bytes_type(off);
+  double mine[RP_PB_DOUBLES];
+  my_clocks(d, mine);
+  memcpy(fold_send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, data);
+  memset(fold_send + data, 0, off - data);
+  memcpy(fold_send + off, mine, sizeof mine);
+  fold_cur.count = count;
+  fold_cur.type = datatype;
+  fold_cur.op = op;
+  fold_cur.clock_off = off;
+  *rc = PMPI_Allreduce(fold_send, fold_recv, 1, bt, fold_op, comm);
+  double acc[RP_PB_DOUBLES];
+  memcpy(acc, mine, sizeof acc);
+  if (*rc == MPI_SUCCESS) {
+    double v[RP_PB_DOUBLES];
+    memcpy(recvbuf, fold_recv, data);
+    memcpy(v, fold_recv + off, sizeof v);
+    fold_max(acc, v);
+  }
+  fold_rule(c, fn, acc);
+  return 1;
+}
+
+void rp_fold_finalize(void) {
+  for (int i = 0; fold_made && i < RP_FOLD_TYPES; i++)
+    if (fold_types[i] != MPI_DATATYPE_NULL)
+      PMPI_Type_free(&fold_types[i]);
+  fold_made = 0;
+  if (fold_op != MPI_OP_NULL)
+    PMPI_Op_free(&fold_op);
+}
