@@ -96,19 +96,27 @@ static void unpack_block(void *buf, int count, MPI_Datatype type,
   fold_max(acc, v);
 }
 
-int rp_fold_MPI_Allgather(rp_comm *c, revprof_fn fn, double d, int *rc,
-                          const void *sendbuf, int sendcount,
-                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, MPI_Comm comm) {
-  int block = sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype, comm);
+/* Allgather (every member sends the same block to all) or Alltoall (block
+ * j to member j) of the packed blocks; the application's arguments */
+static int fold_blocks(int alltoall, rp_comm *c, revprof_fn fn, double d,
+                       int *rc, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm) {
+  int block =
+      sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype, comm);
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
   my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
-  pack_block(sendbuf, sendcount, sendtype, mine, 0, block, comm);
-  *rc = PMPI_Allgather(fold_send, block, MPI_PACKED, fold_recv, block,
-                       MPI_PACKED, comm);
+  MPI_Aint sext = extent_of(sendtype);
+  for (int j = 0; j < (alltoall ? c->size : 1); j++)
+    pack_block((const char *)sendbuf + (MPI_Aint)j * sendcount * sext,
+               sendcount, sendtype, mine, j, block, comm);
+  *rc = alltoall ? PMPI_Alltoall(fold_send, block, MPI_PACKED, fold_recv,
+                                 block, MPI_PACKED, comm)
+                 : PMPI_Allgather(fold_send, block, MPI_PACKED, fold_recv,
+                                  block, MPI_PACKED, comm);
   if (*rc == MPI_SUCCESS) {
     MPI_Aint ext = extent_of(recvtype);
     for (int j = 0; j < c->size; j++)
@@ -119,30 +127,20 @@ int rp_fold_MPI_Allgather(rp_comm *c, revprof_fn fn, double d, int *rc,
   return 1;
 }
 
+int rp_fold_MPI_Allgather(rp_comm *c, revprof_fn fn, double d, int *rc,
+                          const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm) {
+  return fold_blocks(0, c, fn, d, rc, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, comm);
+}
+
 int rp_fold_MPI_Alltoall(rp_comm *c, revprof_fn fn, double d, int *rc,
                          const void *sendbuf, int sendcount,
                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm) {
-  int block = sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype, comm);
-  if (block == 0)
-    return 0;
-  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
-  my_clocks(d, mine);
-  memcpy(acc, mine, sizeof acc);
-  MPI_Aint sext = extent_of(sendtype);
-  for (int j = 0; j < c->size; j++)
-    pack_block((const char *)sendbuf + (MPI_Aint)j * sendcount * sext,
-               sendcount, sendtype, mine, j, block, comm);
-  *rc = PMPI_Alltoall(fold_send, block, MPI_PACKED, fold_recv, block,
-                      MPI_PACKED, comm);
-  if (*rc == MPI_SUCCESS) {
-    MPI_Aint ext = extent_of(recvtype);
-    for (int j = 0; j < c->size; j++)
-      unpack_block((char *)recvbuf + (MPI_Aint)j * recvcount * ext, recvcount,
-                   recvtype, acc, j, block, comm);
-  }
-  fold_rule(c, fn, acc);
-  return 1;
+  return fold_blocks(1, c, fn, d, rc, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, comm);
 }
 
 /* ---- MPI_Allreduce */
