@@ -116,6 +116,34 @@ int revprof_model_has(const revprof_model *m, revprof_fn fn) {
   return m && (unsigned)fn < REVPROF_FN_COUNT && m->fn[fn].nregimes > 0;
 }
 
+revprof_fn revprof_fn_fallback(revprof_fn fn) {
+  switch (fn) {
+  case REVPROF_FN_ISEND: return REVPROF_FN_SEND;
+  case REVPROF_FN_IRECV: return REVPROF_FN_RECV;
+  case REVPROF_FN_IBARRIER: return REVPROF_FN_BARRIER;
+  case REVPROF_FN_IBCAST: return REVPROF_FN_BCAST;
+  case REVPROF_FN_IALLREDUCE: return REVPROF_FN_ALLREDUCE;
+  case REVPROF_FN_IALLTOALL: return REVPROF_FN_ALLTOALL;
+  case REVPROF_FN_GATHERV: return REVPROF_FN_GATHER;
+  case REVPROF_FN_SCATTERV: return REVPROF_FN_SCATTER;
+  case REVPROF_FN_ALLGATHERV: return REVPROF_FN_ALLGATHER;
+  case REVPROF_FN_ALLTOALLV: return REVPROF_FN_ALLTOALL;
+  case REVPROF_FN_REDUCE_SCATTER_BLOCK: return REVPROF_FN_REDUCE_SCATTER;
+  case REVPROF_FN_REDUCE_SCATTER: return REVPROF_FN_ALLREDUCE;
+  case REVPROF_FN_EXSCAN: return REVPROF_FN_SCAN;
+  case REVPROF_FN_SCAN: return REVPROF_FN_ALLREDUCE;
+  default: return REVPROF_FN_COUNT;
+  }
+}
+
+revprof_fn revprof_model_row_for(const revprof_model *m, revprof_fn fn) {
+  int hops = 0;
+  while (fn != REVPROF_FN_COUNT && !revprof_model_has(m, fn) &&
+         hops++ < REVPROF_FN_COUNT)
+    fn = revprof_fn_fallback(fn);
+  return revprof_model_has(m, fn) ? fn : REVPROF_FN_COUNT;
+}
+
 const revprof_regime *revprof_model_regime(const revprof_model *m,
                                            revprof_fn fn, double d) {
   if (!revprof_model_has(m, fn))

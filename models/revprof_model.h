@@ -171,6 +171,18 @@ void revprof_model_print(const revprof_model *m, FILE *f);
 /* 1 when the model has an equation for fn. */
 int revprof_model_has(const revprof_model *m, revprof_fn fn);
 
+/* The row a model without fn's own row costs fn by, the same everywhere
+ * (librevprof, 'revprof model eval'): I-forms as their blocking form
+ * (MPI_Isend as MPI_Send, MPI_Iallreduce as MPI_Allreduce, ...), v-forms
+ * as the plain one, MPI_Reduce_scatter_block as MPI_Reduce_scatter, that
+ * and MPI_Scan as MPI_Allreduce, MPI_Exscan as MPI_Scan.
+ * REVPROF_FN_COUNT when fn has none. Pure. */
+revprof_fn revprof_fn_fallback(revprof_fn fn);
+
+/* The row of m that costs fn: fn's own, else the first of its fallback
+ * chain m has; REVPROF_FN_COUNT when none. */
+revprof_fn revprof_model_row_for(const revprof_model *m, revprof_fn fn);
+
 /* Regime of fn that applies to d bytes; NULL if fn is absent. */
 const revprof_regime *revprof_model_regime(const revprof_model *m,
                                            revprof_fn fn, double d);

@@ -49,37 +49,11 @@ void rp_warn(const char *fmt, ...) {
 
 /* --------------------------------------------------------------- costs */
 
-/* When a model lacks a row, the row used instead (documented in
- * docs/revprof.md); REVPROF_FN_COUNT ends a chain. */
-static revprof_fn fallback_of(revprof_fn fn) {
-  switch (fn) {
-  case REVPROF_FN_ISEND: return REVPROF_FN_SEND;
-  case REVPROF_FN_IRECV: return REVPROF_FN_RECV;
-  case REVPROF_FN_IBARRIER: return REVPROF_FN_BARRIER;
-  case REVPROF_FN_IBCAST: return REVPROF_FN_BCAST;
-  case REVPROF_FN_IALLREDUCE: return REVPROF_FN_ALLREDUCE;
-  case REVPROF_FN_IALLTOALL: return REVPROF_FN_ALLTOALL;
-  case REVPROF_FN_GATHERV: return REVPROF_FN_GATHER;
-  case REVPROF_FN_SCATTERV: return REVPROF_FN_SCATTER;
-  case REVPROF_FN_ALLGATHERV: return REVPROF_FN_ALLGATHER;
-  case REVPROF_FN_ALLTOALLV: return REVPROF_FN_ALLTOALL;
-  case REVPROF_FN_REDUCE_SCATTER_BLOCK: return REVPROF_FN_REDUCE_SCATTER;
-  case REVPROF_FN_REDUCE_SCATTER: return REVPROF_FN_ALLREDUCE;
-  case REVPROF_FN_EXSCAN: return REVPROF_FN_SCAN;
-  case REVPROF_FN_SCAN: return REVPROF_FN_ALLREDUCE;
-  default: return REVPROF_FN_COUNT;
-  }
-}
-
+/* When a model lacks a row, the row used instead: models/'s chain, the
+ * one 'revprof model eval' uses (docs/revprof.md); REVPROF_FN_COUNT: none */
 static void resolve_fallbacks(void) {
-  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
-    revprof_fn f = (revprof_fn)i;
-    int hops = 0;
-    while (f != REVPROF_FN_COUNT && !revprof_model_has(rp_g.model, f) &&
-           hops++ < REVPROF_FN_COUNT)
-      f = fallback_of(f);
-    rp_g.eff[i] = f;
-  }
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    rp_g.eff[i] = revprof_model_row_for(rp_g.model, (revprof_fn)i);
 }
 
 /* Last results of the model, direct-mapped: calls repeat (fn, p, d). */

@@ -19,6 +19,17 @@ echo "$out" | grep -q "extrapolated: 32x outside in p, 1x in d (measured p 2..2,
 out=$("$rp" model eval "$ship.lua" MPI_Allreduce 2 1024) || fail "model eval failed"
 case $out in *extrapolated*|*unknown*) fail "in-range eval marked: $out" ;; esac
 [ "$(echo "$out" | wc -w)" -eq 3 ] || fail "in-range eval is not 'min avg max': $out"
+# a function without its own row is costed by its fallback, as librevprof does
+out=$("$rp" model eval "$src/tests/mpi/rp_exact_model.lua" MPI_Ialltoall 2 8 2> "$tmp/err") \
+  || fail "model eval of a fallback failed: $(cat "$tmp/err")"
+want=$("$rp" model eval "$src/tests/mpi/rp_exact_model.lua" MPI_Alltoall 2 8 2>/dev/null)
+[ "$out" = "$want" ] || fail "MPI_Ialltoall is not costed as MPI_Alltoall: '$out' against '$want'"
+grep -q "no MPI_Ialltoall row; costed by its fallback, the MPI_Alltoall row" "$tmp/err" \
+  || fail "model eval does not say it used a fallback: $(cat "$tmp/err")"
+"$rp" model eval "$src/tests/mpi/rp_exact_model.lua" MPI_Reduce 2 8 2> "$tmp/err" \
+  && fail "model eval of a function with no row and no fallback succeeded"
+grep -q "no equation for MPI_Reduce (nor for any function it falls back on)" "$tmp/err" \
+  || fail "model eval without any row: $(cat "$tmp/err")"
 # a model without ranges says so
 out=$("$rp" model eval "$src/examples/toy_model.lua" MPI_Allreduce 64 1024) || fail "toy eval failed"
 echo "$out" | grep -q "(range unknown" || fail "no 'range unknown' for an old model: $out"

@@ -251,13 +251,20 @@ static int cmd_model(int argc, char **argv) {
       fprintf(stderr, "%s model eval: BYTES must be a number >= 0, not "
                       "'%s'\n", prog, argv[5]);
       status = 2;
-    } else if (revprof_model_eval(m, fn, p, d, t) != 0) {
+    } else if (revprof_model_row_for(m, fn) == REVPROF_FN_COUNT) {
       fprintf(stderr, "%s model eval: %s: the model has no equation for "
-                      "%s\n", prog, file, argv[3]);
+                      "%s (nor for any function it falls back on)\n",
+              prog, file, argv[3]);
       status = 1;
     } else {
       double far[2];
       char rb[128];
+      revprof_fn row = revprof_model_row_for(m, fn);
+      if (row != fn) /* librevprof would cost it the same way */
+        fprintf(stderr, "%s model eval: %s: no %s row; costed by its "
+                        "fallback, the %s row (as librevprof does)\n",
+                prog, file, argv[3], revprof_fn_name(row));
+      fn = row;
       int where = revprof_model_eval_x(m, fn, p, d, t, far);
       printf("%.6e %.6e %.6e", t[REVPROF_MIN], t[REVPROF_AVG],
              t[REVPROF_MAX]);

@@ -483,6 +483,42 @@ static void test_model_function_table(void **state) {
   assert_string_equal(revprof_strerror(12345), "unknown error");
 }
 
+/* The fallback chain: every chain ends (no loop), and a model without a
+ * row is costed by the first row of the chain it has, as librevprof and
+ * 'revprof model eval' both do. good_model has MPI_Allreduce and latency. */
+static void test_model_fallback_chain(void **state) {
+  (void)state;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    revprof_fn f = (revprof_fn)i;
+    int hops = 0;
+    while (f != REVPROF_FN_COUNT && hops++ <= REVPROF_FN_COUNT)
+      f = revprof_fn_fallback(f);
+    if (f != REVPROF_FN_COUNT)
+      fail_msg("the fallback chain of %s loops",
+               revprof_fn_name((revprof_fn)i));
+  }
+  assert_int_equal(revprof_fn_fallback(REVPROF_FN_IALLREDUCE),
+                   REVPROF_FN_ALLREDUCE);
+  assert_int_equal(revprof_fn_fallback(REVPROF_FN_SEND), REVPROF_FN_COUNT);
+  revprof_model *m = load_ok(good_model);
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_ALLREDUCE),
+                   REVPROF_FN_ALLREDUCE);
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_IALLREDUCE),
+                   REVPROF_FN_ALLREDUCE);
+  /* Exscan -> Scan (absent) -> Allreduce */
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_EXSCAN),
+                   REVPROF_FN_ALLREDUCE);
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_REDUCE_SCATTER_BLOCK),
+                   REVPROF_FN_ALLREDUCE);
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_BCAST),
+                   REVPROF_FN_COUNT);
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_IBCAST),
+                   REVPROF_FN_COUNT);
+  assert_int_equal(revprof_model_row_for(NULL, REVPROF_FN_SEND),
+                   REVPROF_FN_COUNT);
+  revprof_model_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_load_fields),
@@ -510,6 +546,7 @@ int main(void) {
       cmocka_unit_test(test_model_reject_bad_range),
       cmocka_unit_test(test_model_reject_infinite_times),
       cmocka_unit_test(test_model_function_table),
+      cmocka_unit_test(test_model_fallback_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
