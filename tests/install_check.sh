@@ -43,4 +43,15 @@ C
 cmake -S "$tmp/consumer" -B "$tmp/consumer/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/consumer/b" >/dev/null
 LD_LIBRARY_PATH=$tmp/prefix/lib:$tmp/prefix/lib/x86_64-linux-gnu "$tmp/consumer/b/ev" "$src/examples/toy_model.lua"
+# the model library exports its public API only (models/revprof_model.map)
+lib=
+for f in "$tmp"/prefix/lib/librevprof_model.so "$tmp"/prefix/lib/*/librevprof_model.so; do
+  if [ -e "$f" ]; then lib=$f; break; fi
+done
+[ -n "$lib" ] || { echo "install_check: no librevprof_model.so installed" >&2; exit 1; }
+extra=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ && $3 !~ /^revprof_/ && $3 !~ /^_(init|fini|edata|end|_bss_start)$/ { print $3 }')
+if [ -n "$extra" ]; then
+  echo "install_check: librevprof_model.so exports more than revprof_*: $extra" >&2
+  exit 1
+fi
 echo "install_check: ok"
