@@ -237,7 +237,7 @@ static int cmd_model(int argc, char **argv) {
       nfn += revprof_model_has(m, (revprof_fn)i);
     printf("%s: ok (%s, %d functions)\n", file, REVPROF_MODEL_FORMAT, nfn);
   } else {
-    revprof_fn fn = revprof_fn_lookup(argv[3]);
+    revprof_fn fn = revprof_fn_lookup(argv[3]), row = REVPROF_FN_COUNT;
     double p, d, t[3];
     if (fn == REVPROF_FN_COUNT) {
       fprintf(stderr, "%s model eval: unknown function '%s'\n", prog,
@@ -251,7 +251,7 @@ static int cmd_model(int argc, char **argv) {
       fprintf(stderr, "%s model eval: BYTES must be a number >= 0, not "
                       "'%s'\n", prog, argv[5]);
       status = 2;
-    } else if (revprof_model_row_for(m, fn) == REVPROF_FN_COUNT) {
+    } else if ((row = revprof_model_row_for(m, fn)) == REVPROF_FN_COUNT) {
       fprintf(stderr, "%s model eval: %s: the model has no equation for "
                       "%s (nor for any function it falls back on)\n",
               prog, file, argv[3]);
@@ -259,7 +259,6 @@ static int cmd_model(int argc, char **argv) {
     } else {
       double far[2];
       char rb[128];
-      revprof_fn row = revprof_model_row_for(m, fn);
       if (row != fn) /* librevprof would cost it the same way */
         fprintf(stderr, "%s model eval: %s: no %s row; costed by its "
                         "fallback, the %s row (as librevprof does)\n",
