@@ -104,7 +104,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
     if (strcmp(v, "zero") == 0)
       c->compute = RP_COMPUTE_ZERO;
     else if (strcmp(v, "annotate") == 0)
-      c->compute = RP_COMPUTE_AUTO;
+      c->compute = RP_COMPUTE_ANNOTATE;
     else if (strcmp(v, "measure") == 0)
       c->compute = RP_COMPUTE_MEASURE;
     else if (strcmp(v, "auto") == 0)

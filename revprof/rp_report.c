@@ -284,7 +284,7 @@ static void derive_flags(flag_set *fs, const double *missing,
     const char *p[] = {
         "no MPI call was intercepted besides MPI_Init and MPI_Finalize; if "
         "the program communicates, it does so through calls revprof does "
-        "not see (Fortran use mpi_f08 or other language bindings, a "
+        "not see (language bindings it does not wrap, a "
         "statically linked MPI, -lrevprof after the MPI library): nothing "
         "was predicted"};
     flagset_add(fs, "nothing-intercepted", cat(derived[d++], p, 1), nranks);
@@ -698,7 +698,7 @@ void rp_report_final(void) {
   if (calls <= 0)
     rp_warn("no MPI call was intercepted besides MPI_Init and MPI_Finalize: "
             "if the program communicates, it does so through calls revprof "
-            "does not see (Fortran use mpi_f08 or other language bindings, a "
+            "does not see (language bindings it does not wrap, a "
             "statically linked MPI, -lrevprof after the MPI library)");
 
   sink t = {.fd = -1}, c = {.fd = -1};

@@ -66,6 +66,21 @@ static void test_revprof_config_compute_auto(void **state) {
   assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
   assert_int_equal(c.compute, RP_COMPUTE_AUTO);
   assert_string_equal(rp_compute_name(RP_COMPUTE_AUTO), "auto");
+  /* each value its own mode (annotate was once read as auto) */
+  static const struct {
+    const char *v;
+    rp_compute_mode k;
+  } each[] = {{"zero", RP_COMPUTE_ZERO},
+              {"annotate", RP_COMPUTE_ANNOTATE},
+              {"measure", RP_COMPUTE_MEASURE},
+              {"auto", RP_COMPUTE_AUTO}};
+  for (size_t i = 0; i < sizeof each / sizeof *each; i++) {
+    const char *kv2[] = {"REVPROF_MODEL", "m.lua", "REVPROF_COMPUTE", each[i].v,
+                         NULL};
+    assert_int_equal(read_env(&c, kv2, err, sizeof err), 0);
+    assert_int_equal(c.compute, each[i].k);
+    assert_string_equal(rp_compute_name(each[i].k), each[i].v);
+  }
   /* an unmodified program is measured; a Lua cost file means annotations */
   assert_int_equal(rp_compute_resolve(RP_COMPUTE_AUTO, 0), RP_COMPUTE_MEASURE);
   assert_int_equal(rp_compute_resolve(RP_COMPUTE_AUTO, 1),
