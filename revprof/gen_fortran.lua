@@ -18,6 +18,7 @@
 --   MPI_X h                 MPI_X_f2c(*h) (MPI_Datatype: MPI_Type_f2c)
 --   MPI_X *h                in and out through a local handle; out only
 --                           for the generated kinds' request/newcomm roles
+--                           (not complete_*: Wait and Test)
 --   MPI_Status *s           a local status, MPI_Status_c2f back;
 --                           MPI_F_STATUS_IGNORE -> MPI_STATUS_IGNORE
 --   MPI_Request a[],        arrays of count (or incount) elements
@@ -116,7 +117,9 @@ return function(funcs, template, template_path, fail, banner)
           if htype then
             args[#args + 1] = f2c .. "(*" .. n .. ")"
           else
-            local out_only = f.kind ~= "manual" and (f.roles.request == n or f.roles.newcomm == n)
+            -- the request a Wait/Test completes goes in and out
+            local out_only = f.kind ~= "manual" and not f.kind:match("^complete_") and
+              (f.roles.request == n or f.roles.newcomm == n)
             if out_only and not null_of[t] then fail(f.where, "Fortran: no null handle for MPI_" .. t) end
             pre[#pre + 1] = "  MPI_" .. t .. " " .. n .. "_c = " ..
               (out_only and null_of[t] or (f2c .. "(*" .. n .. ")")) .. ";"

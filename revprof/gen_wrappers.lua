@@ -49,7 +49,8 @@ do
 end
 
 local roles_known = { buf = 1, count = 1, datatype = 1, peer = 1, tag = 1,
-  comm = 1, request = 1, status = 1, newcomm = 1 }
+  comm = 1, request = 1, status = 1, newcomm = 1, root = 1,
+  requests = 1, statuses = 1, index = 1, outcount = 1, indices = 1 }
 
 -- Spec: KIND NAME MODEL [SIZE] | DECL : ROLE, ...
 local funcs = {}
@@ -114,6 +115,9 @@ local function expand(f)
     FN = f.model, D = f.size,
     PARAMS = #decls > 0 and table.concat(decls, ", ") or "void",
     ARGS = table.concat(names, ", "),
+    -- a call that may complete nothing (SIZE not "1") enters as a poll
+    ENTER = f.size == "1" and "rp_enter" or "rp_enter_poll",
+    LEAVE = "rp_leave",
   }
   return (kinds[f.kind]:gsub("@([%w_]+)@", function(key)
     local v = subst[key] or f.roles[key]

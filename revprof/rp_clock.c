@@ -54,6 +54,17 @@ double rp_clock_coll_complete(rp_clock *c, const double start_max[RP_NB],
   return wavg;
 }
 
+int rp_root_learns(int dir, int is_root) {
+  return (dir == RP_ROOT_OUT && !is_root) || (dir == RP_ROOT_IN && is_root);
+}
+
+void rp_root_known(int dir, int is_root, const double *own,
+                   const double *arrived, double *known, int n) {
+  int learns = rp_root_learns(dir, is_root);
+  for (int k = 0; k < n; k++)
+    known[k] = learns && arrived[k] > own[k] ? arrived[k] : own[k];
+}
+
 double rp_clock_arrival(const double t_send[RP_NB],
                         const double latency[RP_NB]) {
   return t_send[RP_AVG] + latency[RP_AVG];

@@ -77,6 +77,26 @@ double rp_clock_coll(rp_clock *c, const double start_max[RP_NB],
 double rp_clock_coll_complete(rp_clock *c, const double start_max[RP_NB],
                               const double cost[RP_NB]);
 
+/* Rooted collectives: a member knows, when the call completes, the start
+ * clocks of the members whose data reached it, and no others. Data leaves
+ * the root in MPI_Bcast and MPI_Scatter(v) (RP_ROOT_OUT: a non-root learns
+ * the root's clocks, the root learns nothing) and goes to it in MPI_Reduce
+ * and MPI_Gather(v) (RP_ROOT_IN: the root learns every member's, the others
+ * nothing). The rule is rp_clock_coll with start_max the maximum over what
+ * this member knows, its own start included: a non-root of a broadcast
+ * ends at max(own, root) + cost, its root at own + cost; the root of a
+ * reduction at max(all) + cost, the others at own + cost. */
+enum { RP_ROOT_OUT = 1, RP_ROOT_IN = 2 };
+
+/* 1 when a member (is_root: the root) learns other members' clocks from a
+ * rooted collective of direction dir, else 0 (also for a bad dir). */
+int rp_root_learns(int dir, int is_root);
+
+/* What a member knows: known = own, raised per component to arrived's
+ * when it learns (rp_root_learns). n components (clocks, then d). */
+void rp_root_known(int dir, int is_root, const double *own,
+                   const double *arrived, double *known, int n);
+
 /* Predicted arrival time (avg clock) of a message sent at t_send. */
 double rp_clock_arrival(const double t_send[RP_NB],
                         const double latency[RP_NB]);

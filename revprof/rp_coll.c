@@ -8,12 +8,22 @@
 
 static int keyval = MPI_KEYVAL_INVALID;
 
+/* the communicator looked up last: programs call collectives on one or two
+ * communicators, and the attribute lookup was a fifth of a small
+ * collective's overhead. Cleared when its attribute goes. */
+static MPI_Comm last_comm = MPI_COMM_NULL;
+static rp_comm *last_info;
+
 static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
   rp_comm *c = attr;
   int fin = 0;
   (void)comm;
   (void)kv;
   (void)extra;
+  if (c == last_info) {
+    last_comm = MPI_COMM_NULL;
+    last_info = NULL;
+  }
   PMPI_Finalized(&fin);
   if (!fin && !rp_g.finalized && c->shadow != MPI_COMM_NULL)
     PMPI_Comm_free(&c->shadow);
@@ -24,9 +34,13 @@ static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
 static rp_comm *lookup(MPI_Comm comm) {
   void *v = NULL;
   int flag = 0;
+  if (comm == last_comm && comm != MPI_COMM_NULL)
+    return last_info;
   if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
       PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag)
     return NULL;
+  last_comm = comm;
+  last_info = v;
   return v;
 }
 
@@ -114,11 +128,83 @@ void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
                                MPI_MAX, c->shadow) == MPI_SUCCESS;
 }
 
+int rp_coll_root_dir(revprof_fn fn) {
+  switch (fn) {
+  case REVPROF_FN_BCAST:
+  case REVPROF_FN_IBCAST:
+  case REVPROF_FN_SCATTER:
+  case REVPROF_FN_SCATTERV:
+    return RP_ROOT_OUT;
+  case REVPROF_FN_REDUCE:
+  case REVPROF_FN_GATHER:
+  case REVPROF_FN_GATHERV:
+    return RP_ROOT_IN;
+  default:
+    return 0;
+  }
+}
+
+/* The exchange a rooted collective needs, on the shadow: the root's clocks
+ * broadcast (RP_ROOT_OUT), or the maximum reduced to the root (RP_ROOT_IN).
+ * One rooted call of 32 bytes, cheaper than the allreduce. */
+void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
+                         rp_coll_ex *x) {
+  double got[RP_PB_DOUBLES], own[RP_PB_DOUBLES];
+  int dir = rp_coll_root_dir(fn), ok;
+  x->fn = fn;
+  x->p = (double)c->size;
+  x->synced = 0;
+  memcpy(own, rp_g.clk.now, sizeof rp_g.clk.now);
+  own[RP_NB] = d;
+  memcpy(x->v, own, sizeof own);
+  /* a bad root fails in the application's own call, not in revprof's */
+  if (!c->intra || c->size < 2 || root < 0 || root >= c->size || dir == 0)
+    return;
+  memcpy(got, own, sizeof own);
+  if (dir == RP_ROOT_OUT)
+    ok = PMPI_Bcast(got, RP_PB_DOUBLES, MPI_DOUBLE, root, c->shadow);
+  else
+    ok = PMPI_Reduce(own, got, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX, root,
+                     c->shadow);
+  if (ok == MPI_SUCCESS)
+    rp_root_known(dir, c->rank == root, own, got, x->v, RP_PB_DOUBLES);
+}
+
 void rp_coll_finish(rp_coll_ex *x) {
   double cost[RP_NB];
   rp_cost(x->fn, x->p, x->v[RP_NB], cost);
   rp_g.cur_wait += rp_clock_coll(&rp_g.clk, x->v, cost);
   rp_g.cur_bytes += x->v[RP_NB];
+}
+
+rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
+                              int root) {
+  int dir = rp_coll_root_dir(fn);
+  if (dir == 0)
+    return rp_icoll_begin(c, w, fn, d);
+  rp_req *r = rp_req_new();
+  r->kind = RP_REQ_COLL;
+  r->wid = w;
+  r->fn = fn;
+  r->active = 1;
+  r->p = (double)c->size;
+  r->root_dir = dir;
+  r->is_root = c->rank == root;
+  memcpy(r->cmine, rp_g.clk.now, sizeof rp_g.clk.now);
+  r->cmine[RP_NB] = d;
+  memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  if (!c->intra || c->size < 2 || root < 0 || root >= c->size)
+    r->root_dir = 0; /* nothing exchanged: own clocks */
+  else if ((dir == RP_ROOT_OUT
+                ? PMPI_Ibcast(r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, root,
+                              c->shadow, &r->sreq)
+                : PMPI_Ireduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
+                               MPI_MAX, root, c->shadow, &r->sreq)) !=
+           MPI_SUCCESS) {
+    r->sreq = MPI_REQUEST_NULL;
+    r->root_dir = 0;
+  }
+  return r;
 }
 
 rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d) {
@@ -142,6 +228,12 @@ void rp_icoll_done(rp_req *r) {
   double cost[RP_NB];
   if (r->sreq != MPI_REQUEST_NULL)
     PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* every member started it */
+  if (r->root_dir != 0) {
+    double got[RP_PB_DOUBLES];
+    memcpy(got, r->cmax, sizeof got);
+    rp_root_known(r->root_dir, r->is_root, r->cmine, got, r->cmax,
+                  RP_PB_DOUBLES);
+  }
   rp_cost(r->fn, r->p, r->cmax[RP_NB], cost);
   rp_g.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
   rp_g.cur_bytes += r->cmax[RP_NB];

@@ -6,12 +6,14 @@
  * the call is not one it folds, having done nothing; then the wrapper
  * takes the general path. Whether a call folds depends only on arguments
  * every member passes alike (the block size, MPI_IN_PLACE, the operation,
- * the group size), never on local state, so all members take the same
- * path. The rule is unchanged: every member ends with the maximum of all
- * members' start clocks and sizes, then now = that + T_fn(p, d).
+ * the group size, the root), never on local state, so all members take the
+ * same path. The rule is the general path's: for the collectives without a
+ * root every member ends with the maximum of all members' start clocks and
+ * sizes, then now = that + T_fn(p, d); for rooted ones the maximum over
+ * what the data brought (rp_root_known in rp_clock.h).
  *
- *   MPI_Allgather, MPI_Alltoall: each block travels as MPI_PACKED with the
- *     sender's clocks packed after it; every member receives every other's.
+ *   MPI_Allgather, MPI_Alltoall: each block travels as MPI_PACKED behind
+ *     the sender's clocks; every member receives every other's.
  *   MPI_Allreduce: the data and the clocks reduce together under one
  *     user-defined operation, which applies the application's predefined
  *     operation to the data (MPI_Reduce_local) and the maximum to the
@@ -20,7 +22,9 @@
  *     are exact (MAX, MIN, MAXLOC, MINLOC, logical and bitwise), SUM and
  *     PROD of integers, and SUM and PROD of anything on 2 members (one
  *     combination, commutative). Floating-point sums on 3 or more members
- *     keep the general path. */
+ *     keep the general path. MPI_Reduce: the same, to the root.
+ *   MPI_Bcast, MPI_Scatter: the root's clocks travel in front of the data
+ *     (every block); MPI_Gather: each member's in front of its block. */
 #include "rp_int.h"
 
 #include <string.h>
@@ -54,19 +58,16 @@ static void fold_rule(rp_comm *c, revprof_fn fn, const double v[RP_PB_DOUBLES]) 
   rp_coll_finish(&x);
 }
 
-/* Bytes of one packed block (count of type, then the clocks) when the
- * call folds, else 0. */
-static int fold_block(rp_comm *c, int count, MPI_Datatype type, MPI_Comm comm) {
-  static int clocks; /* packed size of the clocks, the same every call */
-  int tsize, data;
-  if (!c->intra || c->size < 2 || count < 0 ||
-      PMPI_Type_size(type, &tsize) != MPI_SUCCESS ||
-      (long)count * tsize > RP_FOLD_BLOCK ||
-      PMPI_Pack_size(count, type, comm, &data) != MPI_SUCCESS ||
-      (clocks == 0 && PMPI_Pack_size(RP_PB_DOUBLES, MPI_DOUBLE, comm,
-                                     &clocks) != MPI_SUCCESS))
+/* Bytes of one block (the clocks, then count of type) when the call folds,
+ * else 0. The same formula on every member, from the type signature only,
+ * so that members whose types differ but match agree on it. */
+static int fold_block(rp_comm *c, int count, MPI_Datatype type) {
+  if (!c->intra || c->size < 2 || count < 0)
     return 0;
-  long block = (long)data + clocks;
+  double data = (double)count * rp_type_info_fast(type).size;
+  if (data > RP_FOLD_BLOCK)
+    return 0;
+  long block = (long)data + RP_PB_BYTES;
   return block * c->size <= RP_FOLD_BUF ? (int)block : 0;
 }
 
@@ -76,24 +77,38 @@ static MPI_Aint extent_of(MPI_Datatype t) {
   return ext;
 }
 
-/* Packs count of type at buf, then v, as block b of fold_send */
+/* Block b of fold_send: v, then count of type at buf. A gap-free named
+ * type is copied, others packed; both give the bytes the native
+ * representation has, so the block travels as MPI_PACKED either way. */
 static void pack_block(const void *buf, int count, MPI_Datatype type,
                        const double *v, int b, int block, MPI_Comm comm) {
-  int pos = 0;
   unsigned char *out = fold_send + (size_t)b * (size_t)block;
-  PMPI_Pack(buf, count, type, out, block, &pos, comm);
-  PMPI_Pack(v, RP_PB_DOUBLES, MPI_DOUBLE, out, block, &pos, comm);
+  memcpy(out, v, RP_PB_BYTES);
+  if (rp_type_info_fast(type).plain)
+    memcpy(out + RP_PB_BYTES, buf, (size_t)block - RP_PB_BYTES);
+  else {
+    int pos = RP_PB_BYTES;
+    PMPI_Pack(buf, count, type, out, block, &pos, comm);
+  }
 }
 
-/* Unpacks block b of fold_recv into count of type at buf; its clocks
+/* Block b of from (fold_recv, or fold_send after a broadcast): its data
+ * into count of type at buf (NULL: the data stays where it is), its clocks
  * into acc (maximum) */
-static void unpack_block(void *buf, int count, MPI_Datatype type,
-                         double *acc, int b, int block, MPI_Comm comm) {
-  int pos = 0;
+static void unpack_block(const unsigned char *from, void *buf, int count,
+                         MPI_Datatype type, double *acc, int b, int block,
+                         MPI_Comm comm) {
   double v[RP_PB_DOUBLES];
-  const unsigned char *in = fold_recv + (size_t)b * (size_t)block;
-  PMPI_Unpack(in, block, &pos, buf, count, type, comm);
-  PMPI_Unpack(in, block, &pos, v, RP_PB_DOUBLES, MPI_DOUBLE, comm);
+  const unsigned char *in = from + (size_t)b * (size_t)block;
+  memcpy(v, in, RP_PB_BYTES);
+  if (buf == NULL)
+    ;
+  else if (rp_type_info_fast(type).plain)
+    memcpy(buf, in + RP_PB_BYTES, (size_t)block - RP_PB_BYTES);
+  else {
+    int pos = RP_PB_BYTES;
+    PMPI_Unpack(in, block, &pos, buf, count, type, comm);
+  }
   fold_max(acc, v);
 }
 
@@ -104,7 +119,7 @@ static int fold_blocks(int alltoall, rp_comm *c, revprof_fn fn, double d,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm) {
   int block =
-      sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype, comm);
+      sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype);
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
@@ -121,8 +136,8 @@ static int fold_blocks(int alltoall, rp_comm *c, revprof_fn fn, double d,
   if (*rc == MPI_SUCCESS) {
     MPI_Aint ext = extent_of(recvtype);
     for (int j = 0; j < c->size; j++)
-      unpack_block((char *)recvbuf + (MPI_Aint)j * recvcount * ext, recvcount,
-                   recvtype, acc, j, block, comm);
+      unpack_block(fold_recv, (char *)recvbuf + (MPI_Aint)j * recvcount * ext,
+                   recvcount, recvtype, acc, j, block, comm);
   }
   fold_rule(c, fn, acc);
   return 1;
@@ -144,7 +159,95 @@ int rp_fold_MPI_Alltoall(rp_comm *c, revprof_fn fn, double d, int *rc,
                      recvcount, recvtype, comm);
 }
 
-/* ---- MPI_Allreduce */
+/* ---- rooted: MPI_Bcast, MPI_Scatter, MPI_Gather. The blocks carry the
+ * clocks the data's way: the root's to the others (Bcast, Scatter), every
+ * member's to the root (Gather); each member applies what it learnt
+ * (rp_root_known). The root's block is described by its receive (Gather)
+ * or send (Scatter) arguments, the others' by their own: the same bytes,
+ * since MPI requires matching type signatures. */
+
+static int bad_root(const rp_comm *c, int root) {
+  return root < 0 || root >= c->size;
+}
+
+int rp_fold_MPI_Bcast(rp_comm *c, revprof_fn fn, double d, int *rc,
+                      void *buffer, int count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm) {
+  int block = bad_root(c, root) ? 0 : fold_block(c, count, datatype);
+  if (block == 0)
+    return 0;
+  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  my_clocks(d, mine);
+  memcpy(acc, mine, sizeof acc);
+  if (c->rank == root)
+    pack_block(buffer, count, datatype, mine, 0, block, comm);
+  *rc = PMPI_Bcast(fold_send, block, MPI_PACKED, root, comm);
+  if (*rc == MPI_SUCCESS && c->rank != root)
+    unpack_block(fold_send, buffer, count, datatype, acc, 0, block, comm);
+  fold_rule(c, fn, acc);
+  return 1;
+}
+
+int rp_fold_MPI_Scatter(rp_comm *c, revprof_fn fn, double d, int *rc,
+                        const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int me = !bad_root(c, root) && c->rank == root;
+  int block = bad_root(c, root) ? 0
+              : me ? fold_block(c, sendcount, sendtype)
+                   : fold_block(c, recvcount, recvtype);
+  if (block == 0)
+    return 0;
+  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  my_clocks(d, mine);
+  memcpy(acc, mine, sizeof acc);
+  if (me) {
+    MPI_Aint sext = extent_of(sendtype);
+    for (int j = 0; j < c->size; j++)
+      pack_block((const char *)sendbuf + (MPI_Aint)j * sendcount * sext,
+                 sendcount, sendtype, mine, j, block, comm);
+  }
+  *rc = PMPI_Scatter(fold_send, block, MPI_PACKED, fold_recv, block,
+                     MPI_PACKED, root, comm);
+  if (*rc == MPI_SUCCESS && !(me && recvbuf == MPI_IN_PLACE))
+    unpack_block(fold_recv, recvbuf, recvcount, recvtype, acc, 0, block, comm);
+  fold_rule(c, fn, acc);
+  return 1;
+}
+
+int rp_fold_MPI_Gather(rp_comm *c, revprof_fn fn, double d, int *rc,
+                       const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int me = !bad_root(c, root) && c->rank == root;
+  int block = bad_root(c, root) ? 0
+              : me ? fold_block(c, recvcount, recvtype)
+                   : fold_block(c, sendcount, sendtype);
+  if (block == 0)
+    return 0;
+  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  my_clocks(d, mine);
+  memcpy(acc, mine, sizeof acc);
+  MPI_Aint rext = me ? extent_of(recvtype) : 0;
+  if (me && sendbuf == MPI_IN_PLACE) /* the root's block is in place */
+    pack_block((const char *)recvbuf + (MPI_Aint)root * recvcount * rext,
+               recvcount, recvtype, mine, 0, block, comm);
+  else
+    pack_block(sendbuf, sendcount, sendtype, mine, 0, block, comm);
+  *rc = PMPI_Gather(fold_send, block, MPI_PACKED, fold_recv, block,
+                    MPI_PACKED, root, comm);
+  if (*rc == MPI_SUCCESS && me)
+    for (int j = 0; j < c->size; j++)
+      unpack_block(fold_recv,
+                   j == root && sendbuf == MPI_IN_PLACE
+                       ? NULL
+                       : (char *)recvbuf + (MPI_Aint)j * recvcount * rext,
+                   recvcount, recvtype, acc, j, block, comm);
+  fold_rule(c, fn, acc);
+  return 1;
+}
+
+/* ---- MPI_Allreduce, MPI_Reduce */
 
 /* What the combined operation applies to the data part: set before each
  * folded call (librevprof steps aside under MPI_THREAD_MULTIPLE, so one
@@ -237,32 +340,28 @@ static int exact_op(MPI_Op op, MPI_Datatype type, int members) {
   return 0;
 }
 
-/* 1 when type is one of MPI's predefined types */
-static int named_type(MPI_Datatype t) {
-  int ni, na, nd, combiner;
-  return t != MPI_DATATYPE_NULL &&
-         PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-         combiner == MPI_COMBINER_NAMED;
-}
-
-int rp_fold_MPI_Allreduce(rp_comm *c, revprof_fn fn, double d, int *rc,
-                          const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  int tsize;
-  MPI_Aint lb, ext;
-  if (!c->intra || c->size < 2 || count <= 0 || !named_type(datatype) ||
-      !exact_op(op, datatype, c->size) ||
-      PMPI_Type_size(datatype, &tsize) != MPI_SUCCESS ||
-      PMPI_Type_get_extent(datatype, &lb, &ext) != MPI_SUCCESS ||
-      lb != 0 || ext != tsize || (long)count * tsize > RP_FOLD_BLOCK)
+/* Allreduce (root -1) or Reduce to root: the data and the clocks under
+ * the combined operation; the root (all members for Allreduce) learns the
+ * maximum of the clocks. */
+static int fold_reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
+                       const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm comm) {
+  rp_tinfo ti = rp_type_info_fast(datatype); /* plain: named, gap-free */
+  int learns = root < 0 || c->rank == root;
+  if (!c->intra || c->size < 2 || count <= 0 || root >= c->size ||
+      !ti.plain || (double)count * ti.size > RP_FOLD_BLOCK ||
+      !exact_op(op, datatype, c->size))
     return 0;
+  size_t tsize = (size_t)ti.size;
   if (fold_op == MPI_OP_NULL && PMPI_Op_create(fold_fn, 1, &fold_op) != MPI_SUCCESS)
     fold_fail("an operation");
-  size_t data = (size_t)count * (size_t)tsize;
+  size_t data = (size_t)count * tsize;
   size_t off = (data + 15) & ~(size_t)15; /* clocks 16-aligned after it */
   MPI_Datatype bt = bytes_type(off);
   double mine[RP_PB_DOUBLES];
   my_clocks(d, mine);
+  /* MPI_IN_PLACE is allowed where the result lands: the data is there */
   memcpy(fold_send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, data);
   memset(fold_send + data, 0, off - data);
   memcpy(fold_send + off, mine, sizeof mine);
@@ -270,10 +369,12 @@ int rp_fold_MPI_Allreduce(rp_comm *c, revprof_fn fn, double d, int *rc,
   fold_cur.type = datatype;
   fold_cur.op = op;
   fold_cur.clock_off = off;
-  *rc = PMPI_Allreduce(fold_send, fold_recv, 1, bt, fold_op, comm);
+  *rc = root < 0 ? PMPI_Allreduce(fold_send, fold_recv, 1, bt, fold_op, comm)
+                 : PMPI_Reduce(fold_send, fold_recv, 1, bt, fold_op, root,
+                               comm);
   double acc[RP_PB_DOUBLES];
   memcpy(acc, mine, sizeof acc);
-  if (*rc == MPI_SUCCESS) {
+  if (*rc == MPI_SUCCESS && learns) {
     double v[RP_PB_DOUBLES];
     memcpy(recvbuf, fold_recv, data);
     memcpy(v, fold_recv + off, sizeof v);
@@ -281,6 +382,22 @@ int rp_fold_MPI_Allreduce(rp_comm *c, revprof_fn fn, double d, int *rc,
   }
   fold_rule(c, fn, acc);
   return 1;
+}
+
+int rp_fold_MPI_Allreduce(rp_comm *c, revprof_fn fn, double d, int *rc,
+                          const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return fold_reduce(c, fn, d, rc, sendbuf, recvbuf, count, datatype, op, -1,
+                     comm);
+}
+
+int rp_fold_MPI_Reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
+                       const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm comm) {
+  return root < 0 ? 0
+                  : fold_reduce(c, fn, d, rc, sendbuf, recvbuf, count,
+                                datatype, op, root, comm);
 }
 
 void rp_fold_finalize(void) {

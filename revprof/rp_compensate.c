@@ -254,14 +254,27 @@ __cyg_profile_func_exit(void *fn, void *site) {
  * and collectives keep each component's maximum, -now[RP_AVG] afterwards
  * is the least delay among the messages if it is below x, and now[RP_MIN]
  * the sender's delay if above. */
+/* each wrapper's region, by wrapper id: 0 until its first call, else the
+ * region id + 1 (no name hashing per MPI call) */
+static int wid_region[RP_W_COUNT];
+
+static int wrapper_region(rp_wid w) {
+  if (wid_region[w] == 0) {
+    int id = region_id(rp_wrap_name[w], 0);
+    if (id < 0)
+      return -1; /* table full: looked up again next time, still -1 */
+    wid_region[w] = id + 1;
+  }
+  return wid_region[w] - 1;
+}
+
 void rp_cm_enter(rp_wid w) {
-  (void)w;
   double x = cm.st.x;
   rp_g.clk.now[RP_MIN] = x;
   rp_g.clk.now[RP_AVG] = -x;
   rp_g.clk.now[RP_MAX] = x;
   cm.mpi_t0 = now_s();
-  push(region_id(rp_wrap_name[w], 0), cm.mpi_t0);
+  push(wrapper_region(w), cm.mpi_t0);
 }
 
 void rp_cm_leave(rp_wid w) {
@@ -370,6 +383,7 @@ int rp_cm_startup(const revprof_model *m, char *err, size_t errlen) {
   double pb = revprof_model_overhead(m, "piggyback", 0.0);
   int have = m && enter >= 0.0 && exit_ >= 0.0 && mpi >= 0.0;
   memset(&cm, 0, sizeof cm);
+  memset(wid_region, 0, sizeof wid_region);
   rp_comp_init(&cm.st);
   if (rp_g.cfg.overhead == RP_OVERHEAD_MODEL && !have) {
     snprintf(err, errlen,

@@ -178,6 +178,15 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       return REVPROF_EINVAL;
     }
   }
+  if ((v = get("REVPROF_TIMER", ud)) && *v) {
+    if (strcmp(v, "monotonic") == 0)
+      c->timer_monotonic = 1;
+    else if (strcmp(v, "auto") != 0) {
+      snprintf(err, errlen,
+               "REVPROF_TIMER=\"%s\": expected 'auto' or 'monotonic'", v);
+      return REVPROF_EINVAL;
+    }
+  }
   if ((v = get("REVPROF_MODEL", ud)) &&
       (rc = get_path("REVPROF_MODEL", v, c->model, sizeof c->model, err,
                      errlen)))

@@ -41,6 +41,9 @@ typedef struct rp_config {
                                    < 0 unset (rp_compute_spread) */
   double sec_per_ins;           /* REVPROF_INSTRUCTION_TIME, s; 0: off */
   int wtime_real;               /* REVPROF_WTIME=real */
+  int timer_monotonic;          /* REVPROF_TIMER=monotonic: measured gaps
+                                   by clock_gettime, never the cycle
+                                   counter */
   double pack_max;              /* REVPROF_PACK_MAX: piggyback by copy up
                                    to this many bytes, bytes; -1 when unset
                                    (the engine then picks its MPI library's

@@ -97,6 +97,7 @@ typedef struct rp_req {
   MPI_Request sreq;         /* clock exchange (or shadow idup) request */
   double cmine[RP_PB_DOUBLES], cmax[RP_PB_DOUBLES]; /* clocks + d, max */
   double p;                 /* group size */
+  int root_dir, is_root;    /* rooted: RP_ROOT_OUT/IN (rp_clock.h), else 0 */
   MPI_Comm *newcomm;        /* Comm_idup: where the new comm appears */
   MPI_Comm shadow_new;      /* Comm_idup: its shadow */
   char inl[RP_REQ_INLINE];  /* small pack buffers live here */
@@ -126,6 +127,7 @@ typedef struct rp_state {
   int finalized;   /* MPI_Finalize wrapper ran */
   int rank, size;  /* MPI_COMM_WORLD */
   int thread_level;
+  const char *timer_name; /* what times measured gaps (rp_engine.c) */
   rp_config cfg;
   revprof_model *model;
   rp_annotate *lua;      /* NULL when REVPROF_LUA unset or after a fault */
@@ -351,6 +353,18 @@ int rp_req_free_user(rp_req *r, MPI_Request *request);
 /* Progress of requests the application freed while active. */
 void rp_zombies_progress(int final);
 
+/* The completion calls (Wait*, Test*: kinds complete_* of wrappers.spec).
+ * Records of n requests, NULL for the ones revprof does not know (*found
+ * counts the known ones; NULL when out of memory); statuses to pass to
+ * PMPI (the application's, or scratch when it ignores them but revprof
+ * needs them); whether array entry st completed without error; the
+ * records of a Waitsome/Testsome, whose statuses follow the indices. */
+rp_req **rp_reqs_claim(int n, const MPI_Request reqs[], int *found);
+MPI_Status *rp_statuses_for(int n, MPI_Status *user, int found);
+int rp_completed_ok(int rc, const MPI_Status *st);
+void rp_done_some(rp_req **recs, int found, int rc, int outcount,
+                  const int *indices, MPI_Status *st, int want);
+
 /* Sends: r NULL for a blocking call (uses the built-in record). The
  * inline versions below handle the common blocking case (small gap-free
  * data to a real peer) without calls; everything else goes here. */
@@ -539,6 +553,14 @@ typedef struct rp_coll_ex {
 } rp_coll_ex;
 void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x);
 void rp_coll_finish(rp_coll_ex *x);
+/* Rooted collectives (MPI_Bcast, MPI_Scatter(v), MPI_Reduce, MPI_Gather(v)
+ * and their non-blocking forms) exchange only what their data carries: the
+ * root's clocks to the others, or everyone's maximum to the root; each
+ * member then knows what rp_root_known says. The direction of fn's data
+ * (RP_ROOT_OUT, RP_ROOT_IN; 0 for a collective that is not rooted). */
+int rp_coll_root_dir(revprof_fn fn);
+void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
+                         rp_coll_ex *x);
 /* rp_coll_fold.c: the same exchange inside the application's call; 1 when
  * done so (rc: the call's return code), 0 when the call does not fold and
  * nothing was done. Every member decides alike. */
@@ -553,10 +575,27 @@ int rp_fold_MPI_Alltoall(rp_comm *c, revprof_fn fn, double d, int *rc,
 int rp_fold_MPI_Allreduce(rp_comm *c, revprof_fn fn, double d, int *rc,
                           const void *sendbuf, void *recvbuf, int count,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int rp_fold_MPI_Reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
+                       const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm comm);
+int rp_fold_MPI_Bcast(rp_comm *c, revprof_fn fn, double d, int *rc,
+                      void *buffer, int count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm);
+int rp_fold_MPI_Scatter(rp_comm *c, revprof_fn fn, double d, int *rc,
+                        const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm);
+int rp_fold_MPI_Gather(rp_comm *c, revprof_fn fn, double d, int *rc,
+                       const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm);
 void rp_fold_finalize(void);
 /* Non-blocking collective: starts the clock exchange; the rule runs when
  * the application's request completes. */
 rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d);
+rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
+                              int root);
 void rp_icoll_done(rp_req *r);
 /* A communicator-creating call returned newcomm (MPI_COMM_NULL ignored). */
 void rp_comm_created(MPI_Comm newcomm);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -122,4 +123,19 @@ double rp_gap_charge(double wall_gap, int cpu_valid, double cpu_gap,
   } else
     g = rp_gap_less_tool(wall_gap, tool->wall);
   return rp_gap_less_tool(g, tool->wrap);
+}
+
+/* 1 when word is one of the blank-separated words of line */
+static int has_word(const char *line, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = line; (p = strstr(p, word)) != NULL; p += n)
+    if ((p == line || p[-1] == ' ' || p[-1] == '\t' || p[-1] == ':') &&
+        (p[n] == '\0' || p[n] == ' ' || p[n] == '\t' || p[n] == '\n'))
+      return 1;
+  return 0;
+}
+
+int rp_tsc_usable(const char *flags) {
+  return flags != NULL && has_word(flags, "constant_tsc") &&
+         has_word(flags, "nonstop_tsc");
 }

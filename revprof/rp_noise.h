@@ -69,6 +69,11 @@ typedef struct rp_gap_tool {
  * time-sharing of the cores does not inflate. */
 int rp_gap_wants_cpu(double wall_gap, int *short_run);
 
+/* 1 when a /proc/cpuinfo "flags" line says the cycle counter ticks at one
+ * rate whatever the core's frequency and sleep state (constant_tsc and
+ * nonstop_tsc): then it times gaps at a third of clock_gettime's cost. */
+int rp_tsc_usable(const char *flags);
+
 /* The computation charged for one gap: its CPU time less tool->cpu when
  * cpu_valid (the CPU clock was read at its start), never more than its
  * monotonic time; else its monotonic time less tool->wall; both less

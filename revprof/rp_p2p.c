@@ -787,3 +787,65 @@ void rp_p2p_type_freed(MPI_Datatype t) {
   scache_purge(t, 0);
   rp_type_forget(t);
 }
+
+/* ------------------------------------ completion calls (Wait*, Test*) */
+
+static rp_req **recs_buf;
+static size_t recs_cap;
+static MPI_Status *st_buf;
+static size_t st_cap;
+
+/* Records of n requests (NULL for the ones revprof does not know); *found
+ * counts the known ones. NULL when out of memory. */
+rp_req **rp_reqs_claim(int n, const MPI_Request reqs[], int *found) {
+  *found = 0;
+  if (n <= 0)
+    return recs_buf;
+  if ((size_t)n > recs_cap) {
+    rp_req **nb = realloc(recs_buf, (size_t)n * sizeof *nb);
+    if (nb == NULL)
+      return NULL;
+    recs_buf = nb;
+    recs_cap = (size_t)n;
+  }
+  for (int i = 0; i < n; i++) {
+    recs_buf[i] = rp_req_claim(reqs[i]);
+    *found += recs_buf[i] != NULL;
+  }
+  for (int i = 0; i < n; i++) /* claims last for this call only */
+    if (recs_buf[i])
+      recs_buf[i]->claimed = 0;
+  return recs_buf;
+}
+
+/* Statuses to pass to PMPI: the application's, or scratch when it ignores
+ * them but revprof needs them. */
+MPI_Status *rp_statuses_for(int n, MPI_Status *user, int found) {
+  if (user != MPI_STATUSES_IGNORE || !found || n <= 0)
+    return user;
+  if ((size_t)n > st_cap) {
+    MPI_Status *nb = realloc(st_buf, (size_t)n * sizeof *nb);
+    if (nb == NULL)
+      return user;
+    st_buf = nb;
+    st_cap = (size_t)n;
+  }
+  return st_buf;
+}
+
+int rp_completed_ok(int rc, const MPI_Status *st) {
+  return rc == MPI_SUCCESS ||
+         (rc == MPI_ERR_IN_STATUS && st != MPI_STATUSES_IGNORE &&
+          st->MPI_ERROR == MPI_SUCCESS);
+}
+
+/* Waitsome and Testsome: statuses follow the order of indices. */
+void rp_done_some(rp_req **recs, int found, int rc, int outcount,
+                  const int *indices, MPI_Status *st, int want) {
+  if (recs == NULL || !found || outcount == MPI_UNDEFINED ||
+      st == MPI_STATUSES_IGNORE)
+    return;
+  for (int k = 0; k < outcount; k++)
+    if (recs[indices[k]] && rp_completed_ok(rc, &st[k]))
+      rp_req_done(recs[indices[k]], &st[k], want);
+}

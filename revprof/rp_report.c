@@ -713,13 +713,14 @@ void rp_report_final(void) {
   puts_(&t, "]\n  (latest final clock over the ranks; min and max from the "
             "model bounds");
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE) {
-    char b[160];
+    char b[256];
     snprintf(b, sizeof b,
              " and measured compute -%.0f%%/+%.0f%% (its spread on rank 0, "
-             "at least %.0f%%: %s)",
+             "at least %.0f%%: %s; gaps timed by the %s)",
              100.0 * rp_g.noise.lo, 100.0 * rp_g.noise.hi,
              100.0 * rp_g.cfg.compute_spread,
-             rp_g.spread_from ? rp_g.spread_from : "default");
+             rp_g.spread_from ? rp_g.spread_from : "default",
+             rp_g.timer_name ? rp_g.timer_name : "monotonic clock");
     puts_(&t, b);
   } else
     puts_(&t, " and REVPROF_STEP_MIN/MAX");
@@ -921,12 +922,13 @@ static void settings_startup(void) {
            "REVPROF_STEP_MIN=%g REVPROF_STEP_MAX=%g REVPROF_CPU_SCALE=%g "
            "REVPROF_COMPUTE_SPREAD=%g "
            "REVPROF_WTIME=%s REVPROF_LUA=%s REVPROF_TRACE=%s "
-           "REVPROF_PACK_MAX=%g",
+           "REVPROF_PACK_MAX=%g REVPROF_TIMER=%s",
            rp_mode_name(c->mode), compute_setting(cb, sizeof cb),
            c->step[RP_AVG], c->step[RP_MIN], c->step[RP_MAX], c->cpu_scale,
            c->compute_spread,
            c->wtime_real ? "real" : "simulated", c->lua[0] ? c->lua : "-",
-           c->trace[0] ? c->trace : "-", c->pack_max);
+           c->trace[0] ? c->trace : "-", c->pack_max,
+           c->timer_monotonic ? "monotonic" : "auto");
 }
 
 void rp_report_settings(void) { settings_startup(); }

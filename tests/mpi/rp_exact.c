@@ -56,6 +56,21 @@ static double alltoall(int b, double p, double d) {
   (void)p;
   return L(&A, b, d);
 }
+static double gather(int b, double p, double d) {
+  const lin A = {{3e-6, 6e-6, 1.2e-5}, {5e-10, 1e-9, 2e-9}};
+  (void)p;
+  return L(&A, b, d);
+}
+static double scatter(int b, double p, double d) {
+  const lin A = {{4e-6, 7e-6, 1.4e-5}, {1e-9, 2e-9, 4e-9}};
+  (void)p;
+  return L(&A, b, d);
+}
+static double reduce(int b, double p, double d) {
+  const lin A = {{5e-6, 8e-6, 1.6e-5}, {5e-10, 1e-9, 2e-9}};
+  (void)p;
+  return L(&A, b, d);
+}
 static double iallreduce(int b, double p, double d) {
   const double c[NB] = {2e-5, 3e-5, 6e-5}, s[NB] = {5e-7, 1e-6, 2e-6},
                k[NB] = {5e-10, 1e-9, 2e-9};
@@ -85,6 +100,23 @@ static void coll(double (*cost)(int, double, double), double d) {
       m = mx(m, T[r][b]);
     for (int r = 0; r < P; r++)
       T[r][b] = m + cost(b, P, d);
+  }
+}
+/* Rooted collectives: the data's way decides what a member knows. out
+ * (Bcast, Scatter): a non-root ends at max(own, root) + cost, the root at
+ * own + cost; in (Reduce, Gather): the root at max(all) + cost, the others
+ * at own + cost. */
+static void rooted(int out, int root, double (*cost)(int, double, double),
+                   double d) {
+  for (int b = 0; b < NB; b++) {
+    double m = 0, tr = T[root][b];
+    for (int r = 0; r < P; r++)
+      m = mx(m, T[r][b]);
+    for (int r = 0; r < P; r++) {
+      double known = out ? (r == root ? T[r][b] : mx(T[r][b], tr))
+                         : (r == root ? m : T[r][b]);
+      T[r][b] = known + cost(b, P, d);
+    }
   }
 }
 static double barrier3(int b, double p, double d) {
@@ -248,8 +280,39 @@ int main(int argc, char **argv) {
   MPI_Bcast(v, 100, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   for (int r = 0; r < P; r++)
     steps(r, 13 * r);
-  coll(bcast, 800);
+  rooted(1, 0, bcast, 800);
   check("bcast");
+
+  /* 7b: rooted collectives, the clocks folded into the call (small) or
+   * exchanged on the side (large, or a floating-point sum on 3 members) */
+  {
+    double g[2 * MAXP], x3[3] = {1, 2, 3}, y3[3];
+    int root = 1 % P, last = P - 1;
+    static char big[4096 * MAXP];
+    REVPROF_COMPUTE_STEPS(7 * (P - rank));
+    MPI_Gather(x3, 2, MPI_DOUBLE, g, 2, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    for (int r = 0; r < P; r++)
+      steps(r, 7 * (P - r));
+    rooted(0, root, gather, 16);
+    check("gather");
+    REVPROF_COMPUTE_STEPS(3 * rank);
+    MPI_Scatter(big, 4096, MPI_BYTE, buf, 4096, MPI_BYTE, last,
+                MPI_COMM_WORLD);
+    for (int r = 0; r < P; r++)
+      steps(r, 3 * r);
+    rooted(1, last, scatter, 4096);
+    check("scatter");
+    REVPROF_COMPUTE_STEPS(11 * rank);
+    MPI_Reduce(x3, y3, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    for (int r = 0; r < P; r++)
+      steps(r, 11 * r);
+    rooted(0, 0, reduce, 24);
+    check("reduce");
+    if (rank == 0 && !(y3[0] == P && y3[2] == 3 * P)) {
+      printf("FAIL MPI_Reduce gave %g %g\n", y3[0], y3[2]);
+      failures++;
+    }
+  }
 
   /* 8: non-blocking allreduce overlapped with 5 steps (rank 1: 200) */
   double one = 1, sum = 0;
@@ -310,7 +373,9 @@ int main(int argc, char **argv) {
     for (int r = 0; r < P; r++)
       for (int b = 0; b < NB; b++)
         el[b] = mx(el[b], T[r][b]);
-    /* MPI_Reduce above costs nothing: the model has no MPI_Reduce */
+    /* MPI_Reduce above: its root, rank 0, ends last, at max + cost */
+    for (int b = 0; b < NB; b++)
+      el[b] += reduce(b, P, 4);
     printf("expected elapsed %.17g %.17g %.17g\n", el[0], el[1], el[2]);
     printf("exact: %d ranks, %d mismatches\n", P, all);
   }

@@ -28,6 +28,9 @@ return {
                          max = { 6e-5, 2e-6, 2e-9 } } },
     MPI_Allgather = lin(3e-6, 2e-9, 2e-6, 1e-9, 6e-6, 4e-9),
     MPI_Alltoall = lin(4e-6, 3e-9, 3e-6, 2e-9, 8e-6, 6e-9),
+    MPI_Gather = lin(6e-6, 1e-9, 3e-6, 5e-10, 1.2e-5, 2e-9),
+    MPI_Scatter = lin(7e-6, 2e-9, 4e-6, 1e-9, 1.4e-5, 4e-9),
+    MPI_Reduce = lin(8e-6, 1e-9, 5e-6, 5e-10, 1.6e-5, 2e-9),
     MPI_Wtime = lin(1e-8, 0, 1e-8, 0, 1e-8, 0),
   },
 }

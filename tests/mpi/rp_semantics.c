@@ -839,7 +839,56 @@ static void collectives(MPI_Comm comm, const char *tag) {
     RESET();
     MPI_Alltoall(sb, 1, vec, rb, 1, vec, comm);
     MIX();
+    /* rooted ones, root not 0, derived types on one side */
+    int root = 1 % n;
+    RESET();
+    if (r == root)
+      memcpy(rb, sb, 8 * sizeof *rb);
+    MPI_Bcast(rb, 1, vec, root, comm);
+    MIX();
+    RESET();
+    if (r == root)
+      memcpy(rb, sb, 700 * sizeof *rb);
+    MPI_Bcast(rb, 700, MPI_INT, root, comm); /* 2800 B: not folded */
+    MIX();
+    RESET();
+    MPI_Gather(sb, 1, vec, rb, 3, MPI_INT, root, comm);
+    MIX();
+    RESET();
+    if (r == root) {
+      memcpy(rb, sb, nb * sizeof *rb);
+      MPI_Gather(MPI_IN_PLACE, 3, MPI_INT, rb, 1, vec, root, comm);
+    } else
+      MPI_Gather(sb + 1, 3, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, comm);
+    MIX();
+    RESET();
+    MPI_Scatter(sb, 1, vec, rb, 3, MPI_INT, root, comm);
+    MIX();
+    RESET();
+    if (r == root) {
+      memcpy(rb, sb, nb * sizeof *rb);
+      MPI_Scatter(rb, 5, MPI_INT, MPI_IN_PLACE, 5, MPI_INT, root, comm);
+    } else
+      MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, rb, 5, MPI_INT, root, comm);
+    MIX();
+    RESET();
+    MPI_Scatter(sb, 600, MPI_INT, rb, 600, MPI_INT, root, comm); /* large */
+    MIX();
     MPI_Type_free(&vec);
+    struct { int v, i; } ri = {(r * 3) % 4, r}, ro = {-1, -1};
+    MPI_Reduce(&ri, &ro, 1, MPI_2INT, MPI_MAXLOC, n - 1, comm);
+    say("%s reduce maxloc %d at %d", tag, r == n - 1 ? ro.v : -1,
+        r == n - 1 ? ro.i : -1);
+    double rv[3] = {r * 0.3, 1.0 / (r + 3), r * 1e-7};
+    if (r == root)
+      MPI_Reduce(MPI_IN_PLACE, rv, 3, MPI_DOUBLE, MPI_SUM, root, comm);
+    else
+      MPI_Reduce(rv, NULL, 3, MPI_DOUBLE, MPI_SUM, root, comm);
+    say("%s reduce dsum %a %a %a", tag, r == root ? rv[0] : 0.0,
+        r == root ? rv[1] : 0.0, r == root ? rv[2] : 0.0);
+    unsigned ub = 1u << (r % 16), uo = 0;
+    MPI_Reduce(&ub, &uo, 1, MPI_UNSIGNED, MPI_BOR, 0, comm);
+    say("%s reduce bor %x", tag, r == 0 ? uo : 0u);
     RESET();
     MPI_Alltoall(sb, 600, MPI_INT, rb, 600, MPI_INT, comm); /* 2400 B */
     MIX();

@@ -160,6 +160,52 @@ static void test_clock_collective_waits_for_latest_member(void **state) {
   assert_invariant(&late);
 }
 
+/* Rooted collectives: a member knows the clocks its data came with. */
+static void test_clock_rooted_collective_knows_what_data_brought(void **state) {
+  (void)state;
+  const double early[4] = {1.0, 2.0, 3.0, 8.0}, late[4] = {5.0, 1.0, 9.0, 16.0};
+  double k[4];
+  assert_int_equal(rp_root_learns(RP_ROOT_OUT, 0), 1);
+  assert_int_equal(rp_root_learns(RP_ROOT_OUT, 1), 0);
+  assert_int_equal(rp_root_learns(RP_ROOT_IN, 1), 1);
+  assert_int_equal(rp_root_learns(RP_ROOT_IN, 0), 0);
+  assert_int_equal(rp_root_learns(0, 0), 0);
+  assert_int_equal(rp_root_learns(7, 1), 0);
+  /* broadcast: a non-root takes the later of its own and the root's,
+   * per component; the root keeps its own */
+  rp_root_known(RP_ROOT_OUT, 0, early, late, k, 4);
+  assert_near(k[0], 5.0, TOL);
+  assert_near(k[1], 2.0, TOL);
+  assert_near(k[2], 9.0, TOL);
+  assert_near(k[3], 16.0, TOL);
+  rp_root_known(RP_ROOT_OUT, 1, early, late, k, 4);
+  for (int i = 0; i < 4; i++)
+    assert_near(k[i], early[i], TOL);
+  /* reduction: the root takes the maximum, the others their own */
+  rp_root_known(RP_ROOT_IN, 1, early, late, k, 4);
+  assert_near(k[0], 5.0, TOL);
+  assert_near(k[1], 2.0, TOL);
+  rp_root_known(RP_ROOT_IN, 0, late, early, k, 4);
+  for (int i = 0; i < 4; i++)
+    assert_near(k[i], late[i], TOL);
+  /* then the blocking rule: a non-root that started before the root waits
+   * for it, the root does not wait for anyone */
+  rp_clock root, leaf;
+  double dt[RP_NB], cost[RP_NB] = {1e-6, 1e-6, 1e-6}, kr[RP_NB], kl[RP_NB];
+  rp_clock_init(&root);
+  rp_clock_init(&leaf);
+  rp_compute_seconds(3e-5, dt);
+  rp_clock_compute(&root, dt);
+  rp_root_known(RP_ROOT_OUT, 0, leaf.now, root.now, kl, RP_NB);
+  rp_root_known(RP_ROOT_OUT, 1, root.now, leaf.now, kr, RP_NB);
+  assert_near(rp_clock_coll(&leaf, kl, cost), 3e-5, TOL);
+  assert_near(rp_clock_coll(&root, kr, cost), 0.0, TOL);
+  assert_near(leaf.now[RP_AVG], 3.1e-5, TOL);
+  assert_near(root.now[RP_AVG], 3.1e-5, TOL);
+  assert_invariant(&root);
+  assert_invariant(&leaf);
+}
+
 /* Non-blocking collective: overlapped computation hides the cost. */
 static void test_clock_nonblocking_collective_overlap(void **state) {
   (void)state;
@@ -304,6 +350,7 @@ int main(void) {
       cmocka_unit_test(test_clock_three_clocks_decide_separately),
       cmocka_unit_test(test_clock_nonblocking_completion),
       cmocka_unit_test(test_clock_collective_waits_for_latest_member),
+      cmocka_unit_test(test_clock_rooted_collective_knows_what_data_brought),
       cmocka_unit_test(test_clock_nonblocking_collective_overlap),
       cmocka_unit_test(test_clock_collective_sizes),
       cmocka_unit_test(test_clock_compute_steps_use_three_step_times),

@@ -136,6 +136,21 @@ static void test_noise_gap_clock_choice(void **state) {
   assert_float_equal(rp_gap_charge(1e-6, 1, 0.5e-6, &t), 0.0, 0.0);
 }
 
+/* The cycle counter times gaps only where it ticks at a fixed rate. */
+static void test_noise_tsc_usable_needs_both_flags(void **state) {
+  (void)state;
+  assert_int_equal(rp_tsc_usable("flags\t\t: fpu tsc constant_tsc rep_good "
+                                 "nopl nonstop_tsc cpuid\n"),
+                   1);
+  assert_int_equal(rp_tsc_usable("flags : constant_tsc nonstop_tsc"), 1);
+  assert_int_equal(rp_tsc_usable("flags : fpu tsc constant_tsc cpuid"), 0);
+  assert_int_equal(rp_tsc_usable("flags : tsc nonstop_tsc"), 0);
+  /* a longer word that contains the flag is not the flag */
+  assert_int_equal(rp_tsc_usable("flags : xconstant_tsc nonstop_tscx"), 0);
+  assert_int_equal(rp_tsc_usable(""), 0);
+  assert_int_equal(rp_tsc_usable(NULL), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_noise_quiet_host_gets_floor),
@@ -148,6 +163,7 @@ int main(void) {
       cmocka_unit_test(test_noise_gap_less_tool),
       cmocka_unit_test(test_noise_read_cost_median),
       cmocka_unit_test(test_noise_gap_clock_choice),
+      cmocka_unit_test(test_noise_tsc_usable_needs_both_flags),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
