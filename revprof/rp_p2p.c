@@ -15,7 +15,7 @@
 
 static rp_req *free_list;    /* records ready for reuse */
 static rp_req **chunks;      /* every chunk allocated, freed at shutdown */
-static size_t nchunks;
+static size_t nchunks, chunks_cap;
 static rp_req **table;       /* requests the application holds */
 static unsigned table_bits;  /* table has 1 << table_bits buckets */
 static size_t table_count;
@@ -48,7 +48,7 @@ static void req_reset(rp_req *r) {
 rp_req *rp_req_new(void) {
   static rp_req emergency; /* out of memory: one shared record, never freed */
   if (free_list == NULL) {
-    rp_req **nc = realloc(chunks, (nchunks + 1) * sizeof *nc);
+    rp_req **nc = rp_grow(chunks, &chunks_cap, nchunks + 1, sizeof *nc);
     rp_req *c = nc ? calloc(RP_POOL_CHUNK, sizeof *c) : NULL;
     if (nc)
       chunks = nc;

@@ -20,13 +20,10 @@ static rp_req **lookup_all(int n, const MPI_Request reqs[], int *found) {
   *found = 0;
   if (n <= 0)
     return recs_buf;
-  if ((size_t)n > recs_cap) {
-    rp_req **nb = realloc(recs_buf, (size_t)n * sizeof *nb);
-    if (nb == NULL)
-      return NULL;
-    recs_buf = nb;
-    recs_cap = (size_t)n;
-  }
+  rp_req **nb = rp_grow(recs_buf, &recs_cap, (size_t)n, sizeof *nb);
+  if (nb == NULL)
+    return NULL;
+  recs_buf = nb;
   for (int i = 0; i < n; i++) {
     recs_buf[i] = rp_req_claim(reqs[i]);
     *found += recs_buf[i] != NULL;
@@ -42,13 +39,10 @@ static rp_req **lookup_all(int n, const MPI_Request reqs[], int *found) {
 static MPI_Status *statuses_for(int n, MPI_Status *user, int found) {
   if (user != MPI_STATUSES_IGNORE || !found || n <= 0)
     return user;
-  if ((size_t)n > st_cap) {
-    MPI_Status *nb = realloc(st_buf, (size_t)n * sizeof *nb);
-    if (nb == NULL)
-      return user;
-    st_buf = nb;
-    st_cap = (size_t)n;
-  }
+  MPI_Status *nb = rp_grow(st_buf, &st_cap, (size_t)n, sizeof *nb);
+  if (nb == NULL)
+    return user;
+  st_buf = nb;
   return st_buf;
 }
 
