@@ -3,6 +3,7 @@
  * progress estimates. Every function here is unit-tested without MPI. */
 #include "charlib.h"
 #include "model_int.h"
+#include "rp_util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -908,14 +909,10 @@ void rp_char_merge_passes(const revprof_point *in, size_t k,
 /* ================================================================= plan */
 
 int rp_char_plan_add(rp_char_plan *plan, const rp_char_spec *s) {
-  if (plan->n == plan->cap) {
-    size_t cap = plan->cap ? 2 * plan->cap : 256;
-    rp_char_spec *np = realloc(plan->pt, cap * sizeof *np);
-    if (np == NULL)
-      return REVPROF_ENOMEM;
-    plan->pt = np;
-    plan->cap = cap;
-  }
+  rp_char_spec *np = rp_grow(plan->pt, &plan->cap, plan->n + 1, sizeof *np);
+  if (np == NULL)
+    return REVPROF_ENOMEM;
+  plan->pt = np;
   plan->pt[plan->n++] = *s;
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "model_int.h"
 #include "kernels.h"
 #include "revprof_model.h"
+#include "rp_util.h"
 #ifndef RP_RAW_ONLY
 #include "rp_datasheet.h"
 #endif
@@ -52,7 +53,7 @@ typedef struct run {
   double slack;     /* window sync: lead time of the agreed start, s */
   long on_time;     /* window sync: repetitions in a row that were on time */
   double *samples, *work; /* repetition maxima of the current point */
-  size_t samples_cap;
+  size_t samples_cap, work_cap;
   /* rank 0 only */
   double t_begin, t_progress; /* Wtime at the start, at the last line */
   size_t done, total;         /* points over all rounds, for progress */
@@ -65,21 +66,6 @@ typedef struct run {
 
 /* ------------------------------------------------------------- helpers */
 
-/* Grows *arr (elements of size bytes) so that index n fits; 0 or -1. */
-static int grow(void **arr, size_t *cap, size_t n, size_t size) {
-  if (n < *cap)
-    return 0;
-  size_t nc = *cap ? 2 * *cap : 64;
-  while (nc <= n)
-    nc *= 2;
-  void *p = realloc(*arr, nc * size);
-  if (p == NULL)
-    return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
 static void oom(const char *what) {
   fprintf(stderr, PROG ": out of memory (%s)\n", what);
   MPI_Abort(MPI_COMM_WORLD, 1);
@@ -87,9 +73,11 @@ static void oom(const char *what) {
 
 static void spec_push(rp_char_spec **arr, size_t *n, size_t *cap,
                       const rp_char_spec *s) {
-  if (grow((void **)arr, cap, *n, sizeof **arr))
+  rp_char_spec *a = rp_grow(*arr, cap, *n + 1, sizeof *a);
+  if (a == NULL)
     oom("point list");
-  (*arr)[(*n)++] = *s;
+  *arr = a;
+  a[(*n)++] = *s;
 }
 
 /* Waits for req without spinning hard, so that ranks outside the measured
@@ -117,31 +105,12 @@ static void bcast_sleepy(void *buf, int count, MPI_Datatype type) {
   sleepy_wait(&req);
 }
 
-/* mkdir -p; 0 or -1 with errno. */
-static int mkdir_p(const char *dir) {
-  char buf[PATHLEN];
-  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return -1;
-      *p = '/';
-    }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-    return -1;
-  return 0;
-}
-
 /* Creates dir if needed and proves a file can be written and renamed in
  * it, before any time is spent measuring. */
 static int check_outdir(const char *dir, char *err, size_t errlen) {
   struct stat st;
   char probe[PATHLEN], probe2[PATHLEN];
-  if (mkdir_p(dir) != 0) {
+  if (rp_mkdir_p(dir) != 0 && errno != EEXIST) { /* EEXIST: a file, below */
     rp_errf(err, errlen, "cannot create output directory %s: %s", dir,
              strerror(errno));
     return -1;
@@ -312,11 +281,15 @@ static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
       late = 1;
     double rse = -1.0;
     if (!late) {
-      if (grow((void **)&r->samples, &r->samples_cap, (size_t)n,
-               sizeof *r->samples) ||
-          (r->work = realloc(r->work, r->samples_cap * sizeof *r->work)) ==
-              NULL)
+      double *sa = rp_grow(r->samples, &r->samples_cap, (size_t)n + 1,
+                           sizeof *sa);
+      if (sa == NULL)
         oom("samples");
+      r->samples = sa;
+      double *wk = rp_grow(r->work, &r->work_cap, r->samples_cap, sizeof *wk);
+      if (wk == NULL)
+        oom("samples");
+      r->work = wk;
       r->samples[n++] = red[0];
       if (n >= 2 && rp_stop_check_due(n)) {
         rp_stats tmp;
@@ -364,8 +337,10 @@ static void record(run *r, const rp_char_spec *s, int rc, const rp_stats *st,
     progress(r, 0);
     return;
   }
-  if (grow((void **)&r->res, &r->capres, r->nres, sizeof *r->res))
+  result *rs = rp_grow(r->res, &r->capres, r->nres + 1, sizeof *rs);
+  if (rs == NULL)
     oom("results");
+  r->res = rs;
   result *x = &r->res[r->nres++];
   x->pt.fn = s->fn;
   x->pt.p = s->p;

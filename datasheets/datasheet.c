@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "model_int.h" /* rp_errf, rp_fmt_double, rp_open_tmp/rp_commit_file */
+#include "rp_util.h"
 
 #ifndef RP_GNUPLOT
 #define RP_GNUPLOT ""
@@ -86,35 +86,23 @@ static int is_dir(const char *path) {
  * when dir itself did not exist. Errors name dir and the failing part. */
 static int make_dirs(const char *dir, int *created, char *err,
                      size_t errlen) {
-  char buf[PATHLEN];
+  size_t at;
   *created = 0;
-  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+  if (strlen(dir) >= PATHLEN) {
     rp_errf(err, errlen, "%s: path too long", dir);
     return REVPROF_ERANGE;
   }
-  if (is_dir(buf))
+  if (is_dir(dir))
     return 0;
-  for (char *s = buf + 1;; s++) {
-    int last = *s == '\0';
-    if (*s != '/' && !last)
-      continue;
-    *s = '\0';
-    if (!is_dir(buf) && mkdir(buf, 0777) != 0 && errno != EEXIST) {
-      int e = errno;
-      if (strcmp(buf, dir) == 0)
-        rp_errf(err, errlen, "%s: cannot create directory: %s", dir,
-                strerror(e));
-      else
-        rp_errf(err, errlen, "%s: cannot create directory (at %s): %s", dir,
-                buf, strerror(e));
-      return REVPROF_EIO;
-    }
-    if (last)
-      break;
-    *s = '/';
-  }
-  if (!is_dir(dir)) {
-    rp_errf(err, errlen, "%s: exists but is not a directory", dir);
+  if (rp_mkdir_p_at(dir, &at) != 0) {
+    if (errno == EEXIST)
+      rp_errf(err, errlen, "%s: exists but is not a directory", dir);
+    else if (at == strlen(dir))
+      rp_errf(err, errlen, "%s: cannot create directory: %s", dir,
+              strerror(errno));
+    else
+      rp_errf(err, errlen, "%s: cannot create directory (at %.*s): %s", dir,
+              (int)at, dir, strerror(errno));
     return REVPROF_EIO;
   }
   *created = 1;
@@ -155,28 +143,19 @@ static int find_tool(const char *env, const char *builtin, char *buf,
 /* Runs argv (argv[0] a path) in directory cwd with stdin from /dev/null and
  * stdout and stderr to the file out (relative to cwd). Returns the exit
  * status (0..255; 128 + signal when killed) or REVPROF_EIO when it could not
- * be started (126: no cwd or log file, 127: exec failed). */
+ * be started or its log file not opened (126: no cwd, 127: exec failed). */
 static int run_tool(char *const argv[], const char *cwd, const char *out) {
-  pid_t pid = fork();
-  if (pid < 0)
-    return REVPROF_EIO;
-  if (pid == 0) { /* child: only async-signal-safe calls until exec */
-    int in = open("/dev/null", O_RDONLY);
-    if (chdir(cwd) != 0 || in < 0)
-      _exit(126);
-    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-      _exit(126);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return REVPROF_EIO;
-  if (WIFEXITED(status))
-    return WEXITSTATUS(status);
-  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : REVPROF_EIO;
+  char log[PATHLEN];
+  int in = open("/dev/null", O_RDONLY | O_CLOEXEC), fd = -1, st = -1;
+  if (in >= 0 && snprintf(log, sizeof log, "%s/%s", cwd, out) <
+                     (int)sizeof log &&
+      (fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0)
+    st = rp_spawn_wait(argv, cwd, in, fd, fd);
+  if (fd >= 0)
+    close(fd);
+  if (in >= 0)
+    close(in);
+  return st < 0 ? REVPROF_EIO : st;
 }
 
 /* Reads a whole (small) file; NULL on failure. Caller frees. */
@@ -1528,7 +1507,7 @@ int rp_datasheet_write(const revprof_model *m, const revprof_raw *raw,
   if (o->verbose)
     fprintf(stderr, "datasheet: %s\n", path);
   if (s->pdflatex[0]) {
-    if (!is_dir(s->latexdir) && mkdir(s->latexdir, 0777) != 0) {
+    if (rp_mkdir_p(s->latexdir) != 0) {
       rp_errf(err, errlen, "%s: cannot create directory: %s", s->latexdir,
               strerror(errno));
       rc = REVPROF_EIO;

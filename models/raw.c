@@ -1,6 +1,7 @@
 /* Raw characterization data: the CSV written by characterize and read by the
  * fitter and the datasheet ("function,p,bytes,min,median,mean,max,reps,rse"). */
 #include "model_int.h"
+#include "rp_util.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -18,14 +19,10 @@ void revprof_raw_free(revprof_raw *r) {
 }
 
 int revprof_raw_add(revprof_raw *r, const revprof_point *pt) {
-  if (r->n == r->cap) {
-    size_t cap = r->cap ? 2 * r->cap : 256;
-    revprof_point *np = realloc(r->pt, cap * sizeof *np);
-    if (np == NULL)
-      return REVPROF_ENOMEM;
-    r->pt = np;
-    r->cap = cap;
-  }
+  revprof_point *np = rp_grow(r->pt, &r->cap, r->n + 1, sizeof *np);
+  if (np == NULL)
+    return REVPROF_ENOMEM;
+  r->pt = np;
   r->pt[r->n++] = *pt;
   return 0;
 }
@@ -241,15 +238,12 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
     pt.reps = (long)v[6];
     pt.rse = v[7];
     rc = revprof_raw_add(r, &pt);
-    if (rc == 0 && r->n > nlines) {
-      size_t cap = nlines ? 2 * nlines : 256;
-      long *nl = realloc(lines, cap * sizeof *nl);
+    if (rc == 0) {
+      long *nl = rp_grow(lines, &nlines, r->n, sizeof *nl);
       if (nl == NULL)
         rc = REVPROF_ENOMEM;
-      else {
+      else
         lines = nl;
-        nlines = cap;
-      }
     }
     if (rc == 0)
       lines[r->n - 1] = lineno;

@@ -449,12 +449,10 @@ static void RP_PRINTF_(2, 3) put(cm_buf *b, const char *fmt, ...) {
       b->n += (size_t)k;
       return;
     }
-    size_t cap = b->cap * 2 + (size_t)k + 4096;
-    char *q = realloc(b->p, cap);
+    char *q = rp_grow(b->p, &b->cap, b->n + (size_t)k + 1, 1);
     if (q == NULL)
       return;
     b->p = q;
-    b->cap = cap;
   }
 }
 

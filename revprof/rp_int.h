@@ -17,6 +17,7 @@
 #include "rp_config.h"
 #include "rp_noise.h"
 #include "rp_trace.h"
+#include "rp_util.h" /* rp_mkdir_p, rp_grow */
 #include "rp_wrap_ids.h" /* generated from wrappers.spec */
 
 #define RP_EXPORT __attribute__((visibility("default")))
@@ -605,9 +606,6 @@ rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm);
 void rp_idup_done(rp_req *r);
 
 /* -------------------------------------------------------- rp_report.c */
-
-/* mkdir -p; 0 or -1 (errno set). */
-int rp_mkdir_p(const char *dir);
 
 /* Marks the run as degraded or partly guessed (a feature turned off after
  * a fault, a fallback, an extrapolation, no computation, nothing

@@ -15,7 +15,7 @@
 
 static rp_req *free_list;    /* records ready for reuse */
 static rp_req **chunks;      /* every chunk allocated, freed at shutdown */
-static size_t nchunks;
+static size_t nchunks, chunks_cap;
 static rp_req **table;       /* requests the application holds */
 static unsigned table_bits;  /* table has 1 << table_bits buckets */
 static size_t table_count;
@@ -48,7 +48,7 @@ static void req_reset(rp_req *r) {
 rp_req *rp_req_new(void) {
   static rp_req emergency; /* out of memory: one shared record, never freed */
   if (free_list == NULL) {
-    rp_req **nc = realloc(chunks, (nchunks + 1) * sizeof *nc);
+    rp_req **nc = rp_grow(chunks, &chunks_cap, nchunks + 1, sizeof *nc);
     rp_req *c = nc ? calloc(RP_POOL_CHUNK, sizeof *c) : NULL;
     if (nc)
       chunks = nc;
@@ -801,13 +801,10 @@ rp_req **rp_reqs_claim(int n, const MPI_Request reqs[], int *found) {
   *found = 0;
   if (n <= 0)
     return recs_buf;
-  if ((size_t)n > recs_cap) {
-    rp_req **nb = realloc(recs_buf, (size_t)n * sizeof *nb);
-    if (nb == NULL)
-      return NULL;
-    recs_buf = nb;
-    recs_cap = (size_t)n;
-  }
+  rp_req **nb = rp_grow(recs_buf, &recs_cap, (size_t)n, sizeof *nb);
+  if (nb == NULL)
+    return NULL;
+  recs_buf = nb;
   for (int i = 0; i < n; i++) {
     recs_buf[i] = rp_req_claim(reqs[i]);
     *found += recs_buf[i] != NULL;
@@ -823,13 +820,10 @@ rp_req **rp_reqs_claim(int n, const MPI_Request reqs[], int *found) {
 MPI_Status *rp_statuses_for(int n, MPI_Status *user, int found) {
   if (user != MPI_STATUSES_IGNORE || !found || n <= 0)
     return user;
-  if ((size_t)n > st_cap) {
-    MPI_Status *nb = realloc(st_buf, (size_t)n * sizeof *nb);
-    if (nb == NULL)
-      return user;
-    st_buf = nb;
-    st_cap = (size_t)n;
-  }
+  MPI_Status *nb = rp_grow(st_buf, &st_cap, (size_t)n, sizeof *nb);
+  if (nb == NULL)
+    return user;
+  st_buf = nb;
   return st_buf;
 }
 

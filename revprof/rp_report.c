@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------ the data vector */
@@ -81,16 +80,12 @@ static void sink_flush(sink *s) {
 
 static void put(sink *s, const char *p, size_t len) {
   if (s->fd < 0) {
-    if (s->len + len + 1 > s->cap) {
-      size_t cap = (s->cap ? 2 * s->cap : 8192) + len;
-      char *m = realloc(s->mem, cap);
-      if (m == NULL) {
-        s->failed = 1;
-        return;
-      }
-      s->mem = m;
-      s->cap = cap;
+    char *m = rp_grow(s->mem, &s->cap, s->len + len + 1, 1);
+    if (m == NULL) {
+      s->failed = 1;
+      return;
     }
+    s->mem = m;
     memcpy(s->mem + s->len, p, len);
     s->len += len;
     s->mem[s->len] = '\0';
@@ -887,19 +882,6 @@ static void on_exit_(void) {
     if (rp_g.tracing)
       rp_trace_close(1);
   }
-}
-
-int rp_mkdir_p(const char *dir) {
-  char p[RP_PATH_MAX];
-  snprintf(p, sizeof p, "%s", dir);
-  for (char *s = p + 1; *s; s++)
-    if (*s == '/') {
-      *s = '\0';
-      if (mkdir(p, 0755) != 0 && errno != EEXIST)
-        return -1;
-      *s = '/';
-    }
-  return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* REVPROF_COMPUTE as the run used it: auto shows what it chose. */

@@ -15,6 +15,7 @@
 
 #include "rp_trace.h"
 #include "rp_trace_int.h"
+#include "rp_util.h"
 
 #define BUFSIZE_ (256 * 1024) /* the stream's buffer: the memory bound */
 #define LINE_ROOM_ (RP_TRACE_NAME_MAX + 128) /* longest event line */
@@ -116,19 +117,6 @@ static char *room(void) {
   return tr.buf + tr.len;
 }
 
-static int mkdirs(const char *dir) {
-  char p[sizeof tr.dir];
-  snprintf(p, sizeof p, "%s", dir);
-  for (char *s = p + 1; *s; s++)
-    if (*s == '/') {
-      *s = '\0';
-      if (mkdir(p, 0777) != 0 && errno != EEXIST)
-        return -1;
-      *s = '/';
-    }
-  return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static void remove_file(const char *dir, const char *fmt, int n) {
   char path[sizeof tr.dir + 64], name[64];
   snprintf(name, sizeof name, fmt, n);
@@ -189,7 +177,7 @@ int rp_trace_open(const rp_trace_config *c) {
   snprintf(tr.part, sizeof tr.part, "%s/p%d.trace.part", tr.dir, tr.rank);
   snprintf(tr.done, sizeof tr.done, "%s/p%d.trace", tr.dir, tr.rank);
   tr.opened = 1;
-  if (mkdirs(tr.dir) != 0) {
+  if (rp_mkdir_p(tr.dir) != 0) {
     fail_off(tr.dir, strerror(errno));
     return RP_TRACE_EIO;
   }

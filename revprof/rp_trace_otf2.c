@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "rp_trace_int.h"
+#include "rp_util.h"
 
 #ifndef RP_HAVE_OTF2
 
@@ -34,7 +35,8 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
 
 typedef struct names {
   char **name;     /* region id -> name */
-  uint32_t n, cap;
+  uint32_t n;
+  size_t cap;      /* room in name */
   uint32_t *slot;  /* hash table of region id + 1, 0 = empty */
   uint32_t nslot;  /* power of two */
 } names;
@@ -78,14 +80,10 @@ static uint32_t names_id(names *t, const char *name) {
   for (; t->slot[h]; h = (h + 1) & (t->nslot - 1))
     if (strcmp(t->name[t->slot[h] - 1], name) == 0)
       return t->slot[h] - 1;
-  if (t->n == t->cap) {
-    uint32_t cap = t->cap ? 2 * t->cap : 64;
-    char **p = realloc(t->name, cap * sizeof *p);
-    if (!p)
-      return UINT32_MAX;
-    t->name = p;
-    t->cap = cap;
-  }
+  char **p = rp_grow(t->name, &t->cap, (size_t)t->n + 1, sizeof *p);
+  if (!p)
+    return UINT32_MAX;
+  t->name = p;
   if (!(t->name[t->n] = strdup(name)))
     return UINT32_MAX;
   t->slot[h] = t->n + 1;
@@ -113,23 +111,6 @@ typedef struct sendrec { /* a send as stored in the bucket file */
   double t, bytes;
   int32_t dst, tag;
 } sendrec;
-
-typedef struct vec {
-  void *p;
-  size_t n, cap, elt;
-} vec;
-
-static void *vec_push(vec *v) {
-  if (v->n == v->cap) {
-    size_t cap = v->cap ? 2 * v->cap : 1024;
-    void *p = realloc(v->p, cap * v->elt);
-    if (!p)
-      return NULL;
-    v->p = p;
-    v->cap = cap;
-  }
-  return (char *)v->p + v->elt * v->n++;
-}
 
 static int cmp_point(const void *a, const void *b) {
   const point *x = a, *y = b;
@@ -171,7 +152,7 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type,
 /* Reads rank's stream: its states and receives; with sends != NULL, only
  * counts (pass 0) or stores (pass 1) the sends into the bucket file. */
 static int read_stream(const char *dir, int rank, int size, writer *w,
-                       vec *states, vec *points, uint64_t *count,
+                       rp_vec *states, rp_vec *points, uint64_t *count,
                        uint64_t *fill, int bucket_fd, int *partial,
                        char *err, size_t errlen) {
   rp_trace_reader *r = NULL;
@@ -187,7 +168,7 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
     seq++;
     if (ev.kind == 'S') {
       uint32_t id = names_id(&w->regions, ev.name);
-      state *s = id == UINT32_MAX ? NULL : states ? vec_push(states) : NULL;
+      state *s = id == UINT32_MAX ? NULL : states ? rp_vec_push(states) : NULL;
       if (id == UINT32_MAX || (states && !s))
         rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
       else if (s)
@@ -203,7 +184,7 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
                     strerror(errno));
       }
       if (points) {
-        point *p = vec_push(points);
+        point *p = rp_vec_push(points);
         if (!p)
           rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
         else
@@ -457,7 +438,7 @@ static int otf2_fail(OTF2_ErrorCode e, const char *dir, char *err,
 int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
                         size_t errlen) {
   writer w = {0};
-  vec states = {.elt = sizeof(state)}, points = {.elt = sizeof(point)};
+  rp_vec states = {.elt = sizeof(state)}, points = {.elt = sizeof(point)};
   uint64_t *count = calloc((size_t)size, sizeof *count);
   uint64_t *start = calloc((size_t)size + 1, sizeof *start);
   uint64_t *fill = calloc((size_t)size, sizeof *fill);
@@ -521,7 +502,7 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
                      partial, err, errlen);
     for (uint64_t i = 0; i < count[r] && rc == 0; i++) {
       sendrec sr;
-      point *p = vec_push(&points);
+      point *p = rp_vec_push(&points);
       off_t at = (off_t)((start[r] + i) * sizeof sr);
       if (!p)
         rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");

@@ -11,11 +11,12 @@ int rp_cmd_trace(int argc, char **argv);
 int rp_cmd_run(int argc, char **argv);
 int rp_cmd_sweep(int argc, char **argv);
 
-/* Runs argv (argv[0] looked up in PATH) and waits. With out != NULL its
- * stdout goes to that file (created or truncated), with err_to_out also
- * stderr. Returns the exit status (0..255, 128 + signal when killed), or
- * -1 when it could not start (message on stderr). *seconds, when not NULL,
- * gets the wall time from start to exit. */
+/* rp_spawn_wait with the tool's messages: runs argv (argv[0] looked up in
+ * PATH) and waits. With out != NULL its stdout goes to that file (created
+ * or truncated), with err_to_out also stderr. Returns the exit status
+ * (0..255, 128 + signal when killed), or -1 when it could not start
+ * (message on stderr). *seconds, when not NULL, gets the wall time from
+ * start to exit. */
 int rp_spawn(char *const argv[], const char *out, int err_to_out,
              double *seconds);
 
@@ -27,8 +28,5 @@ int rp_find_program(const char *env, const char *name, char *buf,
 /* Path of librevprof.so: $REVPROF_LIB, else the build tree's, else next to
  * this binary, else the installed one. 0 and the path in buf, or -1. */
 int rp_find_revprof_lib(char *buf, size_t len);
-
-/* Creates dir and its parents; 0 or -1 with errno set. */
-int rp_mkdirs(const char *dir);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "revprof_model.h"
 #include "rp_tools.h"
+#include "rp_util.h"
 
 extern char **environ;
 
@@ -355,7 +356,7 @@ int rp_cmd_run(int argc, char **argv) {
     dir = "revprof-out";
   if (timeline && !c.trace && !getenv("REVPROF_TRACE"))
     setenv("REVPROF_TRACE", "text", 1);
-  if (rp_mkdirs(dir) != 0) {
+  if (rp_mkdir_p(dir) != 0) {
     fprintf(stderr, "revprof run: %s: %s\n", dir, strerror(errno));
     return 1;
   }
@@ -823,7 +824,7 @@ int rp_cmd_sweep(int argc, char **argv) {
   if (common_setup("sweep", &c, lib, sizeof lib) != 0)
     return 1;
   const char *dir = c.dir ? c.dir : "revprof-sweep";
-  if (rp_mkdirs(dir) != 0) {
+  if (rp_mkdir_p(dir) != 0) {
     fprintf(stderr, "revprof sweep: %s: %s\n", dir, strerror(errno));
     return 1;
   }
@@ -835,7 +836,7 @@ int rp_cmd_sweep(int argc, char **argv) {
     pt[i].over = 0;
     pt[i].flags[0] = '\0';
     snprintf(sub, sizeof sub, "%s/p%d", dir, np[i]);
-    if (rp_mkdirs(sub) != 0) {
+    if (rp_mkdir_p(sub) != 0) {
       fprintf(stderr, "revprof sweep: %s: %s\n", sub, strerror(errno));
       return 1;
     }

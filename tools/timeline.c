@@ -10,6 +10,7 @@
 
 #include "rp_tools.h"
 #include "rp_trace_int.h"
+#include "rp_util.h"
 
 static const char *const colours[RP_TRACE_CLASS_COUNT] = {
     "#4daf4a", /* compute: green */
@@ -46,23 +47,15 @@ typedef struct opts {
   long max_boxes;     /* boxes per rank before the per-pixel view */
 } opts;
 
-typedef struct vec {
-  void *p;
-  size_t n, cap, elt;
-} vec;
+typedef rp_vec vec;
 
-static void *push(vec *v) {
-  if (v->n == v->cap) {
-    size_t cap = v->cap ? 2 * v->cap : 256;
-    void *p = realloc(v->p, cap * v->elt);
-    if (!p) {
-      fprintf(stderr, "revprof timeline: out of memory\n");
-      exit(1);
-    }
-    v->p = p;
-    v->cap = cap;
+static void *push(vec *v) { /* out of memory ends the command */
+  void *e = rp_vec_push(v);
+  if (!e) {
+    fprintf(stderr, "revprof timeline: out of memory\n");
+    exit(1);
   }
-  return (char *)v->p + v->elt * v->n++;
+  return e;
 }
 
 static void usage(FILE *f) {

@@ -1,15 +1,16 @@
-/* Process and file helpers shared by the revprof subcommands. */
+/* Process and file helpers shared by the revprof subcommands (on top of
+ * common/rp_util.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rp_tools.h"
+#include "rp_util.h"
 
 static int is_exe(const char *path) {
   struct stat st;
@@ -47,57 +48,25 @@ static double now(void) {
 int rp_spawn(char *const argv[], const char *out, int err_to_out,
              double *seconds) {
   int fd = -1;
-  if (out && (fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0) {
+  if (out && (fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                        0666)) < 0) {
     fprintf(stderr, "revprof: %s: %s\n", out, strerror(errno));
     return -1;
   }
-  fflush(stdout);
-  fflush(stderr);
   double t0 = now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    fprintf(stderr, "revprof: cannot start %s: %s\n", argv[0],
-            strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return -1;
-  }
-  if (pid == 0) { /* child: only async-signal-safe calls until exec */
-    if (fd >= 0 && (dup2(fd, 1) < 0 || (err_to_out && dup2(fd, 2) < 0)))
-      _exit(126);
-    execvp(argv[0], argv);
-    _exit(127);
-  }
+  int st = rp_spawn_wait(argv, NULL, -1, fd, err_to_out ? fd : -1);
+  int e = errno;
   if (fd >= 0)
     close(fd);
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  if (seconds)
-    *seconds = now() - t0;
-  if (WIFEXITED(status)) {
-    if (WEXITSTATUS(status) == 127)
-      fprintf(stderr, "revprof: cannot run %s\n", argv[0]);
-    return WEXITSTATUS(status);
-  }
-  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-}
-
-int rp_mkdirs(const char *dir) {
-  char p[4096];
-  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
-    errno = ENAMETOOLONG;
+  if (st < 0) {
+    fprintf(stderr, "revprof: cannot start %s: %s\n", argv[0], strerror(e));
     return -1;
   }
-  for (char *s = p + 1; *s; s++)
-    if (*s == '/') {
-      *s = '\0';
-      if (mkdir(p, 0777) != 0 && errno != EEXIST)
-        return -1;
-      *s = '/';
-    }
-  return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+  if (seconds)
+    *seconds = now() - t0;
+  if (st == 127)
+    fprintf(stderr, "revprof: cannot run %s\n", argv[0]);
+  return st;
 }
 
 /* Path of librevprof.so: $REVPROF_LIB, else the build tree's (next to this

@@ -19,6 +19,7 @@
 #include "revprof_model.h"
 #include "rp_datasheet.h"
 #include "rp_test.h"
+#include "rp_util.h"
 
 #define ERRLEN 1024
 
@@ -111,20 +112,21 @@ static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (f == NULL)
     return NULL;
-  size_t cap = 4096, n = 0, k;
-  char *buf = malloc(cap);
-  while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-    n += k;
-    if (n + 1 == cap) {
-      char *nb = realloc(buf, cap *= 2);
-      if (nb == NULL)
-        free(buf);
-      buf = nb;
+  size_t cap = 0, n = 0, k = 1;
+  char *buf = NULL;
+  while (k > 0) {
+    char *nb = rp_grow(buf, &cap, n + 4096, 1);
+    if (nb == NULL) {
+      free(buf);
+      fclose(f);
+      return NULL;
     }
+    buf = nb;
+    k = fread(buf + n, 1, cap - n - 1, f);
+    n += k;
   }
   fclose(f);
-  if (buf)
-    buf[n] = '\0';
+  buf[n] = '\0';
   if (len)
     *len = n;
   return buf;

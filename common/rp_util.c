@@ -1,0 +1,118 @@
+/* mkdir -p, running a program, growing an array (rp_util.h): written once
+ * here for the tools, the characterization program and librevprof. */
+#include "rp_util.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define GROW_MIN 16 /* elements of a first allocation */
+
+/* ---------------------------------------------------------------- mkdir -p */
+
+static int is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int rp_mkdir_p_at(const char *dir, size_t *fail_len) {
+  char p[RP_UTIL_PATH_MAX];
+  size_t n = strlen(dir), i = 0;
+  if (n == 0) {
+    errno = ENOENT;
+    goto fail;
+  }
+  if (n >= sizeof p) {
+    errno = ENAMETOOLONG;
+    goto fail;
+  }
+  memcpy(p, dir, n + 1);
+  while (n > 1 && p[n - 1] == '/') /* "a/b/" is "a/b" */
+    p[--n] = '\0';
+  for (i = 1; i <= n; i++) {
+    if ((p[i] != '/' && p[i] != '\0') || p[i - 1] == '/')
+      continue; /* inside a name, or "a//b" */
+    char c = p[i];
+    p[i] = '\0';
+    if (mkdir(p, 0777) != 0) {
+      if (errno != EEXIST)
+        goto fail;
+      /* a parent that is no directory fails at the next name (ENOTDIR) */
+      if (i == n && !is_dir(p)) {
+        errno = EEXIST;
+        goto fail;
+      }
+    }
+    p[i] = c;
+  }
+  return 0;
+fail:
+  *fail_len = i;
+  return -1;
+}
+
+int rp_mkdir_p(const char *dir) {
+  size_t ignored;
+  return rp_mkdir_p_at(dir, &ignored);
+}
+
+/* ------------------------------------------------------- running programs */
+
+int rp_spawn_wait(char *const argv[], const char *cwd, int in, int out,
+                  int err) {
+  fflush(stdout); /* the parent's output first, then the child's */
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) { /* child: only async-signal-safe calls until exec */
+    if ((cwd && chdir(cwd) != 0) || (in >= 0 && dup2(in, 0) < 0) ||
+        (out >= 0 && dup2(out, 1) < 0) || (err >= 0 && dup2(err, 2) < 0))
+      _exit(126);
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
+  errno = ECHILD; /* neither exited nor killed: waitpid(0) never says so */
+  return -1;
+}
+
+/* -------------------------------------------------------- growable arrays */
+
+void *rp_grow(void *p, size_t *cap, size_t need, size_t elem) {
+  if (p != NULL && need <= *cap)
+    return p;
+  size_t nc = *cap ? *cap : GROW_MIN;
+  while (nc < need && nc <= SIZE_MAX / 2)
+    nc *= 2;
+  void *q = NULL;
+  if (nc >= need && elem > 0 && nc <= SIZE_MAX / elem)
+    q = realloc(p, nc * elem);
+  if (q == NULL) {
+    errno = ENOMEM; /* the size overflows, or no memory */
+    return NULL;
+  }
+  *cap = nc;
+  return q;
+}
+
+void *rp_vec_push(rp_vec *v) {
+  void *p = rp_grow(v->p, &v->cap, v->n + 1, v->elt);
+  if (p == NULL)
+    return NULL;
+  v->p = p;
+  return (char *)p + v->elt * v->n++;
+}
