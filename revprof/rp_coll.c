@@ -177,22 +177,30 @@ void rp_coll_finish(rp_coll_ex *x) {
   rp_g.cur_bytes += x->v[RP_NB];
 }
 
-rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
-                              int root) {
-  int dir = rp_coll_root_dir(fn);
-  if (dir == 0)
-    return rp_icoll_begin(c, w, fn, d);
+/* The record of a non-blocking collective, with this member's clocks and d
+ * (cmax = cmine until the exchange brings more) */
+static rp_req *icoll_record(const rp_comm *c, rp_wid w, revprof_fn fn,
+                            double d) {
   rp_req *r = rp_req_new();
   r->kind = RP_REQ_COLL;
   r->wid = w;
   r->fn = fn;
   r->active = 1;
   r->p = (double)c->size;
-  r->root_dir = dir;
-  r->is_root = c->rank == root;
   memcpy(r->cmine, rp_g.clk.now, sizeof rp_g.clk.now);
   r->cmine[RP_NB] = d;
   memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  return r;
+}
+
+rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
+                              int root) {
+  int dir = rp_coll_root_dir(fn);
+  if (dir == 0)
+    return rp_icoll_begin(c, w, fn, d);
+  rp_req *r = icoll_record(c, w, fn, d);
+  r->root_dir = dir;
+  r->is_root = c->rank == root;
   if (!c->intra || c->size < 2 || root < 0 || root >= c->size)
     r->root_dir = 0; /* nothing exchanged: own clocks */
   else if ((dir == RP_ROOT_OUT
@@ -208,15 +216,7 @@ rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
 }
 
 rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d) {
-  rp_req *r = rp_req_new();
-  r->kind = RP_REQ_COLL;
-  r->wid = w;
-  r->fn = fn;
-  r->active = 1;
-  r->p = (double)c->size;
-  memcpy(r->cmine, rp_g.clk.now, sizeof rp_g.clk.now);
-  r->cmine[RP_NB] = d;
-  memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  rp_req *r = icoll_record(c, w, fn, d);
   if (c->intra && c->size > 1 &&
       PMPI_Iallreduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX,
                       c->shadow, &r->sreq) != MPI_SUCCESS)

@@ -170,6 +170,18 @@ static int bad_root(const rp_comm *c, int root) {
   return root < 0 || root >= c->size;
 }
 
+/* Scatter and Gather: the block as the root describes it (root_count of
+ * root_type) or as the others do (own_count of own_type); 0 when the call
+ * does not fold. *me: this member is the root. */
+static int rooted_block(rp_comm *c, int root, int *me, int root_count,
+                        MPI_Datatype root_type, int own_count,
+                        MPI_Datatype own_type) {
+  *me = !bad_root(c, root) && c->rank == root;
+  return bad_root(c, root) ? 0
+         : *me             ? fold_block(c, root_count, root_type)
+                           : fold_block(c, own_count, own_type);
+}
+
 int rp_fold_MPI_Bcast(rp_comm *c, revprof_fn fn, double d, int *rc,
                       void *buffer, int count, MPI_Datatype datatype, int root,
                       MPI_Comm comm) {
@@ -192,10 +204,8 @@ int rp_fold_MPI_Scatter(rp_comm *c, revprof_fn fn, double d, int *rc,
                         const void *sendbuf, int sendcount,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  int me = !bad_root(c, root) && c->rank == root;
-  int block = bad_root(c, root) ? 0
-              : me ? fold_block(c, sendcount, sendtype)
-                   : fold_block(c, recvcount, recvtype);
+  int me, block = rooted_block(c, root, &me, sendcount, sendtype, recvcount,
+                               recvtype);
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
@@ -219,10 +229,8 @@ int rp_fold_MPI_Gather(rp_comm *c, revprof_fn fn, double d, int *rc,
                        const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  int me = !bad_root(c, root) && c->rank == root;
-  int block = bad_root(c, root) ? 0
-              : me ? fold_block(c, recvcount, recvtype)
-                   : fold_block(c, sendcount, sendtype);
+  int me, block = rooted_block(c, root, &me, recvcount, recvtype, sendcount,
+                               sendtype);
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
