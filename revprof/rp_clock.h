@@ -93,7 +93,8 @@ enum { RP_ROOT_OUT = 1, RP_ROOT_IN = 2 };
 int rp_root_learns(int dir, int is_root);
 
 /* What a member knows: known = own, raised per component to arrived's
- * when it learns (rp_root_learns). n components (clocks, then d). */
+ * when it learns (rp_root_learns). n components (clocks, then d); known
+ * may be own or arrived (each component is read before it is written). */
 void rp_root_known(int dir, int is_root, const double *own,
                    const double *arrived, double *known, int n);
 

@@ -117,12 +117,16 @@ void rp_coll_start_nb(rp_comm *c, MPI_Comm comm) {
  * the two latencies, but costs more than both on Open MPI 4.1 at small
  * sizes (2 ranks, 8 B: MPI_Allreduce 1.8 us against 1.2 us, Allgather 8 us
  * against 1.2 us; bench/collective-overhead.sh). */
-void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
+/* x before any exchange: this member's own clocks and d */
+static void ex_init(const rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
   x->fn = fn;
   x->p = (double)c->size;
   x->synced = 0;
-  memcpy(x->v, rp_g.clk.now, sizeof rp_g.clk.now);
-  x->v[RP_NB] = d;
+  rp_my_clocks(d, x->v);
+}
+
+void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
+  ex_init(c, fn, d, x);
   if (c->intra && c->size > 1)
     x->synced = PMPI_Allreduce(MPI_IN_PLACE, x->v, RP_PB_DOUBLES, MPI_DOUBLE,
                                MPI_MAX, c->shadow) == MPI_SUCCESS;
@@ -149,25 +153,20 @@ int rp_coll_root_dir(revprof_fn fn) {
  * One rooted call of 32 bytes, cheaper than the allreduce. */
 void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
                          rp_coll_ex *x) {
-  double got[RP_PB_DOUBLES], own[RP_PB_DOUBLES];
+  double got[RP_PB_DOUBLES];
   int dir = rp_coll_root_dir(fn), ok;
-  x->fn = fn;
-  x->p = (double)c->size;
-  x->synced = 0;
-  memcpy(own, rp_g.clk.now, sizeof rp_g.clk.now);
-  own[RP_NB] = d;
-  memcpy(x->v, own, sizeof own);
+  ex_init(c, fn, d, x);
   /* a bad root fails in the application's own call, not in revprof's */
   if (!c->intra || c->size < 2 || root < 0 || root >= c->size || dir == 0)
     return;
-  memcpy(got, own, sizeof own);
+  memcpy(got, x->v, sizeof got);
   if (dir == RP_ROOT_OUT)
     ok = PMPI_Bcast(got, RP_PB_DOUBLES, MPI_DOUBLE, root, c->shadow);
   else
-    ok = PMPI_Reduce(own, got, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX, root,
+    ok = PMPI_Reduce(x->v, got, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX, root,
                      c->shadow);
-  if (ok == MPI_SUCCESS)
-    rp_root_known(dir, c->rank == root, own, got, x->v, RP_PB_DOUBLES);
+  if (ok == MPI_SUCCESS) /* per component: known may be own */
+    rp_root_known(dir, c->rank == root, x->v, got, x->v, RP_PB_DOUBLES);
 }
 
 void rp_coll_finish(rp_coll_ex *x) {
@@ -187,8 +186,7 @@ static rp_req *icoll_record(const rp_comm *c, rp_wid w, revprof_fn fn,
   r->fn = fn;
   r->active = 1;
   r->p = (double)c->size;
-  memcpy(r->cmine, rp_g.clk.now, sizeof rp_g.clk.now);
-  r->cmine[RP_NB] = d;
+  rp_my_clocks(d, r->cmine);
   memcpy(r->cmax, r->cmine, sizeof r->cmax);
   return r;
 }
@@ -228,12 +226,9 @@ void rp_icoll_done(rp_req *r) {
   double cost[RP_NB];
   if (r->sreq != MPI_REQUEST_NULL)
     PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* every member started it */
-  if (r->root_dir != 0) {
-    double got[RP_PB_DOUBLES];
-    memcpy(got, r->cmax, sizeof got);
-    rp_root_known(r->root_dir, r->is_root, r->cmine, got, r->cmax,
+  if (r->root_dir != 0) /* per component: known may be arrived */
+    rp_root_known(r->root_dir, r->is_root, r->cmine, r->cmax, r->cmax,
                   RP_PB_DOUBLES);
-  }
   rp_cost(r->fn, r->p, r->cmax[RP_NB], cost);
   rp_g.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
   rp_g.cur_bytes += r->cmax[RP_NB];

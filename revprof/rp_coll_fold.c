@@ -36,12 +36,6 @@
 #define RP_FOLD_BUF (512 * 1024)
 static unsigned char fold_send[RP_FOLD_BUF], fold_recv[RP_FOLD_BUF];
 
-/* The clocks and d of this member, as the shadow exchange would send them */
-static void my_clocks(double d, double v[RP_PB_DOUBLES]) {
-  memcpy(v, rp_g.clk.now, sizeof rp_g.clk.now);
-  v[RP_NB] = d;
-}
-
 static void fold_max(double acc[RP_PB_DOUBLES], const double v[RP_PB_DOUBLES]) {
   for (int k = 0; k < RP_PB_DOUBLES; k++)
     if (v[k] > acc[k])
@@ -123,7 +117,7 @@ static int fold_blocks(int alltoall, rp_comm *c, revprof_fn fn, double d,
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
-  my_clocks(d, mine);
+  rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   MPI_Aint sext = extent_of(sendtype);
   for (int j = 0; j < (alltoall ? c->size : 1); j++)
@@ -189,7 +183,7 @@ int rp_fold_MPI_Bcast(rp_comm *c, revprof_fn fn, double d, int *rc,
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
-  my_clocks(d, mine);
+  rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   if (c->rank == root)
     pack_block(buffer, count, datatype, mine, 0, block, comm);
@@ -209,7 +203,7 @@ int rp_fold_MPI_Scatter(rp_comm *c, revprof_fn fn, double d, int *rc,
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
-  my_clocks(d, mine);
+  rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   if (me) {
     MPI_Aint sext = extent_of(sendtype);
@@ -234,7 +228,7 @@ int rp_fold_MPI_Gather(rp_comm *c, revprof_fn fn, double d, int *rc,
   if (block == 0)
     return 0;
   double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
-  my_clocks(d, mine);
+  rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   MPI_Aint rext = me ? extent_of(recvtype) : 0;
   if (me && sendbuf == MPI_IN_PLACE) /* the root's block is in place */
@@ -368,7 +362,7 @@ static int fold_reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
   size_t off = (data + 15) & ~(size_t)15; /* clocks 16-aligned after it */
   MPI_Datatype bt = bytes_type(off);
   double mine[RP_PB_DOUBLES];
-  my_clocks(d, mine);
+  rp_my_clocks(d, mine);
   /* MPI_IN_PLACE is allowed where the result lands: the data is there */
   memcpy(fold_send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, data);
   memset(fold_send + data, 0, off - data);

@@ -249,11 +249,6 @@ __cyg_profile_func_exit(void *fn, void *site) {
 
 /* ------------------------------------------------------------ MPI calls */
 
-/* The simulated clocks carry the delay in compensate mode (model costs are
- * all 0): sends stamp {x, -x, x} into the piggyback, and since receives
- * and collectives keep each component's maximum, -now[RP_AVG] afterwards
- * is the least delay among the messages if it is below x, and now[RP_MIN]
- * the sender's delay if above. */
 /* each wrapper's region, by wrapper id: 0 until its first call, else the
  * region id + 1 (no name hashing per MPI call) */
 static int wid_region[RP_W_COUNT];
@@ -268,6 +263,11 @@ static int wrapper_region(rp_wid w) {
   return wid_region[w] - 1;
 }
 
+/* The simulated clocks carry the delay in compensate mode (model costs are
+ * all 0): sends stamp {x, -x, x} into the piggyback, and since receives
+ * and collectives keep each component's maximum, -now[RP_AVG] afterwards
+ * is the least delay among the messages if it is below x, and now[RP_MIN]
+ * the sender's delay if above. */
 void rp_cm_enter(rp_wid w) {
   double x = cm.st.x;
   rp_g.clk.now[RP_MIN] = x;

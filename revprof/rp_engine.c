@@ -298,7 +298,8 @@ static double mono_seconds(void) {
 /* The wall clock of measured gaps: two reads per MPI call. The cycle
  * counter where it ticks at a fixed rate (rp_tsc_usable), scaled by a rate
  * measured against CLOCK_MONOTONIC over 2 ms at start-up (error ~1e-5),
- * costs ~11 ns a read here against 31 ns for clock_gettime on kvm-clock;
+ * costs a third of clock_gettime on the development VM's kvm-clock (the
+ * report prints the read cost of the one used, rp_g.gap_tool.wall);
  * REVPROF_TIMER=monotonic keeps clock_gettime. */
 static double tsc_sec; /* seconds per tick; 0: clock_gettime */
 static uint64_t tsc_base;

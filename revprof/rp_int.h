@@ -552,6 +552,11 @@ typedef struct rp_coll_ex {
   int synced; /* 1: exchanged by a blocking allreduce on the shadow, which
                  every member enters before any leaves: a barrier */
 } rp_coll_ex;
+/* This member's start clocks and d, as every exchange sends them */
+static inline void rp_my_clocks(double d, double v[RP_PB_DOUBLES]) {
+  __builtin_memcpy(v, rp_g.clk.now, sizeof rp_g.clk.now);
+  v[RP_NB] = d;
+}
 void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x);
 void rp_coll_finish(rp_coll_ex *x);
 /* Rooted collectives (MPI_Bcast, MPI_Scatter(v), MPI_Reduce, MPI_Gather(v)

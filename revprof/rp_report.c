@@ -711,11 +711,12 @@ void rp_report_final(void) {
     char b[256];
     snprintf(b, sizeof b,
              " and measured compute -%.0f%%/+%.0f%% (its spread on rank 0, "
-             "at least %.0f%%: %s; gaps timed by the %s)",
+             "at least %.0f%%: %s; gaps timed by the %s, %.0f ns a read)",
              100.0 * rp_g.noise.lo, 100.0 * rp_g.noise.hi,
              100.0 * rp_g.cfg.compute_spread,
              rp_g.spread_from ? rp_g.spread_from : "default",
-             rp_g.timer_name ? rp_g.timer_name : "monotonic clock");
+             rp_g.timer_name ? rp_g.timer_name : "monotonic clock",
+             1e9 * rp_g.gap_tool.wall);
     puts_(&t, b);
   } else
     puts_(&t, " and REVPROF_STEP_MIN/MAX");
