@@ -234,15 +234,24 @@ void rp_icoll_done(rp_req *r) {
   rp_g.cur_bytes += r->cmax[RP_NB];
 }
 
+/* The new communicator's shadow is an idup of the parent's shadow (same
+ * group and order), not of the parent: two outstanding idups of one
+ * communicator can cross their context-id agreements in Open MPI 4.1 and
+ * hang (seen in rp_semantics at 3 ranks once rooted collectives stopped
+ * synchronizing the ranks before it), and the parent's shadow carries none
+ * of the application's attributes to copy. A parent without a shadow (not
+ * seen created, one member): the new communicator gets its shadow at its
+ * first blocking collective, like any communicator revprof did not see. */
 rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm) {
-  int inter = 0;
   rp_req *r = rp_req_new();
+  rp_comm *parent = lookup(comm);
   r->kind = RP_REQ_IDUP;
   r->wid = RP_W_MPI_Comm_idup;
   r->active = 1;
   r->newcomm = newcomm;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (!inter && PMPI_Comm_idup(comm, &r->shadow_new, &r->sreq) != MPI_SUCCESS)
+  if (parent && parent->intra && parent->shadow != MPI_COMM_NULL &&
+      PMPI_Comm_idup(parent->shadow, &r->shadow_new, &r->sreq) !=
+          MPI_SUCCESS)
     r->sreq = MPI_REQUEST_NULL;
   return r;
 }
@@ -250,7 +259,7 @@ rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm) {
 void rp_idup_done(rp_req *r) {
   if (r->sreq != MPI_REQUEST_NULL)
     PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE);
-  if (*r->newcomm != MPI_COMM_NULL)
+  if (*r->newcomm != MPI_COMM_NULL && r->shadow_new != MPI_COMM_NULL)
     attach(*r->newcomm, r->shadow_new);
   else if (r->shadow_new != MPI_COMM_NULL)
     PMPI_Comm_free(&r->shadow_new);
