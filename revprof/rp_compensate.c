@@ -594,12 +594,14 @@ void rp_cm_report_partial(const char *reason) {
   rp_mkdir_p(rp_g.cfg.outdir);
   int ok = dump(cpath, &csv) == 0;
   if (dump(tpath, &txt) == 0 && ok) {
+    if (rp_g.cfg.quiet)
+      return;
     static const char m[] = "revprof: PARTIAL compensate report written to ";
     ssize_t ignored = write(2, m, sizeof m - 1);
     ignored = write(2, tpath, strlen(tpath));
     ignored = write(2, "\n", 1);
     (void)ignored;
-  } else {
+  } else if (!rp_g.cfg.quiet) {
     ssize_t ignored = write(2, tb, txt.n); /* at least on stderr */
     (void)ignored;
   }
@@ -631,8 +633,10 @@ void rp_cm_report(void) {
     overhead_line(&head);
     put(&head, "\n");
     write_file("compensate.txt", head.p ? head.p : "", all_txt);
-    fputs(head.p ? head.p : "", stderr);
-    fputs(all_txt, stderr);
+    if (!rp_g.cfg.quiet) {
+      fputs(head.p ? head.p : "", stderr);
+      fputs(all_txt, stderr);
+    }
     free(head.p);
   }
   free(all_csv);

@@ -67,6 +67,15 @@ static int get_path(const char *name, const char *v, char *buf, size_t len,
   return 0;
 }
 
+int rp_quiet_env(void) {
+  static int q = -1;
+  if (q < 0) {
+    const char *v = getenv("REVPROF_QUIET");
+    q = v != NULL && strcmp(v, "1") == 0;
+  }
+  return q;
+}
+
 int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
                    size_t errlen) {
   const char *v;
@@ -175,6 +184,14 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
     else if (strcmp(v, "simulated") != 0) {
       snprintf(err, errlen,
                "REVPROF_WTIME=\"%s\": expected 'real' or 'simulated'", v);
+      return REVPROF_EINVAL;
+    }
+  }
+  if ((v = get("REVPROF_QUIET", ud)) && *v) {
+    if (strcmp(v, "1") == 0)
+      c->quiet = 1;
+    else if (strcmp(v, "0") != 0) {
+      snprintf(err, errlen, "REVPROF_QUIET=\"%s\": expected '0' or '1'", v);
       return REVPROF_EINVAL;
     }
   }

@@ -41,6 +41,8 @@ typedef struct rp_config {
                                    < 0 unset (rp_compute_spread) */
   double sec_per_ins;           /* REVPROF_INSTRUCTION_TIME, s; 0: off */
   int wtime_real;               /* REVPROF_WTIME=real */
+  int quiet;                    /* REVPROF_QUIET=1: nothing on stdout or
+                                   stderr, the report in its files only */
   int timer_monotonic;          /* REVPROF_TIMER=monotonic: measured gaps
                                    by clock_gettime, never the cycle
                                    counter */
@@ -81,6 +83,12 @@ rp_compute_mode rp_compute_resolve(rp_compute_mode asked, int have_lua);
  * revprof_region) seen in a run that auto started in measure switches it
  * to annotate; 0 otherwise. */
 int rp_compute_switches(int is_auto, rp_compute_mode now);
+
+/* REVPROF_QUIET from the process environment, for messages that may come
+ * before rp_config_read (or without it): 1 for "1", 0 for unset, "" and
+ * "0"; any other value is not quiet, so that rp_config_read's error about
+ * it is seen. */
+int rp_quiet_env(void);
 
 const char *rp_mode_name(rp_mode m);
 const char *rp_compute_name(rp_compute_mode m);

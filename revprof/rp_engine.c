@@ -40,6 +40,8 @@ void rp_warn(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if (rp_quiet_env())
+    return; /* what matters is also a report flag */
   if (rp_g.size > 1)
     fprintf(stderr, "revprof[rank %d]: %s\n", rp_g.rank, msg);
   else
@@ -520,6 +522,24 @@ static int agree(int ok, const char *why, const char *consequence) {
 
 static revprof_model *cm_model; /* compensate mode: the overhead table */
 
+/* revprof turned itself off at MPI_Init: rank 0's report says why (the
+ * reason of the lowest rank that had one). */
+static void off_report(const char *why) {
+  char msg[1200] = "", what[1400];
+  int from = why[0] ? rp_g.rank : rp_g.size;
+  PMPI_Allreduce(MPI_IN_PLACE, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (from < rp_g.size) {
+    if (rp_g.rank == from)
+      snprintf(msg, sizeof msg, "%s", why);
+    PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, from, MPI_COMM_WORLD);
+  }
+  if (rp_g.rank != 0)
+    return;
+  snprintf(what, sizeof what, "revprof turned itself off at MPI_Init (%s); "
+           "the program ran without it", msg[0] ? msg : "no reason given");
+  rp_report_unpredicted("OFF", "revprof-off", what, rp_g.size);
+}
+
 void rp_startup(int provided) {
   char err[1024] = "";
   int ok = 1;
@@ -544,6 +564,8 @@ void rp_startup(int provided) {
                       "revprof")) {
     revprof_model_free(rp_g.model);
     rp_g.model = NULL;
+    if (rp_g.cfg.mode != RP_MODE_OFF) /* asked for, and not given: say so */
+      off_report(err);
     return;
   }
 
@@ -597,7 +619,7 @@ void rp_startup(int provided) {
     measure_startup();
   if (rp_g.cfg.trace[0]) {
     rp_trace_config tc = {rp_g.cfg.outdir, rp_g.cfg.trace, rp_g.rank,
-                          rp_g.size};
+                          rp_g.size, rp_g.cfg.quiet};
     rp_g.tracing = rp_trace_open(&tc) == 0;
   }
   rp_g.extras = rp_g.tracing || rp_g.cfg.compute == RP_COMPUTE_MEASURE ||

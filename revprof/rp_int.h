@@ -631,6 +631,11 @@ void rp_report_settings(void);
 void rp_report_final(void);
 /* This rank's PARTIAL report (async-signal-safe as far as possible). */
 void rp_report_partial(const char *reason);
+/* Rank 0's report of a run that revprof did not predict at all (STATUS
+ * its status line, KEY: WHAT its one flag), stderr too unless quiet;
+ * without MPI calls, so usable at exit and when revprof turned off. */
+void rp_report_unpredicted(const char *status, const char *key,
+                           const char *what, int size);
 /* Paths, handlers; called from rp_startup. */
 void rp_report_startup(void);
 void rp_report_shutdown(void);

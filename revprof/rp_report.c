@@ -738,7 +738,7 @@ void rp_report_final(void) {
     csv_functions(&c, r, all + (size_t)r * V_COUNT + V_FSTAT);
   csv_warnings(&c, sum + V_WILD, sum + V_MISSING);
 
-  if (t.mem)
+  if (t.mem && !rp_g.cfg.quiet)
     fputs(t.mem, stderr);
   if (t.failed || c.failed)
     rp_warn("out of memory writing the report");
@@ -746,7 +746,7 @@ void rp_report_final(void) {
            write_file(csv_path, c.mem, c.len) != 0)
     rp_warn("cannot write %s and %s: %s", txt_path, csv_path,
             strerror(errno));
-  else
+  else if (!rp_g.cfg.quiet)
     fprintf(stderr, "revprof: report written to %s and %s\n", txt_path,
             csv_path);
   free(t.mem);
@@ -773,6 +773,8 @@ void rp_report_partial(const char *reason) {
   if (rp_g.model == NULL)
     return;
   rp_g.partial_done = 1;
+  if (!have_dir && rp_g.cfg.quiet)
+    return; /* nowhere to write, and stderr is the program's */
   fill_vector(v);
   static sink t, c;
   memset(&t, 0, offsetof(sink, buf));
@@ -831,7 +833,7 @@ void rp_report_partial(const char *reason) {
   }
   if (t.fd != 2) {
     close(t.fd);
-    if (!t.failed && rename(ptxt_tmp, ptxt_path) == 0) {
+    if (!t.failed && rename(ptxt_tmp, ptxt_path) == 0 && !rp_g.cfg.quiet) {
       static const char m[] = "revprof: PARTIAL report written to ";
       ssize_t ignored = write(2, m, sizeof m - 1);
       ignored = write(2, ptxt_path, strlen(ptxt_path));
@@ -905,13 +907,13 @@ static void settings_startup(void) {
            "REVPROF_STEP_MIN=%g REVPROF_STEP_MAX=%g REVPROF_CPU_SCALE=%g "
            "REVPROF_COMPUTE_SPREAD=%g "
            "REVPROF_WTIME=%s REVPROF_LUA=%s REVPROF_TRACE=%s "
-           "REVPROF_PACK_MAX=%g REVPROF_TIMER=%s",
+           "REVPROF_PACK_MAX=%g REVPROF_TIMER=%s REVPROF_QUIET=%d",
            rp_mode_name(c->mode), compute_setting(cb, sizeof cb),
            c->step[RP_AVG], c->step[RP_MIN], c->step[RP_MAX], c->cpu_scale,
            c->compute_spread,
            c->wtime_real ? "real" : "simulated", c->lua[0] ? c->lua : "-",
            c->trace[0] ? c->trace : "-", c->pack_max,
-           c->timer_monotonic ? "monotonic" : "auto");
+           c->timer_monotonic ? "monotonic" : "auto", c->quiet);
 }
 
 void rp_report_settings(void) { settings_startup(); }
@@ -991,10 +993,49 @@ static void launcher_rank(int *rank, int *size) {
   }
 }
 
+/* Rank 0's report of a run revprof did not predict at all: report.txt and
+ * report.csv with status STATUS and the flag KEY: WHAT, said on stderr
+ * too unless REVPROF_QUIET=1. */
+void rp_report_unpredicted(const char *status, const char *key,
+                           const char *what, int size) {
+  static flag_set fs;
+  memset(&fs, 0, sizeof fs);
+  fs.nranks = size;
+  flagset_add(&fs, key, what, size);
+  rp_g.rank = 0;
+  rp_g.size = size;
+  settings_startup();
+  /* the folder even when an earlier variable stopped rp_config_read */
+  const char *d = getenv("REVPROF_OUTPUT_DIR");
+  if (d == NULL || !*d)
+    d = rp_g.cfg.outdir[0] ? rp_g.cfg.outdir : "revprof-out";
+  snprintf(txt_path, sizeof txt_path, "%s/report.txt", d);
+  snprintf(csv_path, sizeof csv_path, "%s/report.csv", d);
+  sink t = {.fd = -1}, c = {.fd = -1};
+  header_text(&t, status, size, &fs);
+  puts_(&t, "\nno prediction: ");
+  puts_(&t, what);
+  puts_(&t, "\n");
+  csv_settings(&c, -1, status, &fs);
+  int quiet = rp_quiet_env();
+  if (!quiet)
+    fprintf(stderr, "revprof: %s\n", what);
+  if (!t.failed && !c.failed && rp_mkdir_p(d) == 0 &&
+      write_file(txt_path, t.mem, t.len) == 0 &&
+      write_file(csv_path, c.mem, c.len) == 0) {
+    if (!quiet)
+      fprintf(stderr, "revprof: report written to %s and %s\n", txt_path,
+              csv_path);
+  } else if (!quiet)
+    fprintf(stderr, "revprof: cannot write %s and %s: %s\n", txt_path,
+            csv_path, strerror(errno));
+  free(t.mem);
+  free(c.mem);
+}
+
 /* At exit: the program used MPI but no wrapper ran, not even MPI_Init's
- * (Fortran or other bindings revprof does not wrap, a static MPI,
- * -lrevprof after -lmpi). Rank 0 says so once on stderr and writes a
- * report.txt / report.csv that says so, unless REVPROF_MODE=off. */
+ * (bindings revprof does not wrap, a static MPI, -lrevprof after -lmpi).
+ * Rank 0 writes a report that says so, unless REVPROF_MODE=off. */
 static void nothing_intercepted(void) {
   int init = 0, rank, size;
   if (rp_g.initialized || PMPI_Initialized(&init) != MPI_SUCCESS || !init)
@@ -1006,37 +1047,14 @@ static void nothing_intercepted(void) {
   if (rp_config_read(&rp_g.cfg, env_of, NULL, err, sizeof err) == 0 &&
       rp_g.cfg.mode == RP_MODE_OFF)
     return;
-  static const char what[] =
+  rp_report_unpredicted(
+      "NOTHING INTERCEPTED", "nothing-intercepted",
       "MPI was used but revprof intercepted no MPI call, not even MPI_Init: "
       "the program calls MPI through bindings revprof does not wrap "
       "(Fortran use mpi_f08 or another language), or links the MPI "
       "library statically, or links -lrevprof after the MPI library (it "
-      "must come first); nothing was predicted";
-  static flag_set fs;
-  memset(&fs, 0, sizeof fs);
-  fs.nranks = size;
-  flagset_add(&fs, "nothing-intercepted", what, size);
-  rp_g.rank = 0;
-  rp_g.size = size;
-  settings_startup();
-  const char *d = rp_g.cfg.outdir[0] ? rp_g.cfg.outdir : "revprof-out";
-  snprintf(txt_path, sizeof txt_path, "%s/report.txt", d);
-  snprintf(csv_path, sizeof csv_path, "%s/report.csv", d);
-  sink t = {.fd = -1}, c = {.fd = -1};
-  header_text(&t, "NOTHING INTERCEPTED", size, &fs);
-  puts_(&t, "\nno prediction: revprof saw no MPI call of this program.\n");
-  csv_settings(&c, -1, "NOTHING INTERCEPTED", &fs);
-  fprintf(stderr, "revprof: %s\n", what);
-  if (!t.failed && !c.failed && rp_mkdir_p(d) == 0 &&
-      write_file(txt_path, t.mem, t.len) == 0 &&
-      write_file(csv_path, c.mem, c.len) == 0)
-    fprintf(stderr, "revprof: report written to %s and %s\n", txt_path,
-            csv_path);
-  else
-    fprintf(stderr, "revprof: cannot write %s and %s: %s\n", txt_path,
-            csv_path, strerror(errno));
-  free(t.mem);
-  free(c.mem);
+      "must come first); nothing was predicted",
+      size);
 }
 
 __attribute__((destructor)) static void report_at_unload(void) {

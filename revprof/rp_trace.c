@@ -43,8 +43,12 @@ static struct {
   double last_flush;  /* CLOCK_MONOTONIC_COARSE seconds */
 } tr = {.fd = -1};
 
+int rp_trace_quiet;
+
 static void warn(const char *fmt, ...) {
   va_list ap;
+  if (rp_trace_quiet)
+    return;
   fprintf(stderr, "revprof: trace: ");
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -152,6 +156,7 @@ int rp_trace_open(const rp_trace_config *c) {
   char bad[256];
   if (tr.opened || !c)
     return 0;
+  rp_trace_quiet = c->quiet;
   free(tr.buf); /* kept by a partial close, which must not free */
   memset(&tr, 0, sizeof tr);
   tr.fd = -1;

@@ -11,6 +11,7 @@ typedef struct rp_trace_config {
   const char *dir;    /* output directory (REVPROF_OUTPUT_DIR) */
   const char *formats; /* comma list from REVPROF_TRACE: "otf2,chrome"; "" off */
   int rank, size;     /* MPI_COMM_WORLD rank and size */
+  int quiet;          /* REVPROF_QUIET=1: no warnings on stderr */
 } rp_trace_config;
 
 /* Starts this rank's trace; called once in MPI_Init after the clocks start. */

@@ -42,7 +42,8 @@ static int write_rank(FILE *out, const char *dir, int rank, int *partial,
           rank, rank, rank, rank);
   int rc = rp_trace_open_rank(dir, rank, &r, err, errlen);
   if (rc == 1) { /* left out, said once here */
-    fprintf(stderr, "revprof: trace: %s: left out of the trace\n", err);
+    if (!rp_trace_quiet)
+      fprintf(stderr, "revprof: trace: %s: left out of the trace\n", err);
     *partial = 1;
     return 0;
   }

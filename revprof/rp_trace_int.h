@@ -159,4 +159,7 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
 int rp_trace_merge(const char *dir, unsigned formats, int size, char *err,
                    size_t errlen);
 
+/* rp_trace_open's config said quiet: the writers print nothing. */
+extern int rp_trace_quiet;
+
 #endif

@@ -40,5 +40,7 @@ foreach(mode pmpi init)
 endforeach()
 revprof_trust_test(revprof_flags_no_piggyback_np2 nopb
                    $<TARGET_FILE:rp_pmpi_only> 2)
+# REVPROF_QUIET=1: the program's output untouched, reports in files only
+revprof_trust_test(revprof_quiet_np2 quiet $<TARGET_FILE:rp_exchange> 2)
 # degraded runs are marked in report.csv and report.txt's first lines
 revprof_trust_test(revprof_flags_np2 flags $<TARGET_FILE:rp_semantics_native> 2)

@@ -17,6 +17,10 @@
 #       its flags row. Then the same with REVPROF_MODE=off: silence.
 #   rp_trust_check.sh nopb EXE NP   rp_pmpi_only unwrapped: a message sent
 #       past revprof is flagged no-piggyback in report.csv and report.txt.
+#   rp_trust_check.sh quiet EXE NP   REVPROF_QUIET=1: rp_exchange prints
+#       exactly what it prints natively (stdout and stderr) under predict,
+#       compensate and a model that does not load; the reports are in
+#       their files, the last one marked OFF with its reason.
 #   rp_trust_check.sh flags NATIVE_EXE NP   a model lacking functions and
 #       a broken Lua file: report.csv's flags row names fallback and lua,
 #       report.txt's first lines too.
@@ -119,6 +123,29 @@ nopb)
   grep -q "^flag,all,no-piggyback: 1 message(s) arrived without piggyback.*,1,0," revprof-out/report.csv || { cat revprof-out/report.csv; fail "no no-piggyback row for 1 message on 1 rank"; }
   head -n 4 revprof-out/report.txt | grep -q "^  no-piggyback: " || { head revprof-out/report.txt; fail "report.txt's first lines lack no-piggyback"; }
   echo "nopb: flagged"
+  ;;
+quiet)
+  exe=$1 np=$2
+  run "$np" "$exe" sendrecv 50 || { cat out err; fail "native run failed"; }
+  mv out native.out && mv err native.err
+  for mode in predict compensate broken; do
+    rm -rf revprof-out
+    model=$RP_MODEL m=$mode
+    if [ $mode = broken ]; then model=$RP_WORK/no-such-model.lua m=predict; fi
+    REVPROF_QUIET=1 REVPROF_MODE=$m REVPROF_MODEL=$model run "$np" env LD_PRELOAD="$RP_LIB" "$exe" sendrecv 50 \
+      || { cat out err; fail "$mode: run failed"; }
+    cmp -s out native.out || { diff native.out out; fail "$mode: stdout differs from the native run's"; }
+    cmp -s err native.err || { diff native.err err; fail "$mode: stderr differs from the native run's"; }
+    case $mode in
+    predict) test -s revprof-out/report.txt && test -s revprof-out/report.csv || fail "predict: no report files" ;;
+    compensate) test -s revprof-out/compensate.txt || fail "compensate: no compensate.txt" ;;
+    broken)
+      head -n 1 revprof-out/report.txt | grep -q "(OFF)" || { cat revprof-out/report.txt; fail "broken model: report.txt not marked OFF"; }
+      grep -q "revprof-off: .*no-such-model.lua" revprof-out/report.txt || { cat revprof-out/report.txt; fail "broken model: the reason is not in report.txt"; }
+      grep -q "^status,all,OFF," revprof-out/report.csv || { cat revprof-out/report.csv; fail "broken model: report.csv status is not OFF"; } ;;
+    esac
+    echo "quiet $mode: output as native, report in its files"
+  done
   ;;
 *) fail "unknown command" ;;
 esac

@@ -106,6 +106,7 @@ static void test_revprof_config_every_variable(void **state) {
                       "REVPROF_CPU_SCALE", "0.5", "REVPROF_LUA", "c.lua",
                       "REVPROF_OUTPUT_DIR", "out/dir", "REVPROF_TRACE",
                       "otf2,chrome", "REVPROF_WTIME", "real", "REVPROF_TIMER", "monotonic",
+                      "REVPROF_QUIET", "1",
                       "REVPROF_PACK_MAX", "1024", "REVPROF_INSTRUCTION_TIME",
                       "3e-10", NULL};
   rp_config c;
@@ -120,6 +121,7 @@ static void test_revprof_config_every_variable(void **state) {
   assert_near(c.sec_per_ins, 3e-10, 0);
   assert_int_equal(c.wtime_real, 1);
   assert_int_equal(c.timer_monotonic, 1);
+  assert_int_equal(c.quiet, 1);
   assert_string_equal(c.lua, "c.lua");
   assert_string_equal(c.outdir, "out/dir");
   assert_string_equal(c.trace, "otf2,chrome");
@@ -187,6 +189,7 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_COMPUTE_SPREAD", "0.9", "at most"},
       {"REVPROF_WTIME", "wall", "'real' or 'simulated'"},
       {"REVPROF_TIMER", "tsc", "'auto' or 'monotonic'"},
+      {"REVPROF_QUIET", "yes", "'0' or '1'"},
       {"REVPROF_PACK_MAX", "1e9", "at most"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

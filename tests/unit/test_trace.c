@@ -171,7 +171,7 @@ static int count(const char *hay, const char *needle) {
  * and a message received from the next rank. */
 static void fake_rank(const char *dir, const char *formats, int rank,
                       int size, int partial) {
-  rp_trace_config c = {dir, formats, rank, size};
+  rp_trace_config c = {dir, formats, rank, size, 0};
   assert_int_equal(rp_trace_open(&c), 0);
   double t = 1e-3 * rank;
   rp_trace_state("MPI_Init", 0.0, t + 1e-6, 0);
@@ -229,7 +229,7 @@ static void test_trace_classify_names(void **state) {
 static void test_trace_off_writes_nothing(void **state) {
   (void)state;
   char *dir = tmpdir();
-  rp_trace_config c = {dir, "", 0, 1};
+  rp_trace_config c = {dir, "", 0, 1, 0};
   assert_int_equal(rp_trace_open(&c), 0);
   rp_trace_state("MPI_Send", 0, 1, 8);
   rp_trace_message(0, 0, 1, 0, 8);
@@ -244,7 +244,7 @@ static void test_trace_off_writes_nothing(void **state) {
 static void test_trace_stream_round_trips(void **state) {
   (void)state;
   char *dir = tmpdir(), path[4200], err[512];
-  rp_trace_config c = {dir, "text", 0, 1};
+  rp_trace_config c = {dir, "text", 0, 1, 0};
   assert_int_equal(rp_trace_open(&c), 0);
   assert_true(exists(dir, "p0.trace.part"));
   rp_trace_state("MPI_Send", 0.1, 0.1 + 1.0 / 3.0, 1e6);
@@ -281,7 +281,7 @@ static void test_trace_stream_round_trips(void **state) {
 static void test_trace_stream_is_bounded_in_memory(void **state) {
   (void)state;
   char *dir = tmpdir(), path[4200];
-  rp_trace_config c = {dir, "text", 0, 1};
+  rp_trace_config c = {dir, "text", 0, 1, 0};
   struct stat st;
   assert_int_equal(rp_trace_open(&c), 0);
   snprintf(path, sizeof path, "%s/p0.trace.part", dir);
@@ -424,7 +424,7 @@ static void test_trace_exit_without_close_is_partial(void **state) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    rp_trace_config c = {dir, "chrome", 0, 1};
+    rp_trace_config c = {dir, "chrome", 0, 1, 0};
     if (rp_trace_open(&c) != 0)
       _exit(3);
     rp_trace_state("compute", 0, 1e-3, 0);
@@ -467,7 +467,7 @@ static void test_trace_missing_rank_merges_partial(void **state) {
 
 static void test_trace_unwritable_dir_turns_off(void **state) {
   (void)state;
-  rp_trace_config c = {"/proc/self/no/such/dir", "chrome", 0, 1};
+  rp_trace_config c = {"/proc/self/no/such/dir", "chrome", 0, 1, 0};
   assert_true(rp_trace_open(&c) < 0);
   rp_trace_state("MPI_Send", 0, 1, 8); /* no-ops, no crash */
   rp_trace_message(0, 0, 1, 0, 8);
@@ -657,7 +657,7 @@ static void test_trace_otf2_reads_back(void **state) {
 static void test_trace_otf2_zero_length_calls_are_sequential(void **state) {
   (void)state;
   char *dir = tmpdir();
-  rp_trace_config cfg = {dir, "otf2", 0, 1};
+  rp_trace_config cfg = {dir, "otf2", 0, 1, 0};
   assert_int_equal(rp_trace_open(&cfg), 0);
   rp_trace_state("MPI_Irecv", 1e-6, 1e-6, 0);
   rp_trace_state("MPI_Isend", 1e-6, 1e-6, 0);
