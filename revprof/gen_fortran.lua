@@ -27,13 +27,17 @@
 -- A declared function none of these rules covers fails the build.
 return function(funcs, template, template_path, fail, banner)
   local handle_type = { Datatype = "Type", Comm = "Comm", Op = "Op",
-    Group = "Group", Info = "Info", Request = "Request", Message = "Message" }
+    Group = "Group", Info = "Info", Request = "Request", Message = "Message",
+    Errhandler = "Errhandler", Session = "Session" }
   local null_of = { Request = "MPI_REQUEST_NULL", Comm = "MPI_COMM_NULL",
     Message = "MPI_MESSAGE_NULL", Datatype = "MPI_DATATYPE_NULL" }
   local out = { banner, template, "\n/* ---- generated bindings */\n" }
 
   for _, f in ipairs(funcs) do
-    if not f.declared then
+    if f.kind == "uncosted" then
+      -- no Fortran binding yet: their handles (MPI_Win, MPI_File), address
+      -- and offset kinds and strings have no conversion rule here
+    elseif not f.declared then
       local lo = f.name:lower()
       if not template:find(lo .. ", " .. f.name:upper() .. ",", 1, true) then
         fail(template_path, f.name .. " has no C declaration in the spec and no hand-written binding here")
@@ -131,6 +135,7 @@ return function(funcs, template, template_path, fail, banner)
       fparams[#fparams + 1] = "MPI_Fint *ierr"
       local plist = table.concat(fparams, ", ")
       local impl = "rp_f_" .. f.name
+      if f.since then out[#out + 1] = "\n#if MPI_VERSION >= " .. f.since end
       out[#out + 1] = "\nstatic void " .. impl .. "(" .. plist .. ") {\n"
       if #pre > 0 then out[#out + 1] = table.concat(pre, "\n") .. "\n" end
       out[#out + 1] = "  int rc = " .. f.name .. "(" .. table.concat(args, ", ") .. ");\n"
@@ -138,6 +143,7 @@ return function(funcs, template, template_path, fail, banner)
       out[#out + 1] = "  rp_f_ierr(ierr, rc);\n}\n"
       out[#out + 1] = "RP_F_BIND(" .. f.name:lower() .. ", " .. f.name:upper() .. ", " .. impl ..
         ", " .. plist .. ")\n"
+      if f.since then out[#out + 1] = "#endif\n" end
     end
   end
   return table.concat(out)

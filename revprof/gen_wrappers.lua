@@ -65,7 +65,14 @@ do
       left = left or line
       local kind, name, rest = left:match("^%s*(%S+)%s+(%S+)%s*(.-)%s*$")
       if not kind then fail(where, "expected KIND NAME MODEL ...") end
-      local f = { kind = kind, name = name, where = where, params = {} }
+      -- NAME@4: only where MPI_VERSION >= 4; NAME[_c]: and its large-count twin
+      local since = name:match("@(%d+)$")
+      name = name:gsub("@%d+$", "")
+      local twin = name:match("%[_c%]$") ~= nil
+      name = name:gsub("%[_c%]$", "")
+      if not name:match("^MPI_[%w_]+$") then fail(where, "bad function name '" .. name .. "'") end
+      local f = { kind = kind, name = name, where = where, params = {},
+                  since = since and tonumber(since), twin = twin }
       if kind == "manual" and right then
         -- the C declaration only (for the Fortran bindings); "void": none
         f.declared = true
@@ -104,26 +111,62 @@ do
   end
 end
 
-local function expand(f)
-  local decls, names = {}, {}
+-- The large-count twin's declaration of a parameter: counts are MPI_Count,
+-- displacement arrays MPI_Aint (the MPI-4 _c bindings; the compiler checks
+-- the result against mpi.h). Returns the declaration and whether it is a
+-- scalar count.
+local function widen(p)
+  local d, n = p.decl, p.name
+  if d:match("^int [%w_]*count$") then return "MPI_Count " .. n, true end
+  if d:match("^const int [%w_]*counts%[%]$") then return "const MPI_Count " .. n .. "[]" end
+  if d:match("^const int [%w_]*displs%[%]$") then return "const MPI_Aint " .. n .. "[]" end
+  return d
+end
+
+local p2p_kinds = { send = 1, isend = 1, send_init = 1, recv = 1, irecv = 1, recv_init = 1 }
+
+-- One wrapper from its template block; twin: the NAME_c form.
+local function expand(f, twin)
+  local decls, names, fold_args, fits = {}, {}, {}, {}
+  local name = twin and (f.name .. "_c") or f.name
   for _, p in ipairs(f.params) do
-    decls[#decls + 1] = p.decl
+    local decl, scalar_count = p.decl, false
+    if twin then decl, scalar_count = widen(p) end
+    decls[#decls + 1] = decl
     names[#names + 1] = p.name
+    fold_args[#fold_args + 1] = scalar_count and ("(int)" .. p.name) or p.name
+    if scalar_count then fits[#fits + 1] = "rp_fits_int(" .. p.name .. ")" end
   end
+  local roles = setmetatable({}, { __index = f.roles })
+  local big_in, big_out = "", ""
+  if twin and p2p_kinds[f.kind] then
+    big_in = "rp_bigc rp_bc_;\n  rp_big_in(&rp_bc_, " .. f.roles.count .. ", " .. f.roles.datatype .. ");"
+    big_out = "rp_big_out(&rp_bc_);"
+    roles.count, roles.datatype = "rp_bc_.count", "rp_bc_.type"
+  end
+  fits[#fits + 1] = "rp_fold_" .. f.name .. "(&c, " .. f.model .. ", d, &rc, " .. table.concat(fold_args, ", ") .. ")"
   local subst = {
-    NAME = f.name, PMPI = "P" .. f.name, WID = "RP_W_" .. f.name,
+    NAME = name, PMPI = "P" .. name, WID = "RP_W_" .. name,
     FN = f.model, D = f.size,
     PARAMS = #decls > 0 and table.concat(decls, ", ") or "void",
     ARGS = table.concat(names, ", "),
     -- a call that may complete nothing (SIZE not "1") enters as a poll
     ENTER = f.size == "1" and "rp_enter" or "rp_enter_poll",
     LEAVE = "rp_leave",
+    BIG_IN = big_in, BIG_OUT = big_out,
+    FOLDCALL = table.concat(fits, " && "),
   }
-  return (kinds[f.kind]:gsub("@([%w_]+)@", function(key)
-    local v = subst[key] or f.roles[key]
+  local body = kinds[f.kind]
+  if big_in == "" then body = body:gsub("\n[ ]*@BIG_[IOUTN]+@[ ]*\n", "\n") end
+  body = body:gsub("@([%w_]+)@", function(key)
+    local v = subst[key] or roles[key]
     if not v then fail(f.where, "template kind '" .. f.kind .. "' uses @" .. key .. "@, which this function has no role for") end
     return v
-  end))
+  end)
+  if twin or f.since then
+    body = "#if MPI_VERSION >= " .. (twin and 4 or f.since) .. "\n" .. body .. "#endif\n"
+  end
+  return body
 end
 
 local banner = "/* generated from " .. basename(spec_path) .. " and " .. basename(tmpl_path) ..
@@ -131,16 +174,34 @@ local banner = "/* generated from " .. basename(spec_path) .. " and " .. basenam
 
 local c = { banner, head }
 for _, f in ipairs(funcs) do
-  if f.kind ~= "manual" then c[#c + 1] = expand(f) end
+  if f.kind ~= "manual" then
+    c[#c + 1] = expand(f, false)
+    if f.twin then c[#c + 1] = expand(f, true) end
+  end
+end
+-- every name has an id, whether this MPI provides the function or not
+local ids = {}
+for _, f in ipairs(funcs) do
+  ids[#ids + 1] = f.name
+  if f.twin then ids[#ids + 1] = f.name .. "_c" end
 end
 c[#c + 1] = "\nconst char *const rp_wrap_name[RP_W_COUNT] = {\n"
-for _, f in ipairs(funcs) do c[#c + 1] = "    \"" .. f.name .. "\",\n" end
+for _, n in ipairs(ids) do c[#c + 1] = "    \"" .. n .. "\",\n" end
+c[#c + 1] = "};\n"
+c[#c + 1] = "\nconst unsigned char rp_wrap_uncosted[RP_W_COUNT] = {\n"
+for _, f in ipairs(funcs) do
+  local u = f.kind == "uncosted" and "1" or "0"
+  c[#c + 1] = "    " .. u .. ", /* " .. f.name .. " */\n"
+  if f.twin then c[#c + 1] = "    " .. u .. ", /* " .. f.name .. "_c */\n" end
+end
 c[#c + 1] = "};\n"
 
 local h = { banner, "/* Ids of the MPI functions librevprof wraps (per-function statistics). */\n",
   "#ifndef RP_WRAP_IDS_H\n#define RP_WRAP_IDS_H\n\ntypedef enum rp_wid {\n" }
-for _, f in ipairs(funcs) do h[#h + 1] = "  RP_W_" .. f.name .. ",\n" end
-h[#h + 1] = "  RP_W_COUNT\n} rp_wid;\n\n/* \"MPI_Send\", ... indexed by rp_wid. */\nextern const char *const rp_wrap_name[RP_W_COUNT];\n\n#endif\n"
+for _, n in ipairs(ids) do h[#h + 1] = "  RP_W_" .. n .. ",\n" end
+h[#h + 1] = "  RP_W_COUNT\n} rp_wid;\n\n/* \"MPI_Send\", ... indexed by rp_wid. */\nextern const char *const rp_wrap_name[RP_W_COUNT];\n" ..
+  "/* 1 for the functions of kind uncosted: run natively, no cost rule. */\n" ..
+  "extern const unsigned char rp_wrap_uncosted[RP_W_COUNT];\n\n#endif\n"
 
 local function write(path, parts)
   local tmp = path .. ".tmp"

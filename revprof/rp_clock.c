@@ -4,6 +4,7 @@
 #include "rp_clock.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- clocks */
@@ -108,13 +109,22 @@ double rp_d_send_block(int inplace, double sendcount, const void *sendtype,
                  : rp_d_count(sendcount, sendtype, tsize);
 }
 
+double rp_count_at(rp_counts c, int i) {
+  if (c.wide) {
+    int64_t v;
+    memcpy(&v, (const char *)c.a + (size_t)i * sizeof v, sizeof v);
+    return (double)v;
+  }
+  return ((const int *)c.a)[i];
+}
+
 double rp_d_send_blockv(int inplace, double sendcount, const void *sendtype,
-                        const int *recvcounts, int rank, int n,
+                        rp_counts recvcounts, int rank, int n,
                         const void *recvtype, rp_tsize_fn tsize) {
   if (!inplace)
     return rp_d_count(sendcount, sendtype, tsize);
-  return recvcounts && rank >= 0 && rank < n
-             ? rp_d_count(recvcounts[rank], recvtype, tsize)
+  return recvcounts.a && rank >= 0 && rank < n
+             ? rp_d_count(rp_count_at(recvcounts, rank), recvtype, tsize)
              : 0.0;
 }
 
@@ -125,47 +135,47 @@ double rp_d_recv_block(int inplace, double sendcount, const void *sendtype,
                  : rp_d_count(recvcount, recvtype, tsize);
 }
 
-double rp_d_recv_blockv(int inplace, const int *sendcounts, int rank, int n,
+double rp_d_recv_blockv(int inplace, rp_counts sendcounts, int rank, int n,
                         const void *sendtype, double recvcount,
                         const void *recvtype, rp_tsize_fn tsize) {
   if (!inplace)
     return rp_d_count(recvcount, recvtype, tsize);
-  return sendcounts && rank >= 0 && rank < n
-             ? rp_d_count(sendcounts[rank], sendtype, tsize)
+  return sendcounts.a && rank >= 0 && rank < n
+             ? rp_d_count(rp_count_at(sendcounts, rank), sendtype, tsize)
              : 0.0;
 }
 
-double rp_d_alltoallv(int inplace, const int *sendcounts, const void *sendtype,
-                      const int *recvcounts, const void *recvtype, int n,
+double rp_d_alltoallv(int inplace, rp_counts sendcounts, const void *sendtype,
+                      rp_counts recvcounts, const void *recvtype, int n,
                       rp_tsize_fn tsize) {
-  const int *c = inplace ? recvcounts : sendcounts;
+  rp_counts c = inplace ? recvcounts : sendcounts;
   double sum = 0.0;
-  if (c == NULL || n <= 0)
+  if (c.a == NULL || n <= 0)
     return 0.0;
   for (int i = 0; i < n; i++)
-    sum += nonneg(c[i]);
+    sum += nonneg(rp_count_at(c, i));
   return sum > 0.0 ? sum * nonneg(tsize(inplace ? recvtype : sendtype)) / n
                    : 0.0;
 }
 
-double rp_d_alltoallw(int inplace, const int *sendcounts,
-                      const void *sendtypes, const int *recvcounts,
+double rp_d_alltoallw(int inplace, rp_counts sendcounts,
+                      const void *sendtypes, rp_counts recvcounts,
                       const void *recvtypes, int n, size_t stride,
                       rp_tsize_fn tsize) {
-  const int *c = inplace ? recvcounts : sendcounts;
+  rp_counts c = inplace ? recvcounts : sendcounts;
   const char *t = inplace ? recvtypes : sendtypes;
   double sum = 0.0;
-  if (c == NULL || t == NULL || n <= 0)
+  if (c.a == NULL || t == NULL || n <= 0)
     return 0.0;
   for (int i = 0; i < n; i++)
-    sum += rp_d_count(c[i], t + (size_t)i * stride, tsize);
+    sum += rp_d_count(rp_count_at(c, i), t + (size_t)i * stride, tsize);
   return sum / n;
 }
 
-double rp_d_reduce_scatter(const int *recvcounts, int rank, int n,
+double rp_d_reduce_scatter(rp_counts recvcounts, int rank, int n,
                            const void *type, rp_tsize_fn tsize) {
-  return recvcounts && rank >= 0 && rank < n
-             ? rp_d_count(recvcounts[rank], type, tsize)
+  return recvcounts.a && rank >= 0 && rank < n
+             ? rp_d_count(rp_count_at(recvcounts, rank), type, tsize)
              : 0.0;
 }
 

@@ -130,6 +130,18 @@ void rp_compute_instructions(double ins, double sec_per_ins,
  * is 1 when the send (for scatter: receive) buffer is MPI_IN_PLACE. */
 typedef double (*rp_tsize_fn)(const void *type);
 
+/* An array of counts as the call gave it: int (the classic bindings) or
+ * 64-bit MPI_Count (the MPI-4 large-count _c bindings). */
+typedef struct rp_counts {
+  const void *a; /* NULL: none */
+  int wide;      /* 1: 64-bit elements */
+} rp_counts;
+#define rp_counts_of(arr)                                                     \
+  ((rp_counts){(const void *)(arr),                                           \
+               _Generic((arr), const int *: 0, int *: 0, default: 1)})
+/* Element i (the caller checked 0 <= i < the array's length). */
+double rp_count_at(rp_counts c, int i);
+
 /* Bcast, Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block: count
  * elements of the operation's type. */
 double rp_d_count(double count, const void *type, rp_tsize_fn tsize);
@@ -143,7 +155,7 @@ double rp_d_send_block(int inplace, double sendcount, const void *sendtype,
 /* Gatherv, Allgatherv: this rank's send block; with MPI_IN_PLACE its own
  * entry recvcounts[rank] (0 <= rank < n). */
 double rp_d_send_blockv(int inplace, double sendcount, const void *sendtype,
-                        const int *recvcounts, int rank, int n,
+                        rp_counts recvcounts, int rank, int n,
                         const void *recvtype, rp_tsize_fn tsize);
 
 /* Scatter: bytes received by each rank; at a root with MPI_IN_PLACE as the
@@ -154,25 +166,25 @@ double rp_d_recv_block(int inplace, double sendcount, const void *sendtype,
 
 /* Scatterv: this rank's receive block; in place at the root, its own entry
  * sendcounts[rank]. */
-double rp_d_recv_blockv(int inplace, const int *sendcounts, int rank, int n,
+double rp_d_recv_blockv(int inplace, rp_counts sendcounts, int rank, int n,
                         const void *sendtype, double recvcount,
                         const void *recvtype, rp_tsize_fn tsize);
 
 /* Alltoallv: average bytes sent to each of the n ranks (with MPI_IN_PLACE
  * the receive counts). */
-double rp_d_alltoallv(int inplace, const int *sendcounts, const void *sendtype,
-                      const int *recvcounts, const void *recvtype, int n,
+double rp_d_alltoallv(int inplace, rp_counts sendcounts, const void *sendtype,
+                      rp_counts recvcounts, const void *recvtype, int n,
                       rp_tsize_fn tsize);
 
 /* Alltoallw: average bytes sent to each rank; types are arrays of n handles
  * stride bytes apart. */
-double rp_d_alltoallw(int inplace, const int *sendcounts,
-                      const void *sendtypes, const int *recvcounts,
+double rp_d_alltoallw(int inplace, rp_counts sendcounts,
+                      const void *sendtypes, rp_counts recvcounts,
                       const void *recvtypes, int n, size_t stride,
                       rp_tsize_fn tsize);
 
 /* Reduce_scatter: the block this rank keeps, recvcounts[rank]. */
-double rp_d_reduce_scatter(const int *recvcounts, int rank, int n,
+double rp_d_reduce_scatter(rp_counts recvcounts, int rank, int n,
                            const void *type, rp_tsize_fn tsize);
 
 /* --------------------------------------------------- wildcard receives */

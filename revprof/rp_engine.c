@@ -235,14 +235,20 @@ rp_tinfo rp_type_info(MPI_Datatype t) {
     return tcache[s].ti;
   }
   MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
-  int ni, na, nd, combiner;
+  int combiner;
+#if MPI_VERSION >= 4 /* the int form refuses types of large counts */
+  MPI_Count ni, na, nc, nd;
+  int env = PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &combiner);
+#else
+  int ni, na, nd;
+  int env = PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+#endif
   if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0)
     size = 0;
   ti.size = (double)size;
   /* count elements are then count * size bytes back to back (not so for
    * MPI_DOUBLE_INT & co: size 12, extent 16) */
-  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-      combiner == MPI_COMBINER_NAMED &&
+  if (env == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED &&
       PMPI_Type_get_extent_x(t, &lb, &extent) == MPI_SUCCESS &&
       PMPI_Type_get_true_extent_x(t, &tlb, &textent) == MPI_SUCCESS &&
       lb == 0 && tlb == 0 && extent == size && textent == size && size > 0)
@@ -318,6 +324,8 @@ static double wall_seconds(void) {
 #endif
   return mono_seconds();
 }
+
+double rp_host_seconds(void) { return wall_seconds(); }
 
 static void timer_startup(void) {
   tsc_sec = 0.0;
@@ -537,7 +545,7 @@ static void off_report(const char *why) {
     return;
   snprintf(what, sizeof what, "revprof turned itself off at MPI_Init (%s); "
            "the program ran without it", msg[0] ? msg : "no reason given");
-  rp_report_unpredicted("OFF", "revprof-off", what, rp_g.size);
+  rp_report_unpredicted("OFF", "revprof-off", what, rp_g.size, 0);
 }
 
 void rp_startup(int provided) {
@@ -640,6 +648,8 @@ void rp_startup(int provided) {
   rp_g.active = 1;
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE && !rp_g.use_papi_ins)
     calibrate_wrapper_gap();
+  memset(rp_g.host_unc, 0, sizeof rp_g.host_unc);
+  rp_g.host_start = rp_host_seconds();
 }
 
 void rp_shutdown(void) {

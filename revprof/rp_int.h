@@ -5,6 +5,7 @@
 #ifndef RP_INT_H
 #define RP_INT_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,7 +76,8 @@ typedef struct rp_req {
   int wid;                  /* wrapper that started it (statistics) */
   revprof_fn fn;            /* model function of the completion rule */
   unsigned persistent : 1, active : 1, owns_type : 1, unpacked : 1,
-      in_table : 1, blocking : 1, claimed : 1;
+      in_table : 1, blocking : 1, claimed : 1, sendrecv : 1,
+      mpi_packed : 1; /* PACK whose data MPI_Unpack delivers */
   /* the application's side */
   void *ubuf;               /* user buffer */
   int ucount;               /* user count */
@@ -94,6 +96,10 @@ typedef struct rp_req {
   struct rp_stype *sref;    /* the cached stype this record holds a
                                reference to (NULL: none, or owns_type) */
   double pb[RP_PB_DOUBLES]; /* the piggyback slot (struct types point here) */
+  /* MPI_Isendrecv: this receive's send half, held until completion (NULL:
+     it carried nothing), and the bytes it sent */
+  struct rp_req *partner;
+  double sr_send;
   /* non-blocking collectives and Comm_idup */
   MPI_Request sreq;         /* clock exchange (or shadow idup) request */
   double cmine[RP_PB_DOUBLES], cmax[RP_PB_DOUBLES]; /* clocks + d, max */
@@ -137,6 +143,10 @@ typedef struct rp_state {
   rp_clock clk;
   rp_wild wild;
   rp_fstat fstat[RP_W_COUNT];
+  double host_unc[RP_W_COUNT]; /* host seconds inside calls of kind
+                                  uncosted (no cost rule: not predicted) */
+  double host_start;           /* rp_host_seconds() at MPI_Init */
+  int sessions;                /* MPI_Session_init succeeded (MPI 4) */
   revprof_fn eff[REVPROF_FN_COUNT]; /* model row used for each function */
   unsigned char missing[REVPROF_FN_COUNT]; /* used but not in the model */
   /* the call under way */
@@ -183,6 +193,9 @@ static inline int rp_bypass(void) {
 /* Computation since the last MPI call, measured (REVPROF_COMPUTE=measure). */
 void rp_measure_gap(void);
 void rp_measure_mark(void);
+
+/* Monotonic host seconds (the calls without a cost rule are timed by it). */
+double rp_host_seconds(void);
 
 /* rp_enter's part for tracing, REVPROF_COMPUTE=measure and compensate
  * mode (rp_g.extras), out of the predict fast path. */
@@ -514,15 +527,46 @@ slow:
 /* Removes the piggyback from a probed message's status (count - 32 B). */
 void rp_status_unpiggyback(MPI_Status *st);
 
-/* MPI_Sendrecv and MPI_Sendrecv_replace. */
-int rp_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                int dest, int sendtag, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int source, int recvtag,
-                MPI_Comm comm, MPI_Status *status, int replace);
+/* MPI_Sendrecv and MPI_Sendrecv_replace (request NULL), MPI_Isendrecv and
+ * MPI_Isendrecv_replace (MPI 4); w: the wrapper, for the statistics. */
+int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
+                MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                MPI_Comm comm, MPI_Status *status, int replace,
+                MPI_Request *request);
 
 /* Mrecv / Imrecv: receive a matched message (request NULL: blocking). */
 int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
              MPI_Status *status, MPI_Request *request);
+
+/* ------------------------------------------------ MPI-4 large counts */
+
+/* MPI_Count arrays are read as 64-bit integers (rp_counts). */
+_Static_assert(sizeof(MPI_Count) == 8, "MPI_Count is not 64 bits");
+
+/* Whether a large-count argument fits the int path. */
+static inline int rp_fits_int(MPI_Count n) {
+  return n >= INT_MIN && n <= INT_MAX;
+}
+
+/* A point-to-point (count, type) of a _c binding as the int path takes it:
+ * the same when count fits in an int, else one element of a contiguous
+ * type of count elements (same type signature, so any binding on the
+ * other side matches it), freed by rp_big_out once the call is posted. */
+typedef struct rp_bigc {
+  int count;
+  MPI_Datatype type;
+  MPI_Datatype made; /* MPI_DATATYPE_NULL: none */
+} rp_bigc;
+void rp_big_make(rp_bigc *b, MPI_Count count, MPI_Datatype type);
+void rp_big_out(rp_bigc *b);
+static inline void rp_big_in(rp_bigc *b, MPI_Count count, MPI_Datatype type) {
+  b->made = MPI_DATATYPE_NULL;
+  b->count = (int)count;
+  b->type = type;
+  if (!rp_fits_int(count))
+    rp_big_make(b, count, type);
+}
 
 /* The MPI_Type_free wrapper: forget cached types built on t. */
 void rp_p2p_type_freed(MPI_Datatype t);
@@ -635,7 +679,7 @@ void rp_report_partial(const char *reason);
  * its status line, KEY: WHAT its one flag), stderr too unless quiet;
  * without MPI calls, so usable at exit and when revprof turned off. */
 void rp_report_unpredicted(const char *status, const char *key,
-                           const char *what, int size);
+                           const char *what, int size, int echo);
 /* Paths, handlers; called from rp_startup. */
 void rp_report_startup(void);
 void rp_report_shutdown(void);

@@ -82,6 +82,10 @@ static void table_remove(rp_req *r);
 static void req_release(rp_req *r) {
   if (r == NULL || r->blocking)
     return;
+  if (r->partner) { /* the send half of an MPI_Isendrecv */
+    req_release(r->partner);
+    r->partner = NULL;
+  }
   table_remove(r); /* never on the free list and in the table at once */
   struct_release(r);
   r->next = free_list;
@@ -163,7 +167,7 @@ void rp_req_post(rp_req *r, int rc, MPI_Request *request) {
   if (r == NULL)
     return;
   if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL ||
-      (r->kind <= RP_REQ_RECV && r->enc == RP_ENC_NATIVE)) {
+      (r->kind <= RP_REQ_RECV && r->enc == RP_ENC_NATIVE && !r->partner)) {
     if (r->kind == RP_REQ_COLL && r->sreq != MPI_REQUEST_NULL)
       PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* others started it too */
     req_release(r); /* nothing to do at completion */
@@ -345,6 +349,13 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
     r->wbuf = r->pack;
     r->wcount = (int)bytes + RP_PB_BYTES;
     r->wtype = MPI_PACKED;
+  } else if (bytes == 0) { /* the clocks alone: buf may be NULL, and a
+                              struct over MPI_BOTTOM would point at it */
+    struct_release(r);
+    r->enc = RP_ENC_STRUCT;
+    r->wbuf = r->pb;
+    r->wcount = RP_PB_DOUBLES;
+    r->wtype = MPI_DOUBLE;
   } else if (struct_for(r, buf, count, type) == 0) {
     r->enc = RP_ENC_STRUCT;
     r->wbuf = MPI_BOTTOM;
@@ -475,8 +486,15 @@ static double deliver(rp_req *r, MPI_Status *st) {
   }
   if (r->enc == RP_ENC_PACK && !r->unpacked) {
     memcpy(r->pb, r->pack, RP_PB_BYTES);
-    if (n > RP_PB_BYTES)
+    if (n > RP_PB_BYTES && !r->mpi_packed)
       memcpy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)(n - RP_PB_BYTES));
+    else if (n > RP_PB_BYTES) { /* packed by MPI: the elements that came */
+      int tsz = 0, pos = RP_PB_BYTES;
+      PMPI_Type_size(r->utype, &tsz);
+      int k = tsz > 0 ? (int)((n - RP_PB_BYTES) / tsz) : 0;
+      PMPI_Unpack(r->pack, (int)n, &pos, r->ubuf, k < r->ucount ? k : r->ucount,
+                  r->utype, r->comm);
+    }
   }
   r->unpacked = 1;
   return n - RP_PB_BYTES;
@@ -529,10 +547,18 @@ void rp_recv_end_slow(rp_req *r, int rc, MPI_Status *st, int want_status) {
   r->active = 0;
 }
 
+static void sendrecv_complete(rp_req *r, MPI_Status *st, int want_status,
+                              int sent, double sent_bytes);
+
 void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
   if (r->active) {
     switch (r->kind) {
-    case RP_REQ_RECV: recv_complete(r, st, want_status, -1.0); break;
+    case RP_REQ_RECV:
+      if (r->sendrecv)
+        sendrecv_complete(r, st, want_status, r->partner != NULL, r->sr_send);
+      else
+        recv_complete(r, st, want_status, -1.0);
+      break;
     case RP_REQ_COLL: rp_icoll_done(r); break;
     case RP_REQ_IDUP: rp_idup_done(r); break;
     default: break; /* a send costs at its start */
@@ -600,15 +626,113 @@ void rp_zombies_progress(int final) {
 
 /* ===================================================== Sendrecv & co */
 
-int rp_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                int dest, int sendtag, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int source, int recvtag,
-                MPI_Comm comm, MPI_Status *status, int replace) {
+/* The send half of a Sendrecv: t_send = now (its cost is charged with the
+ * receive, seed 003's T_Sendrecv); with replace, the data is copied away
+ * first, since the receive overwrites the buffer: into tmp (blocking, so
+ * the scratch record keeps its size) or the record's own pack buffer. */
+static void sendrecv_stamp(rp_req *s, int replace, MPI_Comm comm, char **tmp) {
+  if (s->enc == RP_ENC_NATIVE)
+    return;
+  memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
+  s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
+  rp_g.cur_bytes += s->ubytes;
+  if (s->enc == RP_ENC_PACK) {
+    memcpy(s->pack, s->pb, RP_PB_BYTES);
+    if (s->ubytes > 0)
+      memcpy(s->pack + RP_PB_BYTES, s->ubuf, (size_t)s->ubytes);
+    return;
+  }
+  if (!replace && s->blocking)
+    return; /* (non-blocking: never a derived type, see rp_sendrecv) */
+  int psz = 0, pos = 0;
+  char *buf = NULL;
+  if (PMPI_Pack_size(s->ucount, s->utype, comm, &psz) == MPI_SUCCESS &&
+      psz <= INT_MAX - 2 * RP_PB_BYTES) {
+    size_t need = (size_t)psz + 2 * RP_PB_BYTES;
+    if (s->blocking)
+      buf = *tmp = malloc(need);
+    else if (ensure_pack(s, need) == 0)
+      buf = s->pack;
+  }
+  if (buf != NULL &&
+      PMPI_Pack(s->pb, RP_PB_DOUBLES, MPI_DOUBLE, buf, psz + 2 * RP_PB_BYTES,
+                &pos, comm) == MPI_SUCCESS &&
+      PMPI_Pack(s->ubuf, s->ucount, s->utype, buf, psz + 2 * RP_PB_BYTES,
+                &pos, comm) == MPI_SUCCESS) {
+    s->wbuf = buf;
+    s->wcount = pos;
+    s->wtype = MPI_PACKED;
+    return;
+  }
+  free(*tmp);
+  *tmp = NULL; /* the struct path then reads the overwritten buffer */
+  rp_warn("out of memory copying MPI_Sendrecv_replace data");
+}
+
+/* MPICH 4.0's MPI_Isendrecv releases a derived datatype it never took a
+ * reference to (the program aborts when the type is freed): its receive
+ * half goes as MPI_PACKED instead of a struct type, unpacked by MPI at
+ * completion, as its send half does (sendrecv_stamp). */
+static void packed_recv(rp_req *r) {
+  int psz = 0;
+  if (PMPI_Pack_size(r->ucount, r->utype, r->comm, &psz) != MPI_SUCCESS ||
+      psz > INT_MAX - RP_PB_BYTES ||
+      ensure_pack(r, (size_t)psz + RP_PB_BYTES) != 0)
+    return; /* the struct type, then */
+  struct_release(r);
+  r->enc = RP_ENC_PACK;
+  r->mpi_packed = 1;
+  r->wbuf = r->pack;
+  r->wcount = psz + RP_PB_BYTES;
+  r->wtype = MPI_PACKED;
+}
+
+/* The receive half's completion: the receive rule with the Sendrecv cost,
+ * or, when nothing came (MPI_PROC_NULL), the send's own cost. */
+/* Where a receive's clocks land. */
+static char *pb_slot(rp_req *r) {
+  return r->enc == RP_ENC_PACK ? r->pack : (char *)r->pb;
+}
+
+/* MPICH 4.0's MPI_Isendrecv completes with a status whose count is not
+ * set (0 or stale). rp_sendrecv filled the clock slot with 0xFF bytes
+ * before posting; when clocks replaced them, the count is theirs. */
+static void isendrecv_status(rp_req *r, MPI_Status *st) {
+  static const unsigned char unset[RP_PB_BYTES] = {
+      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  double pb[RP_PB_DOUBLES];
+  if (r->enc == RP_ENC_NATIVE || r->blocking ||
+      memcmp(pb_slot(r), unset, RP_PB_BYTES) == 0)
+    return;
+  memcpy(pb, pb_slot(r), RP_PB_BYTES);
+  PMPI_Status_set_elements_x(st, MPI_BYTE,
+                             (MPI_Count)(RP_PB_BYTES + rp_pb_size(pb)));
+}
+
+static void sendrecv_complete(rp_req *r, MPI_Status *st, int want_status,
+                              int sent, double sent_bytes) {
+  isendrecv_status(r, st);
+  if (r->enc != RP_ENC_NATIVE)
+    recv_complete(r, st, want_status, sent ? sent_bytes : 0.0);
+  else if (sent) {
+    double cost[RP_NB];
+    rp_cost(REVPROF_FN_SEND, 2.0, sent_bytes, cost);
+    rp_clock_local(&rp_g.clk, cost);
+  }
+}
+
+int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
+                MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                MPI_Comm comm, MPI_Status *status, int replace,
+                MPI_Request *request) {
   MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
-  rp_req *s = prepare(NULL, 1, replace ? RP_W_MPI_Sendrecv_replace
-                                       : RP_W_MPI_Sendrecv,
+  rp_req *s = prepare(request ? rp_req_new() : NULL, 1, w,
                       REVPROF_FN_SENDRECV, RP_REQ_SEND);
-  rp_req *r = prepare(NULL, 0, s->wid, REVPROF_FN_RECV, RP_REQ_RECV);
+  rp_req *r = prepare(request ? rp_req_new() : NULL, 0, w, REVPROF_FN_RECV,
+                      RP_REQ_RECV);
   char *tmp = NULL;
   if (replace) {
     sendbuf = recvbuf;
@@ -616,52 +740,39 @@ int rp_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     sendtype = recvtype;
   }
   encode(s, sendbuf, sendcount, sendtype, dest);
-  if (s->enc != RP_ENC_NATIVE) {
-    memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
-    s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
-    rp_g.cur_bytes += s->ubytes;
-    if (s->enc == RP_ENC_PACK) {
-      memcpy(s->pack, s->pb, RP_PB_BYTES);
-      if (s->ubytes > 0)
-        memcpy(s->pack + RP_PB_BYTES, s->ubuf, (size_t)s->ubytes);
-    } else if (replace) { /* the receive overwrites buf: send a copy */
-      int psz = 0, pos = 0;
-      if (PMPI_Pack_size(sendcount, sendtype, comm, &psz) == MPI_SUCCESS &&
-          psz <= INT_MAX - 2 * RP_PB_BYTES &&
-          (tmp = malloc((size_t)psz + 2 * RP_PB_BYTES)) != NULL &&
-          PMPI_Pack(s->pb, RP_PB_DOUBLES, MPI_DOUBLE, tmp,
-                    psz + 2 * RP_PB_BYTES, &pos, comm) == MPI_SUCCESS &&
-          PMPI_Pack(sendbuf, sendcount, sendtype, tmp, psz + 2 * RP_PB_BYTES,
-                    &pos, comm) == MPI_SUCCESS) {
-        s->wbuf = tmp;
-        s->wcount = pos;
-        s->wtype = MPI_PACKED;
-      } else {
-        free(tmp);
-        tmp = NULL; /* the struct path then reads the overwritten buffer */
-        rp_warn("out of memory copying MPI_Sendrecv_replace data");
-      }
-    }
-  }
+  sendrecv_stamp(s, replace, comm, &tmp);
   r->peer_spec = source;
   r->tag_spec = recvtag;
   r->comm = comm;
   encode(r, recvbuf, recvcount, recvtype, source);
-  int rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest, sendtag,
-                         r->wbuf, r->wcount, r->wtype, source, recvtag, comm,
-                         st);
-  if (rc == MPI_SUCCESS) {
-    if (r->enc != RP_ENC_NATIVE)
-      recv_complete(r, st, st != &local,
-                    s->enc != RP_ENC_NATIVE ? s->ubytes : 0.0);
-    else if (s->enc != RP_ENC_NATIVE) {
-      double cost[RP_NB];
-      rp_cost(REVPROF_FN_SEND, 2.0, s->ubytes, cost);
-      rp_clock_local(&rp_g.clk, cost);
-    }
+  if (request != NULL && r->enc == RP_ENC_STRUCT && r->ubytes > 0)
+    packed_recv(r);
+  int rc;
+  if (request == NULL) {
+    rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest, sendtag, r->wbuf,
+                       r->wcount, r->wtype, source, recvtag, comm, st);
+    if (rc == MPI_SUCCESS)
+      sendrecv_complete(r, st, st != &local, s->enc != RP_ENC_NATIVE,
+                        s->ubytes);
+    s->active = r->active = 0;
+    free(tmp);
+    return rc;
   }
-  s->active = r->active = 0;
-  free(tmp);
+  if (r->enc != RP_ENC_NATIVE)
+    memset(pb_slot(r), 0xFF, RP_PB_BYTES); /* see isendrecv_status */
+#if MPI_VERSION >= 4
+  rc = PMPI_Isendrecv(s->wbuf, s->wcount, s->wtype, dest, sendtag, r->wbuf,
+                      r->wcount, r->wtype, source, recvtag, comm, request);
+#else
+  rc = MPI_ERR_INTERN; /* no wrapper calls it without MPI 4 */
+#endif
+  r->sendrecv = 1;
+  if (s->enc != RP_ENC_NATIVE) {
+    r->sr_send = s->ubytes;
+    r->partner = s; /* its buffers stay until the request completes */
+  } else
+    req_release(s);
+  rp_req_post(r, rc, request);
   return rc;
 }
 
@@ -685,6 +796,35 @@ int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
   int rc = PMPI_Mrecv(r->wbuf, r->wcount, r->wtype, message, st);
   rp_recv_end(r, rc, st, st != &local);
   return rc;
+}
+
+/* ====================================================== large counts */
+
+void rp_big_make(rp_bigc *b, MPI_Count count, MPI_Datatype type) {
+#if MPI_VERSION >= 4
+  if (count > 0 && PMPI_Type_contiguous_c(count, type, &b->made) == MPI_SUCCESS) {
+    if (PMPI_Type_commit(&b->made) == MPI_SUCCESS) {
+      b->count = 1;
+      b->type = b->made;
+      return;
+    }
+    PMPI_Type_free(&b->made);
+  }
+#else
+  (void)type;
+#endif
+  b->made = MPI_DATATYPE_NULL;
+  b->count = -1; /* MPI reports the error, nothing moves */
+  rp_warn("cannot describe a message of %lld elements to MPI; it is "
+          "refused (count -1)",
+          (long long)count);
+}
+
+void rp_big_out(rp_bigc *b) {
+  if (b->made == MPI_DATATYPE_NULL)
+    return;
+  rp_p2p_type_freed(b->made); /* cached struct types built on it go */
+  PMPI_Type_free(&b->made);   /* operations in flight keep their copy */
 }
 
 /* ============================================================ buffers */

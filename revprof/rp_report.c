@@ -28,7 +28,9 @@ enum {
   V_LUA = V_SUSP + 1,                     /* 1 after a Lua fault */
   V_MISSING = V_LUA + 1,                  /* REVPROF_FN_COUNT flags */
   V_FSTAT = V_MISSING + REVPROF_FN_COUNT, /* RP_W_COUNT x 4 */
-  V_COUNT = V_FSTAT + 4 * RP_W_COUNT
+  V_HOST = V_FSTAT + 4 * RP_W_COUNT,      /* RP_W_COUNT: host s, uncosted */
+  V_RUN = V_HOST + RP_W_COUNT,            /* host s since MPI_Init */
+  V_COUNT = V_RUN + 1
 };
 
 static void fill_vector(double *v) {
@@ -46,7 +48,9 @@ static void fill_vector(double *v) {
     v[V_FSTAT + 4 * w + 1] = rp_g.fstat[w].bytes;
     v[V_FSTAT + 4 * w + 2] = rp_g.fstat[w].time;
     v[V_FSTAT + 4 * w + 3] = rp_g.fstat[w].wait;
+    v[V_HOST + w] = rp_g.host_unc[w];
   }
+  v[V_RUN] = rp_host_seconds() - rp_g.host_start;
 }
 
 /* ------------------------------------------------------------- sinks */
@@ -447,7 +451,7 @@ static void rank_line(sink *s, int rank, const double *v) {
   puts_(s, "\n");
 }
 
-static void functions_text(sink *s, const double *f) {
+static void functions_text(sink *s, const double *f, const double *host) {
   puts_(s, "\nfunction                        calls           bytes       "
            "time s    waiting s\n");
   for (int w = 0; w < RP_W_COUNT; w++) {
@@ -464,8 +468,76 @@ static void functions_text(sink *s, const double *f) {
     putdcol(s, x[2], -12);
     put(s, " ", 1);
     putdcol(s, x[3], -12);
+    if (rp_wrap_uncosted[w] && host) {
+      puts_(s, "  not predicted (host ");
+      putd(s, host[w]);
+      puts_(s, " s)");
+    }
     puts_(s, "\n");
   }
+}
+
+/* The calls without a cost rule (kind uncosted), over all ranks. */
+typedef struct unpredicted {
+  double calls, host; /* how many, their host seconds */
+  double run;         /* the ranks' host seconds since MPI_Init */
+  int ranks;          /* ranks that made any */
+} unpredicted;
+
+/* Counts them from every rank's vector (all, n ranks) and writes the text
+ * of the "not-predicted" flag: "N calls, T s of host time (P % of the
+ * ranks' time since MPI_Init) in F1 (n1), F2 (n2) ...", functions by host
+ * time, most first. */
+static unpredicted not_predicted(const double *all, int n, char *text,
+                                 size_t len) {
+  unpredicted u = {0.0, 0.0, 0.0, 0};
+  static double calls[RP_W_COUNT], host[RP_W_COUNT];
+  static unsigned char shown[RP_W_COUNT];
+  memset(calls, 0, sizeof calls);
+  memset(host, 0, sizeof host);
+  memset(shown, 0, sizeof shown);
+  for (int r = 0; r < n; r++) {
+    const double *x = all + (size_t)r * V_COUNT;
+    int any = 0;
+    u.run += x[V_RUN];
+    for (int w = 0; w < RP_W_COUNT; w++)
+      if (rp_wrap_uncosted[w] && x[V_FSTAT + 4 * w] > 0) {
+        calls[w] += x[V_FSTAT + 4 * w];
+        host[w] += x[V_HOST + w];
+        any = 1;
+      }
+    u.ranks += any;
+  }
+  for (int w = 0; w < RP_W_COUNT; w++) {
+    u.calls += calls[w];
+    u.host += host[w];
+  }
+  int k = snprintf(text, len, "%.0f calls, %.3g s of host time (%.2g %% of "
+                   "the ranks' time since MPI_Init) in",
+                   u.calls, u.host, u.run > 0 ? 100.0 * u.host / u.run : 0.0);
+  int nfn = 0, shown_n = 0;
+  for (int w = 0; w < RP_W_COUNT; w++)
+    nfn += calls[w] > 0;
+  for (; k > 0 && (size_t)k < len; shown_n++) {
+    int best = -1;
+    for (int w = 0; w < RP_W_COUNT; w++)
+      if (calls[w] > 0 && !shown[w] && (best < 0 || host[w] > host[best]))
+        best = w;
+    if (best < 0)
+      break;
+    char item[96];
+    int m = snprintf(item, sizeof item, "%s %s (%.0f)", shown_n ? "," : "",
+                     rp_wrap_name[best], calls[best]);
+    if (m < 0 || (size_t)(k + m) + 40 >= len)
+      break; /* room left for the "more" note */
+    shown[best] = 1;
+    memcpy(text + k, item, (size_t)m + 1);
+    k += m;
+  }
+  if (shown_n < nfn && k > 0 && (size_t)k < len)
+    snprintf(text + k, len - (size_t)k, " and %d more (report.csv)",
+             nfn - shown_n);
+  return u;
 }
 
 static void warnings_text(sink *s, const double *wild, const double *missing,
@@ -502,9 +574,11 @@ static void warnings_text(sink *s, const double *wild, const double *missing,
   }
 }
 
-static void csv_row(sink *s, const char *record, int rank, const char *name,
-                    const double *calls_bytes, const double *mma,
-                    const double *wait) {
+/* One CSV row; host and status: the last two columns (host_s, status). */
+static void csv_row_st(sink *s, const char *record, int rank,
+                       const char *name, const double *calls_bytes,
+                       const double *mma, const double *wait,
+                       const double *host, const char *status) {
   puts_(s, record);
   put(s, ",", 1);
   if (rank < 0)
@@ -528,12 +602,25 @@ static void csv_row(sink *s, const char *record, int rank, const char *name,
   put(s, ",", 1);
   if (wait)
     putd_csv(s, *wait);
+  put(s, ",", 1);
+  if (host)
+    putd_csv(s, *host);
+  put(s, ",", 1);
+  if (status)
+    puts_(s, status);
   put(s, "\n", 1);
+}
+
+static void csv_row(sink *s, const char *record, int rank, const char *name,
+                    const double *calls_bytes, const double *mma,
+                    const double *wait) {
+  csv_row_st(s, record, rank, name, calls_bytes, mma, wait, NULL, NULL);
 }
 
 static void csv_settings(sink *s, int rank, const char *status,
                          const flag_set *fs) {
-  puts_(s, "record,rank,name,calls,bytes,min_s,avg_s,max_s,wait_s\n");
+  puts_(s, "record,rank,name,calls,bytes,min_s,avg_s,max_s,wait_s,host_s,"
+           "status\n");
   csv_row(s, "status", rank, status, NULL, NULL, NULL);
   flags_csv(s, fs, rank);
   csv_row(s, "setting", -1, settings_text, NULL, NULL, NULL);
@@ -546,14 +633,20 @@ static void csv_rank(sink *s, int rank, const double *v) {
   csv_row(s, "rank", rank, "waiting", NULL, v + V_WAIT, NULL);
 }
 
-static void csv_functions(sink *s, int rank, const double *f) {
+/* f: RP_W_COUNT x 4 statistics; host: RP_W_COUNT host seconds of the
+ * calls without a cost rule (NULL: not known, partial reports). */
+static void csv_functions(sink *s, int rank, const double *f,
+                          const double *host) {
   for (int w = 0; w < RP_W_COUNT; w++) {
     const double *x = f + 4 * w;
     double t[RP_NB] = {0.0, x[2], 0.0};
     if (x[0] <= 0)
       continue;
     t[RP_MIN] = t[RP_MAX] = x[2]; /* per-function times: avg clock */
-    csv_row(s, "function", rank, rp_wrap_name[w], x, t, &x[3]);
+    int unc = rp_wrap_uncosted[w];
+    csv_row_st(s, "function", rank, rp_wrap_name[w], x, t, &x[3],
+               unc && host ? &host[w] : NULL,
+               unc ? "not-predicted" : "costed");
   }
 }
 
@@ -687,9 +780,15 @@ void rp_report_final(void) {
                no_compute == n ? n : 0,
                calls, sum[V_SUSP], n);
   rp_flag_set_parse(&fs, flag_lines);
-  static char extrap_flag[RP_FLAG_TEXT];
+  static char extrap_flag[RP_FLAG_TEXT], unpred_flag[RP_FLAG_TEXT];
   if (rp_extrap_text(extrap_flag, sizeof extrap_flag) > 0.0)
     rp_flag_set_add(&fs, "extrapolated", extrap_flag, n);
+  unpredicted unp = not_predicted(all, n, unpred_flag, sizeof unpred_flag);
+  if (unp.calls > 0)
+    rp_flag_set_add(&fs, "not-predicted", unpred_flag, unp.ranks);
+  /* more than 1 % of the run went into calls without a cost rule */
+  int incomplete = unp.host > 0.01 * unp.run;
+  const char *status = incomplete ? "FINAL, INCOMPLETE" : "FINAL";
   if (calls <= 0)
     rp_warn("no MPI call was intercepted besides MPI_Init and MPI_Finalize: "
             "if the program communicates, it does so through calls revprof "
@@ -697,7 +796,7 @@ void rp_report_final(void) {
             "statically linked MPI, -lrevprof after the MPI library)");
 
   sink t = {.fd = -1}, c = {.fd = -1};
-  header_text(&t, "FINAL", n, &fs);
+  header_text(&t, status, n, &fs);
   extrap_text(&t);
   puts_(&t, "\npredicted elapsed time: ");
   putd(&t, el[RP_AVG]);
@@ -705,7 +804,11 @@ void rp_report_final(void) {
   putd(&t, el[RP_MIN]);
   puts_(&t, ", max ");
   putd(&t, el[RP_MAX]);
-  puts_(&t, "]\n  (latest final clock over the ranks; min and max from the "
+  puts_(&t, "]\n");
+  if (incomplete)
+    puts_(&t, "  INCOMPLETE: it leaves out the calls without a cost rule "
+              "(not-predicted above), more than 1 % of the run's host time\n");
+  puts_(&t, "  (latest final clock over the ranks; min and max from the "
             "model bounds");
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE) {
     char b[256];
@@ -725,17 +828,19 @@ void rp_report_final(void) {
             "compute s   communication s    waiting s\n");
   for (int r = 0; r < n; r++)
     rank_line(&t, r, all + (size_t)r * V_COUNT);
-  functions_text(&t, sum + V_FSTAT);
+  functions_text(&t, sum + V_FSTAT, sum + V_HOST);
   warnings_text(&t, sum + V_WILD, sum + V_MISSING, sum[V_LUA]);
 
-  csv_settings(&c, -1, "FINAL", &fs);
+  csv_settings(&c, -1, status, &fs);
   extrap_csv(&c);
-  csv_row(&c, "elapsed", -1, "predicted", NULL, el, NULL);
+  csv_row_st(&c, "elapsed", -1, "predicted", NULL, el, NULL, NULL,
+             incomplete ? "incomplete" : "complete");
   for (int r = 0; r < n; r++)
     csv_rank(&c, r, all + (size_t)r * V_COUNT);
-  csv_functions(&c, -1, sum + V_FSTAT);
+  csv_functions(&c, -1, sum + V_FSTAT, sum + V_HOST);
   for (int r = 0; r < n; r++)
-    csv_functions(&c, r, all + (size_t)r * V_COUNT + V_FSTAT);
+    csv_functions(&c, r, all + (size_t)r * V_COUNT + V_FSTAT,
+                  all + (size_t)r * V_COUNT + V_HOST);
   csv_warnings(&c, sum + V_WILD, sum + V_MISSING);
 
   if (t.mem && !rp_g.cfg.quiet)
@@ -817,14 +922,14 @@ void rp_report_partial(const char *reason) {
   puts_(&t, "]\n\nrank    final avg s    [min, max]                        "
             "  compute s   communication s    waiting s\n");
   rank_line(&t, rp_g.rank, v);
-  functions_text(&t, v + V_FSTAT);
+  functions_text(&t, v + V_FSTAT, v + V_HOST);
   warnings_text(&t, v + V_WILD, v + V_MISSING, rp_g.lua_fault);
   sink_flush(&t);
 
   if (c.fd >= 0) {
     csv_settings(&c, rp_g.rank, status, &fs);
     csv_rank(&c, rp_g.rank, v);
-    csv_functions(&c, rp_g.rank, v + V_FSTAT);
+    csv_functions(&c, rp_g.rank, v + V_FSTAT, v + V_HOST);
     csv_warnings(&c, v + V_WILD, v + V_MISSING);
     sink_flush(&c);
     close(c.fd);
@@ -995,9 +1100,9 @@ static void launcher_rank(int *rank, int *size) {
 
 /* Rank 0's report of a run revprof did not predict at all: report.txt and
  * report.csv with status STATUS and the flag KEY: WHAT, said on stderr
- * too unless REVPROF_QUIET=1. */
+ * too when ECHO (a warning did not say it already) unless REVPROF_QUIET=1. */
 void rp_report_unpredicted(const char *status, const char *key,
-                           const char *what, int size) {
+                           const char *what, int size, int echo) {
   static flag_set fs;
   memset(&fs, 0, sizeof fs);
   fs.nranks = size;
@@ -1018,7 +1123,7 @@ void rp_report_unpredicted(const char *status, const char *key,
   puts_(&t, "\n");
   csv_settings(&c, -1, status, &fs);
   int quiet = rp_quiet_env();
-  if (!quiet)
+  if (!quiet && echo)
     fprintf(stderr, "revprof: %s\n", what);
   if (!t.failed && !c.failed && rp_mkdir_p(d) == 0 &&
       write_file(txt_path, t.mem, t.len) == 0 &&
@@ -1034,11 +1139,14 @@ void rp_report_unpredicted(const char *status, const char *key,
 }
 
 /* At exit: the program used MPI but no wrapper ran, not even MPI_Init's
- * (bindings revprof does not wrap, a static MPI, -lrevprof after -lmpi).
- * Rank 0 writes a report that says so, unless REVPROF_MODE=off. */
+ * (bindings revprof does not wrap, a static MPI, -lrevprof after -lmpi),
+ * or it used MPI sessions and never MPI_Init. Rank 0 writes a report that
+ * says so, unless REVPROF_MODE=off. */
 static void nothing_intercepted(void) {
   int init = 0, rank, size;
-  if (rp_g.initialized || PMPI_Initialized(&init) != MPI_SUCCESS || !init)
+  if (rp_g.initialized ||
+      (!rp_g.sessions &&
+       (PMPI_Initialized(&init) != MPI_SUCCESS || !init)))
     return;
   launcher_rank(&rank, &size);
   if (rank != 0)
@@ -1047,6 +1155,15 @@ static void nothing_intercepted(void) {
   if (rp_config_read(&rp_g.cfg, env_of, NULL, err, sizeof err) == 0 &&
       rp_g.cfg.mode == RP_MODE_OFF)
     return;
+  if (rp_g.sessions) { /* MPI_Session_init went through, MPI_Init never */
+    rp_report_unpredicted(
+        "NOT PREDICTED", "sessions",
+        "the program used MPI sessions (MPI_Session_init) and never "
+        "MPI_Init: revprof's clocks start at MPI_Init and do not follow "
+        "sessions yet, so nothing was predicted",
+        size, 1);
+    return;
+  }
   rp_report_unpredicted(
       "NOTHING INTERCEPTED", "nothing-intercepted",
       "MPI was used but revprof intercepted no MPI call, not even MPI_Init: "
@@ -1054,7 +1171,7 @@ static void nothing_intercepted(void) {
       "(Fortran use mpi_f08 or another language), or links the MPI "
       "library statically, or links -lrevprof after the MPI library (it "
       "must come first); nothing was predicted",
-      size);
+      size, 1);
 }
 
 __attribute__((destructor)) static void report_at_unload(void) {

@@ -31,6 +31,19 @@ RP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
   return rc;
 }
 
+#if MPI_VERSION >= 4
+/* MPI-4 sessions: the clocks start at MPI_Init, which a sessions program
+ * may never call. The session is noted; at exit a process that never
+ * initialized revprof reports that nothing was predicted (rp_report.c). */
+RP_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
+                               MPI_Session *session) {
+  int rc = PMPI_Session_init(info, errhandler, session);
+  if (rc == MPI_SUCCESS)
+    rp_g.sessions = 1;
+  return rc;
+}
+#endif
+
 RP_EXPORT int MPI_Finalize(void) {
   if (rp_bypass()) {
     rp_g.finalized = 1;
@@ -87,8 +100,9 @@ RP_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
                          recvbuf, recvcount, recvtype, source, recvtag, comm,
                          status);
   rp_enter(RP_W_MPI_Sendrecv);
-  int rc = rp_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                       recvcount, recvtype, source, recvtag, comm, status, 0);
+  int rc = rp_sendrecv(RP_W_MPI_Sendrecv, sendbuf, sendcount, sendtype, dest,
+                       sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                       comm, status, 0, NULL);
   rp_leave(RP_W_MPI_Sendrecv);
   return rc;
 }
@@ -101,11 +115,121 @@ RP_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source,
                                  recvtag, comm, status);
   rp_enter(RP_W_MPI_Sendrecv_replace);
-  int rc = rp_sendrecv(NULL, 0, datatype, dest, sendtag, buf, count, datatype,
-                       source, recvtag, comm, status, 1);
+  int rc = rp_sendrecv(RP_W_MPI_Sendrecv_replace, NULL, 0, datatype, dest,
+                       sendtag, buf, count, datatype, source, recvtag, comm,
+                       status, 1, NULL);
   rp_leave(RP_W_MPI_Sendrecv_replace);
   return rc;
 }
+
+#if MPI_VERSION >= 4
+/* MPI 4: the non-blocking Sendrecv, and the large-count forms, all through
+ * rp_sendrecv (a count beyond int: rp_big_in). */
+
+RP_EXPORT int MPI_Isendrecv(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, int dest, int sendtag,
+                            void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int source, int recvtag,
+                            MPI_Comm comm, MPI_Request *request) {
+  if (rp_bypass())
+    return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+                          recvbuf, recvcount, recvtype, source, recvtag, comm,
+                          request);
+  rp_enter(RP_W_MPI_Isendrecv);
+  int rc = rp_sendrecv(RP_W_MPI_Isendrecv, sendbuf, sendcount, sendtype, dest,
+                       sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                       comm, MPI_STATUS_IGNORE, 0, request);
+  rp_leave(RP_W_MPI_Isendrecv);
+  return rc;
+}
+
+RP_EXPORT int MPI_Isendrecv_replace(void *buf, int count,
+                                    MPI_Datatype datatype, int dest,
+                                    int sendtag, int source, int recvtag,
+                                    MPI_Comm comm, MPI_Request *request) {
+  if (rp_bypass())
+    return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source,
+                                  recvtag, comm, request);
+  rp_enter(RP_W_MPI_Isendrecv_replace);
+  int rc = rp_sendrecv(RP_W_MPI_Isendrecv_replace, NULL, 0, datatype, dest,
+                       sendtag, buf, count, datatype, source, recvtag, comm,
+                       MPI_STATUS_IGNORE, 1, request);
+  rp_leave(RP_W_MPI_Isendrecv_replace);
+  return rc;
+}
+
+/* The _c forms of the four above: request NULL for the blocking ones. */
+static int sendrecv_c(rp_wid w, const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, int dest, int sendtag,
+                      void *recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, int source, int recvtag,
+                      MPI_Comm comm, MPI_Status *status, int replace,
+                      MPI_Request *request) {
+  rp_bigc sb, rb;
+  rp_enter(w);
+  rp_big_in(&sb, sendcount, sendtype);
+  rp_big_in(&rb, recvcount, recvtype);
+  int rc = rp_sendrecv(w, sendbuf, sb.count, sb.type, dest, sendtag, recvbuf,
+                       rb.count, rb.type, source, recvtag, comm, status,
+                       replace, request);
+  rp_big_out(&sb);
+  rp_big_out(&rb);
+  rp_leave(w);
+  return rc;
+}
+
+RP_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, int dest, int sendtag,
+                             void *recvbuf, MPI_Count recvcount,
+                             MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Status *status) {
+  if (rp_bypass())
+    return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
+                           recvbuf, recvcount, recvtype, source, recvtag,
+                           comm, status);
+  return sendrecv_c(RP_W_MPI_Sendrecv_c, sendbuf, sendcount, sendtype, dest,
+                    sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                    comm, status, 0, NULL);
+}
+
+RP_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count,
+                                     MPI_Datatype datatype, int dest,
+                                     int sendtag, int source, int recvtag,
+                                     MPI_Comm comm, MPI_Status *status) {
+  if (rp_bypass())
+    return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag,
+                                   source, recvtag, comm, status);
+  return sendrecv_c(RP_W_MPI_Sendrecv_replace_c, NULL, 0, datatype, dest,
+                    sendtag, buf, count, datatype, source, recvtag, comm,
+                    status, 1, NULL);
+}
+
+RP_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
+                              MPI_Datatype sendtype, int dest, int sendtag,
+                              void *recvbuf, MPI_Count recvcount,
+                              MPI_Datatype recvtype, int source, int recvtag,
+                              MPI_Comm comm, MPI_Request *request) {
+  if (rp_bypass())
+    return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
+                            recvbuf, recvcount, recvtype, source, recvtag,
+                            comm, request);
+  return sendrecv_c(RP_W_MPI_Isendrecv_c, sendbuf, sendcount, sendtype, dest,
+                    sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                    comm, MPI_STATUS_IGNORE, 0, request);
+}
+
+RP_EXPORT int MPI_Isendrecv_replace_c(void *buf, MPI_Count count,
+                                      MPI_Datatype datatype, int dest,
+                                      int sendtag, int source, int recvtag,
+                                      MPI_Comm comm, MPI_Request *request) {
+  if (rp_bypass())
+    return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag,
+                                    source, recvtag, comm, request);
+  return sendrecv_c(RP_W_MPI_Isendrecv_replace_c, NULL, 0, datatype, dest,
+                    sendtag, buf, count, datatype, source, recvtag, comm,
+                    MPI_STATUS_IGNORE, 1, request);
+}
+#endif
 
 /* ---------------------------------------------------------- completion */
 
@@ -240,6 +364,36 @@ RP_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
   rp_leave(RP_W_MPI_Imrecv);
   return rc;
 }
+
+#if MPI_VERSION >= 4
+static int mrecv_c(rp_wid w, void *buf, MPI_Count count,
+                   MPI_Datatype datatype, MPI_Message *message,
+                   MPI_Status *status, MPI_Request *request) {
+  rp_bigc b;
+  rp_enter(w);
+  rp_big_in(&b, count, datatype);
+  int rc = rp_mrecv(buf, b.count, b.type, message, status, request);
+  rp_big_out(&b);
+  rp_leave(w);
+  return rc;
+}
+
+RP_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Message *message, MPI_Status *status) {
+  if (rp_bypass())
+    return PMPI_Mrecv_c(buf, count, datatype, message, status);
+  return mrecv_c(RP_W_MPI_Mrecv_c, buf, count, datatype, message, status,
+                 NULL);
+}
+
+RP_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Message *message, MPI_Request *request) {
+  if (rp_bypass())
+    return PMPI_Imrecv_c(buf, count, datatype, message, request);
+  return mrecv_c(RP_W_MPI_Imrecv_c, buf, count, datatype, message,
+                 MPI_STATUS_IGNORE, request);
+}
+#endif
 
 /* ------------------------------------------------------- communicators */
 

@@ -24,6 +24,40 @@ endforeach()
 revprof_trust_test(revprof_exchange_stress_predict_np3 exchange stress
                    predict $<TARGET_FILE:rp_exchange> 3 500)
 
+# every point-to-point binding against every other (MPI-4 ones where the
+# MPI has them), zero-size types with NULL buffers, a large-count message
+add_executable(rp_bindings rp_bindings.c)
+target_link_libraries(rp_bindings PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_bindings)
+foreach(what matrix exchange zeros)
+  foreach(mode predict compensate)
+    revprof_trust_test(revprof_bindings_${what}_${mode}_np2 checks ${mode}
+                       $<TARGET_FILE:rp_bindings> 2 ${what})
+  endforeach()
+endforeach()
+if(REVPROF_MPI STREQUAL "mpich")
+  # 2 GiB + 16 B each way (MPI 4: MPICH only); 4 GiB of memory
+  revprof_trust_test(revprof_bindings_big_predict_np2 checks predict
+                     $<TARGET_FILE:rp_bindings> 2 big)
+endif()
+
+# calls without a cost rule (one-sided, neighbourhood, MPI-IO): right data,
+# and the report's not-predicted flag and INCOMPLETE mark
+add_executable(rp_uncosted rp_uncosted.c)
+target_link_libraries(rp_uncosted PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_uncosted)
+revprof_trust_test(revprof_unpredicted_np2 unpredicted
+                   $<TARGET_FILE:rp_uncosted> 2)
+
+if(REVPROF_MPI STREQUAL "mpich")
+  # MPI-4 sessions (MPICH 4; Open MPI 4.1 has none): said, never silent
+  add_executable(rp_sessions rp_sessions.c)
+  target_link_libraries(rp_sessions PRIVATE MPI::MPI_C)
+  rp_target_defaults(rp_sessions)
+  revprof_trust_test(revprof_sessions_np2 sessions
+                     $<TARGET_FILE:rp_sessions> 2)
+endif()
+
 # compensate mode: runs that end early leave partial compensate reports
 foreach(mode abort exit segv)
   revprof_trust_test(revprof_compensate_early_${mode} cm-early ${mode}

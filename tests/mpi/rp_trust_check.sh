@@ -8,6 +8,9 @@
 #       stress; MODE: predict compensate. Runs EXE under LD_PRELOAD with
 #       REVPROF_PACK_MAX 0 (struct path only), the default and 1048576
 #       (copy path up to 1 MiB); every run must check every byte.
+#   rp_trust_check.sh checks MODE EXE NP ARGS...   EXE ARGS under MODE
+#       (predict compensate) with the three REVPROF_PACK_MAX settings of
+#       exchange; its output must end in ", 0 failed checks" (rp_bindings).
 #   rp_trust_check.sh cm-early MODE EXE NP   MODE: abort exit segv (see
 #       rp_early.c) in compensate mode: each affected rank leaves a
 #       compensate.partial.rank<r>.txt/.csv marked PARTIAL.
@@ -21,6 +24,13 @@
 #       exactly what it prints natively (stdout and stderr) under predict,
 #       compensate and a model that does not load; the reports are in
 #       their files, the last one marked OFF with its reason.
+#   rp_trust_check.sh unpredicted EXE NP   rp_uncosted (one-sided,
+#       neighbourhood, MPI-IO) right natively and under predict and
+#       compensate; the report names every call without a cost rule in its
+#       not-predicted flag and CSV status column, and is marked INCOMPLETE.
+#   rp_trust_check.sh sessions EXE NP   rp_sessions (MPI-4 sessions, no
+#       MPI_Init): rank 0 says once that nothing was predicted, the report
+#       is marked NOT PREDICTED with the sessions flag; silent when off.
 #   rp_trust_check.sh flags NATIVE_EXE NP   a model lacking functions and
 #       a broken Lua file: report.csv's flags row names fallback and lua,
 #       report.txt's first lines too.
@@ -49,6 +59,21 @@ exchange)
     if [ "$mode" = predict ]; then rep=revprof-out/report.txt; else rep=revprof-out/compensate.txt; fi
     test -s "$rep" || { cat err; fail "$pattern, $mode, REVPROF_PACK_MAX=$pm: no $rep"; }
     echo "exchange $pattern $mode REVPROF_PACK_MAX=$pm: $np ranks, every byte right"
+  done
+  ;;
+checks)
+  mode=$1 exe=$2 np=$3
+  shift 3
+  for pm in 0 default 1048576; do
+    rm -rf revprof-out
+    if [ $pm = default ]; then unset REVPROF_PACK_MAX; else export REVPROF_PACK_MAX=$pm; fi
+    REVPROF_MODEL=$RP_MODEL REVPROF_MODE=$mode run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$@" \
+      || { tail -n 30 out err; fail "$*, $mode, REVPROF_PACK_MAX=$pm: the run failed"; }
+    grep -q ", 0 failed checks\$" out || { cat out; tail -n 30 err; fail "$*, $mode, REVPROF_PACK_MAX=$pm: wrong data"; }
+    if [ "$mode" = predict ]; then rep=revprof-out/report.txt; else rep=revprof-out/compensate.txt; fi
+    test -s "$rep" || { cat err; fail "$*, $mode, REVPROF_PACK_MAX=$pm: no $rep"; }
+    grep -q "no-piggyback" "$rep" && { head -n 8 "$rep"; fail "$*, $mode, REVPROF_PACK_MAX=$pm: messages went without clocks"; }
+    echo "$(cat out) ($mode, REVPROF_PACK_MAX=$pm)"
   done
   ;;
 cm-early)
@@ -146,6 +171,54 @@ quiet)
     esac
     echo "quiet $mode: output as native, report in its files"
   done
+  ;;
+unpredicted)
+  exe=$1 np=$2
+  run "$np" "$exe" "$RP_WORK/io.dat" 10 || { cat out err; fail "native run failed"; }
+  grep -q ", 0 failed checks\$" out || { cat out err; fail "the program fails natively"; }
+  for mode in predict compensate; do
+    rm -rf revprof-out
+    REVPROF_MODE=$mode REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$RP_WORK/io.dat" 10 \
+      || { cat out err; fail "$mode: run failed"; }
+    grep -q ", 0 failed checks\$" out || { cat out; tail -n 30 err; fail "$mode: wrong data"; }
+  done
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$RP_WORK/io.dat" 10 || { cat out err; fail "run failed"; }
+  txt=revprof-out/report.txt csv=revprof-out/report.csv
+  head -n 1 $txt | grep -q "(FINAL, INCOMPLETE)" || { head -n 12 $txt; fail "report.txt is not marked INCOMPLETE"; }
+  line=$(sed -n '2,12p' $txt | grep "^  not-predicted: ")
+  [ -n "$line" ] || { head -n 12 $txt; fail "report.txt's first lines lack not-predicted"; }
+  # the flag names the functions by host time while they fit, the CSV all
+  echo "$line" | grep -q "in MPI_[A-Za-z_]* ([0-9]*), MPI_[A-Za-z_]* ([0-9]*)" || { echo "$line"; fail "not-predicted names no functions"; }
+  echo "$line" | grep -q "and [0-9]* more (report.csv)" || { echo "$line"; fail "not-predicted does not say how many it leaves out"; }
+  for fn in MPI_Win_fence MPI_Put MPI_Win_post MPI_Win_start MPI_Get MPI_Win_lock MPI_Accumulate \
+            MPI_Neighbor_allgather MPI_File_open MPI_File_write_at_all MPI_Win_allocate; do
+    awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $10 > 0 && $11 == "not-predicted" { ok = 1 } END { exit !ok }' $csv \
+      || { grep "$fn" $csv; fail "report.csv: no not-predicted row with host time for $fn"; }
+  done
+  echo "$line" | grep -q "^  not-predicted: [0-9]* calls, [0-9.e+-]* s of host time (" || { echo "$line"; fail "not-predicted lacks its totals"; }
+  grep -q "INCOMPLETE: it leaves out" $txt || fail "the predicted time is not marked incomplete"
+  grep -q '^status,all,"FINAL, INCOMPLETE",' $csv || { head -n 3 $csv; fail "report.csv status is not FINAL, INCOMPLETE"; }
+  grep -q "^elapsed,all,predicted,.*,incomplete\$" $csv || { grep elapsed $csv; fail "report.csv's elapsed row is not incomplete"; }
+  grep -q "^flag,all,\"not-predicted: " $csv || { grep flag $csv; fail "report.csv lacks the not-predicted flag"; }
+  awk -F, '$1 == "function" && $3 == "MPI_Barrier" && $11 == "costed" { ok = 1 } END { exit !ok }' $csv \
+    || { grep Barrier $csv; fail "MPI_Barrier is not costed"; }
+  echo "unpredicted: $line"
+  ;;
+sessions)
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "run failed"; }
+  grep -q ", 0 failed checks\$" out || { cat out err; fail "the program's check failed"; }
+  n=$(grep -c "^revprof: the program used MPI sessions" err)
+  [ "$n" -eq 1 ] || { cat err; fail "stderr says so $n times, not once"; }
+  head -n 1 revprof-out/report.txt | grep -q "(NOT PREDICTED)" || { cat revprof-out/report.txt; fail "report.txt is not marked NOT PREDICTED"; }
+  grep -q "^  sessions: " revprof-out/report.txt || { cat revprof-out/report.txt; fail "report.txt lacks the sessions flag"; }
+  grep -q "^status,all,NOT PREDICTED," revprof-out/report.csv || { cat revprof-out/report.csv; fail "report.csv status is not NOT PREDICTED"; }
+  rm -rf revprof-out
+  REVPROF_MODE=off run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "run with REVPROF_MODE=off failed"; }
+  grep -q "sessions" err && { cat err; fail "REVPROF_MODE=off is not silent"; }
+  test -e revprof-out/report.txt && fail "REVPROF_MODE=off wrote a report"
+  echo "sessions: said once, report NOT PREDICTED"
   ;;
 *) fail "unknown command" ;;
 esac

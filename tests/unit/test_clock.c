@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -251,32 +252,40 @@ static void test_clock_collective_sizes(void **state) {
   assert_near(rp_d_send_block(0, 3, &eight, 99, &poison, fake_size), 24.0, 0);
   assert_near(rp_d_send_block(1, 99, &poison, 5, &four, fake_size), 20.0, 0);
   /* Gatherv/Allgatherv */
-  assert_near(rp_d_send_blockv(0, 2, &four, NULL, 0, 4, &poison, fake_size),
+  assert_near(rp_d_send_blockv(0, 2, &four, rp_counts_of(NULL), 0, 4, &poison, fake_size),
               8.0, 0);
-  assert_near(rp_d_send_blockv(1, 0, &poison, counts, 2, 4, &eight,
+  assert_near(rp_d_send_blockv(1, 0, &poison, rp_counts_of(counts), 2, 4, &eight,
                                fake_size),
               24.0, 0);
   /* Scatter: receive block; at the root in place: the send block */
   assert_near(rp_d_recv_block(0, 99, &poison, 7, &four, fake_size), 28.0, 0);
   assert_near(rp_d_recv_block(1, 7, &eight, 0, &poison, fake_size), 56.0, 0);
   /* Scatterv */
-  assert_near(rp_d_recv_blockv(0, NULL, 1, 4, &poison, 5, &eight, fake_size),
+  assert_near(rp_d_recv_blockv(0, rp_counts_of(NULL), 1, 4, &poison, 5, &eight, fake_size),
               40.0, 0);
-  assert_near(rp_d_recv_blockv(1, counts, 3, 4, &four, 0, &poison,
+  assert_near(rp_d_recv_blockv(1, rp_counts_of(counts), 3, 4, &four, 0, &poison,
                                fake_size),
               24.0, 0);
   /* Alltoallv: average block sent */
-  assert_near(rp_d_alltoallv(0, counts, &four, NULL, &poison, 4, fake_size),
+  assert_near(rp_d_alltoallv(0, rp_counts_of(counts), &four, rp_counts_of(NULL), &poison, 4, fake_size),
               12.0, 0);
-  assert_near(rp_d_alltoallv(1, NULL, &poison, counts, &eight, 4, fake_size),
+  assert_near(rp_d_alltoallv(1, rp_counts_of(NULL), &poison, rp_counts_of(counts), &eight, 4, fake_size),
               24.0, 0);
   /* Alltoallw: per-rank types */
-  assert_near(rp_d_alltoallw(0, counts, sizes, NULL, NULL, 4, sizeof(double),
+  assert_near(rp_d_alltoallw(0, rp_counts_of(counts), sizes, rp_counts_of(NULL), NULL, 4, sizeof(double),
                              fake_size),
               (4.0 + 16.0 + 6.0 + 6.0) / 4, 1e-12);
   /* Reduce_scatter: this rank's block */
-  assert_near(rp_d_reduce_scatter(counts, 1, 4, &eight, fake_size), 16.0, 0);
-  assert_near(rp_d_reduce_scatter(counts, 9, 4, &eight, fake_size), 0.0, 0);
+  assert_near(rp_d_reduce_scatter(rp_counts_of(counts), 1, 4, &eight, fake_size), 16.0, 0);
+  assert_near(rp_d_reduce_scatter(rp_counts_of(counts), 9, 4, &eight, fake_size), 0.0, 0);
+  /* the MPI-4 large-count bindings give 64-bit counts: same rules */
+  int64_t wide[4] = {1, 2, 3, (int64_t)1 << 33};
+  assert_near(rp_d_reduce_scatter(rp_counts_of(wide), 1, 4, &eight, fake_size), 16.0, 0);
+  assert_near(rp_d_reduce_scatter(rp_counts_of(wide), 3, 4, &four, fake_size),
+              4.0 * 8589934592.0, 0);
+  assert_near(rp_d_alltoallv(0, rp_counts_of(wide), &four, rp_counts_of(NULL), &poison, 4,
+                             fake_size),
+              (6.0 + 8589934592.0) * 4.0 / 4, 1e-3);
 }
 
 /* ---------------------------------------------------- compute amounts */
