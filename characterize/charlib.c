@@ -729,9 +729,10 @@ static const char *kind_name(revprof_fn_kind k) {
                                                                 : "local";
 }
 
-/* Barriers have no data: only d = 0 is measured. */
+/* Barriers, fences and lock/unlock have no data: only d = 0 is measured. */
 static int fn_has_data(revprof_fn fn) {
   return fn != REVPROF_FN_BARRIER && fn != REVPROF_FN_IBARRIER &&
+         fn != REVPROF_FN_WIN_FENCE && fn != REVPROF_FN_WIN_LOCK &&
          revprof_fn_kind_of(fn) != REVPROF_KIND_LOCAL;
 }
 
@@ -740,7 +741,8 @@ void rp_char_list(FILE *f) {
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     revprof_fn fn = (revprof_fn)i;
     revprof_fn_kind k = revprof_fn_kind_of(fn);
-    const char *pd = k == REVPROF_KIND_P2P     ? "2, sizes"
+    const char *pd = k == REVPROF_KIND_P2P     ? (fn_has_data(fn) ? "2, sizes"
+                                                                  : "2, 0")
                      : k == REVPROF_KIND_LOCAL ? "1, 0"
                      : fn_has_data(fn)         ? "procs, sizes"
                                                : "procs, 0";
@@ -804,6 +806,7 @@ void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
   case REVPROF_FN_GATHERV:
   case REVPROF_FN_ALLGATHER:
   case REVPROF_FN_ALLGATHERV:
+  case REVPROF_FN_NEIGHBOR_ALLGATHER:
     r = sp * sd; /* the root (or everyone) receives p blocks */
     break;
   case REVPROF_FN_SCATTER:
@@ -815,11 +818,14 @@ void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
   case REVPROF_FN_ALLTOALL:
   case REVPROF_FN_ALLTOALLV:
   case REVPROF_FN_IALLTOALL:
+  case REVPROF_FN_NEIGHBOR_ALLTOALL:
     s = r = sp * sd;
     break;
   case REVPROF_FN_BARRIER:
   case REVPROF_FN_IBARRIER:
   case REVPROF_FN_WTIME:
+  case REVPROF_FN_WIN_LOCK:
+  case REVPROF_FN_WIN_FENCE:
     s = r = 0;
     break;
   default:
@@ -953,8 +959,11 @@ int rp_char_plan_build(const rp_char_options *o, int world,
       continue;
     switch (revprof_fn_kind_of(fn)) {
     case REVPROF_KIND_P2P:
-      for (int k = 0; k < ns && rc == 0; k++)
-        rc = plan_try(plan, fn, 2, sizes[k], o->max_buffer);
+      if (!fn_has_data(fn))
+        rc = plan_try(plan, fn, 2, 0, o->max_buffer);
+      else
+        for (int k = 0; k < ns && rc == 0; k++)
+          rc = plan_try(plan, fn, 2, sizes[k], o->max_buffer);
       break;
     case REVPROF_KIND_COLL:
       for (int j = 0; j < np && rc == 0; j++) {

@@ -240,6 +240,73 @@ static double run_wtime(rp_kctx *k, double t0) {
   return (b - a) / RP_WTIME_CALLS;
 }
 
+/* ------------------------------------------------------------ one-sided */
+
+/* Rank 0 works on rank 1's window under a shared lock taken before the
+ * synchronization; each operation is timed with the flush that completes
+ * it at the target (what an epoch's end waits for). */
+static void lock_target(rp_kctx *k) {
+  if (k->rank == 0)
+    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, k->win);
+}
+
+static void unlock_target(rp_kctx *k) {
+  if (k->rank == 0)
+    MPI_Win_unlock(1, k->win);
+}
+
+static double run_put(rp_kctx *k, double t0) {
+  if (k->rank != 0)
+    return RP_NOT_TIMED;
+  MPI_Put(k->sbuf, k->count, MPI_BYTE, 1, 0, k->count, MPI_BYTE, k->win);
+  MPI_Win_flush(1, k->win);
+  return since(t0);
+}
+
+static double run_get(rp_kctx *k, double t0) {
+  if (k->rank != 0)
+    return RP_NOT_TIMED;
+  MPI_Get(k->sbuf, k->count, MPI_BYTE, 1, 0, k->count, MPI_BYTE, k->win);
+  MPI_Win_flush(1, k->win);
+  return since(t0);
+}
+
+static double run_accumulate(rp_kctx *k, double t0) {
+  if (k->rank != 0)
+    return RP_NOT_TIMED;
+  MPI_Accumulate(k->sbuf, k->count, MPI_UNSIGNED_CHAR, 1, 0, k->count,
+                 MPI_UNSIGNED_CHAR, MPI_SUM, k->win);
+  MPI_Win_flush(1, k->win);
+  return since(t0);
+}
+
+static double run_win_lock(rp_kctx *k, double t0) {
+  if (k->rank != 0)
+    return RP_NOT_TIMED;
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, k->win);
+  MPI_Win_unlock(1, k->win);
+  return since(t0);
+}
+
+static double run_win_fence(rp_kctx *k, double t0) {
+  MPI_Win_fence(0, k->win);
+  return since(t0);
+}
+
+/* ------------------------------------------------ neighbourhood */
+
+static double run_neighbor_allgather(rp_kctx *k, double t0) {
+  MPI_Neighbor_allgather(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count,
+                         MPI_BYTE, k->graph);
+  return since(t0);
+}
+
+static double run_neighbor_alltoall(rp_kctx *k, double t0) {
+  MPI_Neighbor_alltoall(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count,
+                        MPI_BYTE, k->graph);
+  return since(t0);
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const rp_kernel kernels[REVPROF_FN_COUNT] = {
@@ -271,7 +338,43 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
     [REVPROF_FN_IALLREDUCE] = {NULL, run_iallreduce, NULL},
     [REVPROF_FN_IALLTOALL] = {NULL, run_ialltoall, NULL},
     [REVPROF_FN_WTIME] = {NULL, run_wtime, NULL},
+    [REVPROF_FN_PUT] = {lock_target, run_put, unlock_target},
+    [REVPROF_FN_GET] = {lock_target, run_get, unlock_target},
+    [REVPROF_FN_ACCUMULATE] = {lock_target, run_accumulate, unlock_target},
+    [REVPROF_FN_WIN_LOCK] = {NULL, run_win_lock, NULL},
+    [REVPROF_FN_WIN_FENCE] = {NULL, run_win_fence, NULL},
+    [REVPROF_FN_NEIGHBOR_ALLGATHER] = {NULL, run_neighbor_allgather, NULL},
+    [REVPROF_FN_NEIGHBOR_ALLTOALL] = {NULL, run_neighbor_alltoall, NULL},
 };
+
+/* comm as a distributed graph in which every member is the neighbour of
+ * every other (collective over comm) */
+static MPI_Comm complete_graph(MPI_Comm comm, int rank, int size) {
+  MPI_Comm g = MPI_COMM_NULL;
+  int n = size - 1;
+  int *nb = malloc((size_t)(n > 0 ? n : 1) * sizeof *nb);
+  int *wt = malloc((size_t)(n > 0 ? n : 1) * sizeof *wt);
+  if (nb == NULL || wt == NULL)
+    n = 0; /* still takes part: an empty neighbourhood */
+  for (int i = 0, j = 0; n > 0 && i < size; i++)
+    if (i != rank) {
+      wt[j] = 1; /* equal weights (MPI_UNWEIGHTED upsets GCC's checks) */
+      nb[j++] = i;
+    }
+  static int none[1];
+  MPI_Dist_graph_create_adjacent(comm, n, n ? nb : none, n ? wt : none, n,
+                                 n ? nb : none, n ? wt : none, MPI_INFO_NULL,
+                                 0, &g);
+  free(nb);
+  free(wt);
+  return g;
+}
+
+static int one_sided(revprof_fn fn) {
+  return fn == REVPROF_FN_PUT || fn == REVPROF_FN_GET ||
+         fn == REVPROF_FN_ACCUMULATE || fn == REVPROF_FN_WIN_LOCK ||
+         fn == REVPROF_FN_WIN_FENCE;
+}
 
 const rp_kernel *rp_kernel_get(revprof_fn fn) {
   if ((unsigned)fn >= REVPROF_FN_COUNT || kernels[fn].run == NULL)
@@ -295,6 +398,8 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
   k->fn = fn;
   k->comm = comm;
   k->req = MPI_REQUEST_NULL;
+  k->win = MPI_WIN_NULL;
+  k->graph = MPI_COMM_NULL;
   MPI_Comm_rank(comm, &k->rank);
   MPI_Comm_size(comm, &k->size);
   k->count = (int)d;
@@ -303,10 +408,14 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
   k->rbuf = buffer(r, 0);
   k->counts = malloc((size_t)k->size * sizeof *k->counts);
   k->displs = malloc((size_t)k->size * sizeof *k->displs);
-  if (!k->sbuf || !k->rbuf || !k->counts || !k->displs) {
-    rp_kctx_free(k);
+  int ok = k->sbuf && k->rbuf && k->counts && k->displs;
+  if (one_sided(fn)) /* collective: every member, whatever ok says */
+    MPI_Win_create(ok ? k->rbuf : NULL, ok ? (MPI_Aint)r : 0, 1,
+                   MPI_INFO_NULL, comm, &k->win);
+  if (fn == REVPROF_FN_NEIGHBOR_ALLGATHER || fn == REVPROF_FN_NEIGHBOR_ALLTOALL)
+    k->graph = complete_graph(comm, k->rank, k->size);
+  if (!ok)
     return REVPROF_ENOMEM;
-  }
   for (int i = 0; i < k->size; i++) {
     k->counts[i] = k->count;
     k->displs[i] = i * k->count; /* fits: rp_char_fits checked p * d */
@@ -315,6 +424,10 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
 }
 
 void rp_kctx_free(rp_kctx *k) {
+  if (k->win != MPI_WIN_NULL)
+    MPI_Win_free(&k->win);
+  if (k->graph != MPI_COMM_NULL)
+    MPI_Comm_free(&k->graph);
   free(k->sbuf);
   free(k->rbuf);
   free(k->counts);

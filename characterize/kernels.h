@@ -21,6 +21,10 @@ typedef struct rp_kctx {
   unsigned char *rbuf;  /* receive buffer, touched before timing */
   int *counts, *displs; /* size entries (v-variants, Reduce_scatter) */
   MPI_Request req;      /* request left open by pre or run */
+  MPI_Win win;          /* one-sided functions: a window over rbuf on
+                           comm; MPI_WIN_NULL otherwise */
+  MPI_Comm graph;       /* neighbourhood collectives: comm as a complete
+                           distributed graph; MPI_COMM_NULL otherwise */
 } rp_kctx;
 
 /* The three phases of one repetition. pre runs before the synchronization,
@@ -36,8 +40,10 @@ typedef struct rp_kernel {
 /* Kernel of fn; NULL when there is none (a table row without a kernel). */
 const rp_kernel *rp_kernel_get(revprof_fn fn);
 
-/* Allocates and touches the buffers for fn with d bytes on comm. Returns 0
- * or REVPROF_ENOMEM. */
+/* Allocates and touches the buffers for fn with d bytes on comm, and for a
+ * one-sided fn creates the window (collective over comm, even when this
+ * rank's buffers failed). Returns 0 or REVPROF_ENOMEM; rp_kctx_free must
+ * follow on every member either way (it frees the window collectively). */
 int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d);
 void rp_kctx_free(rp_kctx *k);
 

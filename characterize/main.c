@@ -252,8 +252,7 @@ static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
   int ok = rp_kctx_init(&k, s->fn, c, s->d) == 0, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c);
   if (!all_ok) {
-    if (ok)
-      rp_kctx_free(&k);
+    rp_kctx_free(&k); /* every member: it may hold a window */
     *why = RP_STOP_NO;
     return -1;
   }

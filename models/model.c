@@ -132,6 +132,17 @@ revprof_fn revprof_fn_fallback(revprof_fn fn) {
   case REVPROF_FN_REDUCE_SCATTER: return REVPROF_FN_ALLREDUCE;
   case REVPROF_FN_EXSCAN: return REVPROF_FN_SCAN;
   case REVPROF_FN_SCAN: return REVPROF_FN_ALLREDUCE;
+  /* one-sided: an operation completed at the target is about a message's
+     transit; a fence about a barrier */
+  case REVPROF_FN_GET: return REVPROF_FN_PUT;
+  case REVPROF_FN_ACCUMULATE: return REVPROF_FN_PUT;
+  case REVPROF_FN_PUT: return REVPROF_FN_LATENCY;
+  case REVPROF_FN_WIN_LOCK: return REVPROF_FN_LATENCY;
+  case REVPROF_FN_WIN_FENCE: return REVPROF_FN_BARRIER;
+  /* over p - 1 neighbours each, a neighbourhood collective is its
+     all-members form */
+  case REVPROF_FN_NEIGHBOR_ALLGATHER: return REVPROF_FN_ALLGATHER;
+  case REVPROF_FN_NEIGHBOR_ALLTOALL: return REVPROF_FN_ALLTOALL;
   default: return REVPROF_FN_COUNT;
   }
 }

@@ -35,7 +35,18 @@
   X(IBCAST, "MPI_Ibcast", COLL, "MPI_Ibcast + MPI_Wait")                     \
   X(IALLREDUCE, "MPI_Iallreduce", COLL, "MPI_Iallreduce + MPI_Wait")         \
   X(IALLTOALL, "MPI_Ialltoall", COLL, "MPI_Ialltoall + MPI_Wait")            \
-  X(WTIME, "MPI_Wtime", LOCAL, "one call of MPI_Wtime")
+  X(WTIME, "MPI_Wtime", LOCAL, "one call of MPI_Wtime")                    \
+  X(PUT, "MPI_Put", P2P, "MPI_Put + MPI_Win_flush, shared lock held")        \
+  X(GET, "MPI_Get", P2P, "MPI_Get + MPI_Win_flush, shared lock held")        \
+  X(ACCUMULATE, "MPI_Accumulate", P2P,                                       \
+    "MPI_Accumulate (MPI_SUM) + MPI_Win_flush, shared lock held")            \
+  X(WIN_LOCK, "MPI_Win_lock", P2P,                                           \
+    "MPI_Win_lock + MPI_Win_unlock, exclusive, no operation, d = 0")         \
+  X(WIN_FENCE, "MPI_Win_fence", COLL, "MPI_Win_fence, no operation, d = 0") \
+  X(NEIGHBOR_ALLGATHER, "MPI_Neighbor_allgather", COLL,                      \
+    "every member a neighbour of every other (p - 1 each); d = bytes sent")  \
+  X(NEIGHBOR_ALLTOALL, "MPI_Neighbor_alltoall", COLL,                        \
+    "every member a neighbour of every other; d = bytes to each neighbour")
 
 typedef enum revprof_fn {
 #define RP_FN_ENUM_(id, name, kind, what) REVPROF_FN_##id,

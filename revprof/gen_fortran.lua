@@ -34,7 +34,8 @@ return function(funcs, template, template_path, fail, banner)
   local out = { banner, template, "\n/* ---- generated bindings */\n" }
 
   for _, f in ipairs(funcs) do
-    if f.kind == "uncosted" then
+    if f.kind == "uncosted" or f.kind == "rma" or f.kind == "rma_sync" or
+        f.kind == "nbr" then
       -- no Fortran binding yet: their handles (MPI_Win, MPI_File), address
       -- and offset kinds and strings have no conversion rule here
     elseif not f.declared then

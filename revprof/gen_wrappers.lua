@@ -50,7 +50,8 @@ end
 
 local roles_known = { buf = 1, count = 1, datatype = 1, peer = 1, tag = 1,
   comm = 1, request = 1, status = 1, newcomm = 1, root = 1,
-  requests = 1, statuses = 1, index = 1, outcount = 1, indices = 1 }
+  requests = 1, statuses = 1, index = 1, outcount = 1, indices = 1,
+  win = 1 }
 
 -- Spec: KIND NAME MODEL [SIZE] | DECL : ROLE, ...
 local funcs = {}

@@ -66,6 +66,24 @@ void rp_root_known(int dir, int is_root, const double *own,
     known[k] = learns && arrived[k] > own[k] ? arrived[k] : own[k];
 }
 
+void rp_rma_queue(const double now[RP_NB], double pending[RP_NB],
+                  const double cost[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++)
+    pending[b] = (pending[b] > now[b] ? pending[b] : now[b]) + cost[b];
+}
+
+void rp_rma_settle(rp_clock *c, double pending[RP_NB],
+                   const double overlap[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++) {
+    double until = pending[b] - (overlap ? overlap[b] : 0.0);
+    if (until > c->now[b]) {
+      c->comm[b] += until - c->now[b];
+      c->now[b] = until;
+    }
+    pending[b] = 0.0;
+  }
+}
+
 double rp_clock_arrival(const double t_send[RP_NB],
                         const double latency[RP_NB]) {
   return t_send[RP_AVG] + latency[RP_AVG];

@@ -98,6 +98,20 @@ int rp_root_learns(int dir, int is_root);
 void rp_root_known(int dir, int is_root, const double *own,
                    const double *arrived, double *known, int n);
 
+/* One-sided communication. An origin's operation costs it nothing when
+ * issued (the call returns at once); it completes at the target cost later
+ * (the model's MPI_Put/Get/Accumulate of its bytes: issue to completion,
+ * as measured), concurrently with the origin's other operations of the
+ * epoch: pending = max(pending, now + cost), per bound. An epoch's end
+ * (fence, complete, unlock, flush) waits for them (rp_rma_settle): now =
+ * max(now, pending), the increment counted as communication; pending
+ * starts again at 0. (Operations sharing the origin's bandwidth are not
+ * slowed by each other: see docs/revprof.md, "One-sided".) */
+void rp_rma_queue(const double now[RP_NB], double pending[RP_NB],
+                  const double cost[RP_NB]);
+void rp_rma_settle(rp_clock *c, double pending[RP_NB],
+                   const double overlap[RP_NB]);
+
 /* Predicted arrival time (avg clock) of a message sent at t_send. */
 double rp_clock_arrival(const double t_send[RP_NB],
                         const double latency[RP_NB]);

@@ -622,6 +622,7 @@ void rp_startup(int provided) {
   rp_wild_init(&rp_g.wild, MPI_ANY_TAG);
   rp_p2p_startup();
   rp_coll_startup();
+  rp_rma_startup();
   rp_report_startup();
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
     measure_startup();
@@ -662,6 +663,7 @@ void rp_shutdown(void) {
   rp_g.tracing = 0;
   rp_g.extras = rp_g.cfg.compute == RP_COMPUTE_MEASURE;
   rp_zombies_progress(1);
+  rp_rma_shutdown();
   rp_coll_shutdown();
   rp_p2p_shutdown();
   measure_shutdown();

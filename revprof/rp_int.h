@@ -579,6 +579,34 @@ int rp_buffer_detach(void *addr, int *size);
 
 void rp_coll_startup(void);
 void rp_coll_shutdown(void);
+
+/* ---------------------------------------------------------- rp_rma.c */
+
+/* One-sided rules (predict mode; no-ops without a model): the window
+ * attribute key, a window's clock state at its creation, an operation of
+ * d bytes (fn: REVPROF_FN_PUT, _GET, _ACCUMULATE), and the synchronizations. */
+void rp_rma_startup(void);
+void rp_rma_shutdown(void);
+void rp_rma_created(MPI_Win win, MPI_Comm comm);
+void rp_rma_op(MPI_Win win, revprof_fn fn, double d);
+void rp_rma_fence(MPI_Win win);
+void rp_rma_post(MPI_Group group, MPI_Win win);
+void rp_rma_start(MPI_Group group, MPI_Win win);
+void rp_rma_complete(MPI_Win win);
+void rp_rma_wait(MPI_Win win);
+void rp_rma_test(MPI_Win win, int flag);
+void rp_rma_unlock(MPI_Win win);
+void rp_rma_flush(MPI_Win win);
+/* ---------------------------------------------------------- rp_nbr.c */
+
+/* A blocking neighbourhood collective fn of d bytes per block on the
+ * topology communicator comm (predict mode; no-op without a model or a
+ * topology): the clocks meet the in-neighbours', the model's fn at
+ * p = neighbours + 1 is added. */
+void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d);
+
+/* the larger of two sizes (spec SIZE expressions) */
+#define RP_MAXD(a, b) ((a) > (b) ? (a) : (b))
 /* Fills c for comm, creating its shadow on first use (blocking
  * collectives: every member is in the same call). */
 void rp_coll_start(rp_comm *c, MPI_Comm comm);

@@ -6,6 +6,7 @@
 #   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP
 #   rp_check.sh preload NATIVE_EXE NP
 #   rp_check.sh exact EXE NP
+#   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
 #   rp_check.sh fault KIND NATIVE_EXE NP      KIND: missing-model broken-model
 #                                             lacking-function broken-lua
 #                                             bad-mode multiple
@@ -79,6 +80,18 @@ exact)
       || fail "the wildcard receive against the predicted order was not reported"
     grep -q "predicted arrival order would have matched another sender: [1-9]" err || fail "no wildcard warning in the text report"
   fi
+  ;;
+rma-exact)
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "run failed"; }
+  cat out
+  grep -q "^rma exact: $np ranks, 0 mismatches" out || { cat err; fail "clocks differ from the analytic values"; }
+  grep -q "not-predicted" revprof-out/report.txt && { head revprof-out/report.txt; fail "one-sided calls reported as not predicted"; }
+  for fn in MPI_Win_fence MPI_Win_complete MPI_Win_wait MPI_Win_unlock; do
+    awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $7 > 0 && $11 == "costed" { ok = 1 } END { exit !ok }' \
+      revprof-out/report.csv || { grep "$fn" revprof-out/report.csv; fail "$fn has no predicted cost"; }
+  done
   ;;
 extrapolated)
   exe=$1 np=$2 model=$RP_WORK/ranged.lua

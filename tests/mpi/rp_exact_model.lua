@@ -32,5 +32,15 @@ return {
     MPI_Scatter = lin(7e-6, 2e-9, 4e-6, 1e-9, 1.4e-5, 4e-9),
     MPI_Reduce = lin(8e-6, 1e-9, 5e-6, 5e-10, 1.6e-5, 2e-9),
     MPI_Wtime = lin(1e-8, 0, 1e-8, 0, 1e-8, 0),
+    -- one-sided (rp_exact_rma.c repeats these)
+    MPI_Put = lin(2e-6, 1e-9, 1e-6, 5e-10, 4e-6, 2e-9),
+    MPI_Get = lin(3e-6, 2e-9, 1.5e-6, 1e-9, 6e-6, 4e-9),
+    MPI_Accumulate = lin(4e-6, 3e-9, 2e-6, 1.5e-9, 8e-6, 6e-9),
+    MPI_Win_lock = lin(6e-6, 0, 3e-6, 0, 1.2e-5, 0),
+    MPI_Neighbor_allgather = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                                 avg = { 2e-6, 1e-6, 1e-9 }, min = { 1e-6, 5e-7, 5e-10 },
+                                 max = { 4e-6, 2e-6, 2e-9 } } },
+    MPI_Win_fence = { { dmin = 0, n = 0, form = { "1", "log2(p)" },
+                        avg = { 7e-6, 3e-6 }, min = { 3.5e-6, 1.5e-6 }, max = { 1.4e-5, 6e-6 } } },
   },
 }

@@ -304,8 +304,9 @@ static void test_characterize_plan_covers_table(void **state) {
   char err[128];
   assert_int_equal(parse(&o, err, sizeof err, "--sizes", "0:16", NULL), 0);
   assert_int_equal(rp_char_plan_build(&o, 3, &plan, err, sizeof err), 0);
-  /* sizes 0 1 2 4 8 16 = 6; p2p 6 fns x 6; colls 20 with data x 2 p x 6;
-   * barriers 2 x 2 p; Wtime 1 */
+  /* sizes 0 1 2 4 8 16 = 6; p2p with data x 6, MPI_Win_lock at d = 0
+   * only; colls with data x 2 p x 6; barriers and the fence (no data)
+   * x 2 p; Wtime 1 */
   int p2p = 0, coll = 0, local = 0;
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     revprof_fn_kind k = revprof_fn_kind_of((revprof_fn)i);
@@ -313,7 +314,8 @@ static void test_characterize_plan_covers_table(void **state) {
     coll += k == REVPROF_KIND_COLL;
     local += k == REVPROF_KIND_LOCAL;
   }
-  size_t want = (size_t)(p2p * 6 + (coll - 2) * 2 * 6 + 2 * 2 + local);
+  size_t want = (size_t)((p2p - 1) * 6 + 1 + (coll - 3) * 2 * 6 + 3 * 2 +
+                         local);
   assert_int_equal(plan.n, want);
   for (size_t i = 0; i < plan.n; i++) {
     const rp_char_spec *s = &plan.pt[i];
@@ -322,7 +324,8 @@ static void test_characterize_plan_covers_table(void **state) {
       assert_int_equal(s->p, 2);
     if (k == REVPROF_KIND_LOCAL)
       assert_true(s->p == 1 && s->d == 0);
-    if (s->fn == REVPROF_FN_BARRIER || s->fn == REVPROF_FN_IBARRIER)
+    if (s->fn == REVPROF_FN_BARRIER || s->fn == REVPROF_FN_IBARRIER ||
+        s->fn == REVPROF_FN_WIN_FENCE || s->fn == REVPROF_FN_WIN_LOCK)
       assert_int_equal(s->d, 0);
   }
   rp_char_plan_free(&plan);

@@ -162,6 +162,46 @@ static void test_clock_collective_waits_for_latest_member(void **state) {
 }
 
 /* Rooted collectives: a member knows the clocks its data came with. */
+/* One-sided: an epoch's operations complete concurrently, each its cost
+ * after its issue; the epoch's end waits for the last and counts the wait
+ * as communication; an empty epoch moves nothing. */
+/* One-sided: an origin's operations complete one after the other, each
+ * from the later of the previous completion and its issue; the epoch's end
+ * waits for the last (less what an overlapping synchronization hides) and
+ * counts the wait as communication; an empty epoch moves nothing. */
+static void test_clock_rma_queue_and_settle(void **state) {
+  (void)state;
+  rp_clock c;
+  rp_clock_init(&c);
+  double pending[RP_NB] = {0.0, 0.0, 0.0};
+  double step[RP_NB] = {1.0, 2.0, 3.0}, put[RP_NB] = {0.5, 1.0, 2.0};
+  rp_clock_compute(&c, step);                  /* now 1, 2, 3 */
+  rp_rma_queue(c.now, pending, put);           /* 1.5, 3, 5 */
+  rp_rma_queue(c.now, pending, put);           /* after it: 2, 4, 7 */
+  assert_true(pending[RP_MIN] == 2.0 && pending[RP_AVG] == 4.0 &&
+              pending[RP_MAX] == 7.0);
+  double late[RP_NB] = {10.0, 10.0, 10.0};
+  rp_clock_compute(&c, late);                  /* now 11, 12, 13 */
+  rp_rma_queue(c.now, pending, put);           /* from now: 11.5, 13, 15 */
+  assert_true(pending[RP_AVG] == 13.0);
+  rp_rma_settle(&c, pending, NULL);
+  assert_true(c.now[RP_MIN] == 11.5 && c.now[RP_AVG] == 13.0 &&
+              c.now[RP_MAX] == 15.0);
+  assert_true(c.comm[RP_AVG] == 1.0 && c.wait[RP_AVG] == 0.0);
+  assert_true(pending[RP_AVG] == 0.0);
+  rp_rma_settle(&c, pending, NULL);            /* nothing queued */
+  assert_true(c.now[RP_AVG] == 13.0 && c.comm[RP_AVG] == 1.0);
+  /* a fence of 0.25 s overlaps the last 0.25 s of the queue */
+  double fence[RP_NB] = {0.25, 0.25, 0.25};
+  rp_rma_queue(c.now, pending, put);           /* 12, 14, 17 */
+  rp_rma_settle(&c, pending, fence);
+  assert_true(c.now[RP_MIN] == 11.75 && c.now[RP_AVG] == 13.75 &&
+              c.now[RP_MAX] == 16.75);
+  rp_rma_queue(c.now, pending, fence);         /* shorter than the fence */
+  rp_rma_settle(&c, pending, fence);
+  assert_true(c.now[RP_AVG] == 13.75);
+}
+
 static void test_clock_rooted_collective_knows_what_data_brought(void **state) {
   (void)state;
   const double early[4] = {1.0, 2.0, 3.0, 8.0}, late[4] = {5.0, 1.0, 9.0, 16.0};
@@ -354,6 +394,7 @@ static void test_clock_wildcard_ignores_same_sender_and_other_scope(
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_clock_send_stamps_then_advances),
+      cmocka_unit_test(test_clock_rma_queue_and_settle),
       cmocka_unit_test(test_clock_late_sender_makes_receiver_wait),
       cmocka_unit_test(test_clock_late_receiver_pays_only_the_copy),
       cmocka_unit_test(test_clock_three_clocks_decide_separately),

@@ -1,0 +1,79 @@
+#!/bin/sh
+# librevprof's one-sided rules against SimGrid, a reference machine known
+# exactly: characterizes a simulated cluster with revprof-characterize-smpi,
+# fits its model, then runs the halo exchange of bench/smpi/halo_rma.c
+# (MPI_Win_fence and post-start-complete-wait) under smpirun on that
+# cluster and natively under librevprof predicting it from the model, at
+# each rank count. Prints one table: smpirun's time, revprof's predicted
+# time, and the error. The computation is declared (smpi_execute_flops on
+# the 1 Gflop/s simulated hosts / revprof_compute_seconds), so both see
+# the same. Asserts nothing.
+#
+# usage: bench/smpi-onesided.sh [BUILD_DIR]        (default: build)
+# env:   NPS (rank counts, default "4 8 16"), D (halo bytes, default
+#        65536), ITERS (default 50), COMPUTE (seconds per iteration,
+#        default 0.001), MODES (default "fence pscw"), KEEP=1 keeps the
+#        work folder, MPIEXEC, MPIFLAGS (native launcher and its flags;
+#        Open MPI gets --oversubscribe)
+set -eu
+. "$(dirname "$0")/common.sh"
+nps=${NPS:-4 8 16} d=${D:-65536} iters=${ITERS:-50} work=${COMPUTE:-0.001}
+modes=${MODES:-fence pscw}
+char=$build/characterize/revprof-characterize-smpi
+tool=$build/tools/revprof
+lib=$build/revprof/librevprof.so
+for need in "$char" "$tool" "$lib"; do
+  [ -x "$need" ] || [ -f "$need" ] || { echo "smpi-onesided: $need not built (cmake --build $build; SimGrid's smpicc is needed)" >&2; exit 1; }
+done
+command -v smpicc > /dev/null && command -v smpirun > /dev/null \
+  || { echo "smpi-onesided: smpicc/smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1; }
+mpicc=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+mpicc=${mpicc:-mpicc}
+flags=${MPIFLAGS:-}
+"$MPIEXEC" --version 2>&1 | grep -qi 'open mpi\|open-mpi\|openrte' && flags="$flags --oversubscribe"
+
+w=$(mktemp -d "${TMPDIR:-/tmp}/rp-smpi-XXXXXX")
+[ "${KEEP:-0}" = 1 ] && echo "# work folder $w (kept)" || trap 'rm -rf "$w"' EXIT
+max=0
+for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
+
+# the cluster of characterize/smpi/cluster.xml, with max hosts
+sed "s/radical=\"0-3\"/radical=\"0-$((max - 1))\"/" "$here/characterize/smpi/cluster.xml" > "$w/cluster.xml"
+i=0
+while [ "$i" -lt "$max" ]; do echo "node-$i.rp"; i=$((i + 1)); done > "$w/hostfile"
+smpi() { # np, then the program and its arguments
+  n=$1; shift
+  smpirun -np "$n" -platform "$w/cluster.xml" -hostfile "$w/hostfile" \
+    --cfg=smpi/simulate-computation:no --log=root.thres:warning "$@"
+}
+
+echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
+echo "# halo: $d bytes each way, $iters iterations, $work s of computation each; cluster of $max hosts (characterize/smpi/cluster.xml)"
+procs=$(echo "$nps" | tr ' ' ',')
+echo "characterizing the simulated cluster (p = $procs) ..." >&2
+smpi "$max" "$char" --quick --sizes "0:1M" --procs "$procs" --seed 7 \
+  --functions latency,MPI_Send,MPI_Recv,MPI_Put,MPI_Get,MPI_Accumulate,MPI_Win_lock,MPI_Win_fence,MPI_Barrier,MPI_Reduce,MPI_Wtime \
+  -q -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
+"$tool" fit "$w/char/raw.csv" -o "$w/model.lua" > "$w/fit.log" 2>&1 || { cat "$w/fit.log" >&2; exit 1; }
+
+smpicc -O2 -DRP_SMPI "$here/bench/smpi/halo_rma.c" -o "$w/halo_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
+"$mpicc" -O2 -DRP_REVPROF -I"$here/revprof" "$here/bench/smpi/halo_rma.c" \
+  -L"$(dirname "$lib")" -lrevprof -Wl,-rpath,"$(dirname "$lib")" -o "$w/halo_rp" \
+  || exit 1
+
+printf '%-6s %-4s %14s %14s %9s\n' mode np "smpirun s" "revprof s" error
+for mode in $modes; do
+  for np in $nps; do
+    echo "$mode at $np ranks ..." >&2
+    ref=$(smpi "$np" "$w/halo_smpi" "$mode" "$d" "$iters" "$work" 2> "$w/smpi.err" \
+          | sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p')
+    [ -n "$ref" ] || { tail -n 5 "$w/smpi.err" >&2; echo "smpi-onesided: smpirun $mode $np failed" >&2; exit 1; }
+    # shellcheck disable=SC2086
+    pred=$(cd "$w" && REVPROF_MODEL="$w/model.lua" REVPROF_COMPUTE=annotate REVPROF_QUIET=1 \
+           REVPROF_OUTPUT_DIR="$w/rp-$mode-$np" "$MPIEXEC" $flags -n "$np" "$w/halo_rp" \
+           "$mode" "$d" "$iters" "$work" 2> "$w/rp.err" \
+           | sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p')
+    [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "smpi-onesided: revprof $mode $np failed" >&2; exit 1; }
+    echo "$mode $np $ref $pred" | awk '{ printf "%-6s %-4s %14.6e %14.6e %+8.1f%%\n", $1, $2, $3, $4, 100 * ($4 - $3) / $3 }'
+  done
+done

@@ -1,0 +1,76 @@
+/* Blocking neighbourhood collectives (issue 17), predict mode: a rank's
+ * clocks meet those of its in-neighbours only, by an MPI_Neighbor_allgather
+ * of the clocks on the application's topology communicator (every member
+ * makes the same extra call at the same point, so the order of collectives
+ * stays the same on all), then the model's function is added at
+ * p = neighbours + 1 (characterize measures it on a complete graph of p
+ * members, each with p - 1 neighbours):
+ *   now = max(own, in-neighbours' start clocks) + T_fn(k + 1, d),
+ * k = the rank's real neighbours (MPI_PROC_NULL ones of a non-periodic
+ * cartesian topology left out), d = bytes per block. */
+#include "rp_int.h"
+
+#include <stdlib.h>
+
+/* In-neighbour slots (what MPI_Neighbor_allgather fills) and real
+ * neighbours of this rank on comm; -1 when comm has no topology. */
+static int neighbours(MPI_Comm comm, int *slots, int *real) {
+  int kind = MPI_UNDEFINED, rank = 0;
+  if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS)
+    return -1;
+  *slots = *real = 0;
+  if (kind == MPI_CART) {
+    int ndims = 0;
+    PMPI_Cartdim_get(comm, &ndims);
+    *slots = 2 * ndims;
+    for (int dim = 0; dim < ndims; dim++) {
+      int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+      PMPI_Cart_shift(comm, dim, 1, &src, &dst);
+      *real += (src != MPI_PROC_NULL) + (dst != MPI_PROC_NULL);
+    }
+    return 0;
+  }
+  if (kind == MPI_GRAPH) {
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, slots);
+    *real = *slots;
+    return 0;
+  }
+  if (kind == MPI_DIST_GRAPH) {
+    int in = 0, out = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+    *slots = in;
+    *real = in > out ? in : out;
+    return 0;
+  }
+  return -1;
+}
+
+void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d) {
+  int slots, real;
+  if (rp_g.model == NULL || neighbours(comm, &slots, &real) != 0)
+    return;
+  enum { W = RP_NB + 1 }; /* clocks, then d */
+  double mine[W], start[RP_NB], cost[RP_NB], stack[16 * W];
+  double *in = slots <= 16 ? stack : malloc((size_t)slots * W * sizeof *in);
+  for (int b = 0; b < RP_NB; b++)
+    mine[b] = start[b] = rp_g.clk.now[b];
+  mine[RP_NB] = d;
+  if (in == NULL) {
+    rp_report_flag("collective-clocks", "out of memory: a neighbourhood "
+                   "collective costed without its neighbours' clocks");
+  } else {
+    for (int i = 0; i < slots * W; i++)
+      in[i] = -1.0; /* MPI_PROC_NULL neighbours leave their slot alone */
+    PMPI_Neighbor_allgather(mine, W, MPI_DOUBLE, in, W, MPI_DOUBLE, comm);
+    for (int i = 0; i < slots; i++)
+      for (int b = 0; b < RP_NB; b++)
+        if (in[i * W + b] > start[b])
+          start[b] = in[i * W + b];
+    if (in != stack)
+      free(in);
+  }
+  rp_cost_fast(fn, (double)real + 1.0, d, cost);
+  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, start, cost);
+  rp_g.cur_bytes += d;
+}

@@ -1,0 +1,201 @@
+/* Exactness of librevprof's one-sided rules (rp_rma.c) and neighbourhood
+ * collectives (rp_nbr.c): with the
+ * hand-written rp_exact_model.lua (constants repeated below) every rank's
+ * three clocks after each phase must equal the analytic values to 1e-9 s.
+ * Every rank computes every rank's clocks on paper, then compares its own.
+ *   phase 1  fence epoch: each rank puts 4096 (r + 1) bytes to r + 1
+ *            (the closing fence's synchronization overlaps the put: the
+ *            small ones hide behind it, the large ones do not)
+ *   phase 2  post-start-complete-wait on a ring: r exposes to r - 1,
+ *            gets 16 bytes from r + 1
+ *   phase 3  passive target: an accumulate to rank 0 under a shared lock,
+ *            then a put and a flush under lock_all
+ *   phase 4  MPI_Neighbor_allgather on a 1-D ring, periodic and not: the
+ *            clocks meet the neighbours' only (rp_nbr.c)
+ * Run with REVPROF_COMPUTE=annotate REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6
+ * REVPROF_STEP_MAX=2e-6. Prints "rma exact: P ranks, M mismatches". */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "revprof.h"
+
+#define NB 3
+#define MAXP 64
+
+typedef struct lin {
+  double c[NB], k[NB];
+} lin;
+static const lin PUT = {{1e-6, 2e-6, 4e-6}, {5e-10, 1e-9, 2e-9}};
+static const lin GET = {{1.5e-6, 3e-6, 6e-6}, {1e-9, 2e-9, 4e-9}};
+static const lin ACC = {{2e-6, 4e-6, 8e-6}, {1.5e-9, 3e-9, 6e-9}};
+static const lin LOCK = {{3e-6, 6e-6, 1.2e-5}, {0, 0, 0}};
+static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
+static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
+
+static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
+static double fence_cost(int b, double p) {
+  const double c[NB] = {3.5e-6, 7e-6, 1.4e-5}, s[NB] = {1.5e-6, 3e-6, 6e-6};
+  return c[b] + s[b] * log2(p);
+}
+
+static double nbr_allgather(int b, double p, double d) {
+  const double c[NB] = {1e-6, 2e-6, 4e-6}, s[NB] = {5e-7, 1e-6, 2e-6},
+               k[NB] = {5e-10, 1e-9, 2e-9};
+  return c[b] + s[b] * p + k[b] * d;
+}
+
+static int rank, size, mismatches;
+static double T[MAXP][NB]; /* every rank's expected clocks */
+
+static void steps(int r, double n) {
+  for (int b = 0; b < NB; b++)
+    T[r][b] += n * STEP[b];
+}
+
+static void compare(const char *phase) {
+  double got[NB];
+  revprof_now_bounds(&got[0], &got[1], &got[2]);
+  for (int b = 0; b < NB; b++)
+    if (fabs(got[b] - T[rank][b]) > 1e-9) {
+      mismatches++;
+      fprintf(stderr, "rank %d %s clock %d: got %.12e, expected %.12e\n",
+              rank, phase, b, got[b], T[rank][b]);
+    }
+}
+
+/* all clocks meet, then each adds a fence */
+static void fence_rule(void) {
+  for (int b = 0; b < NB; b++) {
+    double m = 0.0;
+    for (int r = 0; r < size; r++)
+      m = fmax(m, T[r][b]);
+    for (int r = 0; r < size; r++)
+      T[r][b] = m + fence_cost(b, size);
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > MAXP)
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  char *base;
+  MPI_Win win;
+  MPI_Aint bytes = 4096 * (MPI_Aint)size + 256;
+  MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  memset(T, 0, sizeof T);
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  static char src[4096 * MAXP], dst[64];
+
+  /* ---- phase 1: fence */
+  REVPROF_COMPUTE_STEPS(10 * (rank + 1));
+  for (int r = 0; r < size; r++)
+    steps(r, 10 * (r + 1));
+  MPI_Win_fence(0, win);
+  fence_rule();
+  REVPROF_COMPUTE_STEPS(rank + 1);
+  MPI_Put(src, 4096 * (rank + 1), MPI_BYTE, next, 0, 4096 * (rank + 1),
+          MPI_BYTE, win);
+  MPI_Win_fence(0, win);
+  for (int r = 0; r < size; r++) {
+    steps(r, r + 1);
+    for (int b = 0; b < NB; b++) /* the fence overlaps the put's end */
+      T[r][b] = fmax(T[r][b],
+                     T[r][b] + L(&PUT, b, 4096.0 * (r + 1)) -
+                         fence_cost(b, size));
+  }
+  fence_rule();
+  compare("fence");
+
+  /* ---- phase 2: post-start-complete-wait on a ring */
+  MPI_Group world, to, from;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 1, &next, &to);
+  MPI_Group_incl(world, 1, &prev, &from);
+  REVPROF_COMPUTE_STEPS(2 * (rank + 1));
+  MPI_Win_post(from, 0, win);
+  MPI_Win_start(to, 0, win);
+  MPI_Get(dst, 16, MPI_BYTE, next, 0, 16, MPI_BYTE, win);
+  MPI_Win_complete(win);
+  MPI_Win_wait(win);
+  double post[MAXP][NB], done[MAXP][NB];
+  for (int r = 0; r < size; r++) {
+    steps(r, 2 * (r + 1));
+    memcpy(post[r], T[r], sizeof post[r]);
+  }
+  for (int r = 0; r < size; r++) /* start: the target's post arrives */
+    for (int b = 0; b < NB; b++) {
+      double arrive = post[(r + 1) % size][b] + L(&LAT, b, 0.0);
+      T[r][b] = fmax(T[r][b], arrive) + L(&GET, b, 16.0); /* complete */
+      done[r][b] = T[r][b];
+    }
+  for (int r = 0; r < size; r++) /* wait: the origin's complete arrives */
+    for (int b = 0; b < NB; b++)
+      T[r][b] = fmax(T[r][b], done[(r + size - 1) % size][b] + L(&LAT, b, 0.0));
+  compare("pscw");
+  MPI_Group_free(&to);
+  MPI_Group_free(&from);
+  MPI_Group_free(&world);
+
+  /* ---- phase 3: passive target */
+  int one = 1;
+  REVPROF_COMPUTE_STEPS(rank + 1);
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+  MPI_Accumulate(&one, 1, MPI_INT, 0, bytes - 128, 1, MPI_INT, MPI_SUM, win);
+  MPI_Win_unlock(0, win);
+  MPI_Win_lock_all(0, win);
+  MPI_Put(src, 8, MPI_BYTE, next, bytes - 64, 8, MPI_BYTE, win);
+  MPI_Win_flush(next, win);
+  MPI_Win_unlock_all(win);
+  for (int r = 0; r < size; r++) {
+    steps(r, r + 1);
+    for (int b = 0; b < NB; b++)
+      T[r][b] += L(&ACC, b, 4.0) + L(&LOCK, b, 0.0) + L(&PUT, b, 8.0) +
+                 L(&LOCK, b, 0.0);
+  }
+  compare("lock");
+
+  /* ---- phase 4: neighbourhood allgather on a ring, periodic and not */
+  for (int periodic = 1; periodic >= 0; periodic--) {
+    MPI_Comm ring;
+    int dims[1] = {size}, periods[1] = {periodic};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    REVPROF_COMPUTE_STEPS(3 * (rank + 1));
+    char nsend[16] = {0}, nrecv[32];
+    MPI_Neighbor_allgather(nsend, 16, MPI_BYTE, nrecv, 16, MPI_BYTE, ring);
+    double start[MAXP][NB];
+    for (int r = 0; r < size; r++) {
+      steps(r, 3 * (r + 1));
+      memcpy(start[r], T[r], sizeof start[r]);
+    }
+    for (int r = 0; r < size; r++) {
+      int l = r - 1, h = r + 1, k = 0;
+      if (periodic) {
+        l = (r + size - 1) % size;
+        h = (r + 1) % size;
+      }
+      for (int b = 0; b < NB; b++) {
+        double m = start[r][b];
+        if (l >= 0)
+          m = fmax(m, start[l][b]);
+        if (h < size)
+          m = fmax(m, start[h][b]);
+        k = (l >= 0) + (h < size);
+        T[r][b] = m + nbr_allgather(b, k + 1.0, 16.0);
+      }
+    }
+    compare(periodic ? "neighbours (periodic)" : "neighbours");
+    MPI_Comm_free(&ring);
+  }
+
+  MPI_Win_free(&win);
+  int all = 0;
+  MPI_Reduce(&mismatches, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("rma exact: %d ranks, %d mismatches\n", size, all);
+  MPI_Finalize();
+  return 0;
+}
