@@ -295,6 +295,8 @@ static double run_win_fence(rp_kctx *k, double t0) {
 
 /* ------------------------------------------------ neighbourhood */
 
+#ifndef RP_SMPI /* SimGrid 3.32's SMPI implements no neighbourhood
+                   collectives (nor distributed graphs) */
 static double run_neighbor_allgather(rp_kctx *k, double t0) {
   MPI_Neighbor_allgather(k->sbuf, k->count, MPI_BYTE, k->rbuf, k->count,
                          MPI_BYTE, k->graph);
@@ -306,6 +308,7 @@ static double run_neighbor_alltoall(rp_kctx *k, double t0) {
                         MPI_BYTE, k->graph);
   return since(t0);
 }
+#endif
 
 /* ---------------------------------------------------------------- table */
 
@@ -343,10 +346,13 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
     [REVPROF_FN_ACCUMULATE] = {lock_target, run_accumulate, unlock_target},
     [REVPROF_FN_WIN_LOCK] = {NULL, run_win_lock, NULL},
     [REVPROF_FN_WIN_FENCE] = {NULL, run_win_fence, NULL},
+#ifndef RP_SMPI
     [REVPROF_FN_NEIGHBOR_ALLGATHER] = {NULL, run_neighbor_allgather, NULL},
     [REVPROF_FN_NEIGHBOR_ALLTOALL] = {NULL, run_neighbor_alltoall, NULL},
+#endif
 };
 
+#ifndef RP_SMPI
 /* comm as a distributed graph in which every member is the neighbour of
  * every other (collective over comm) */
 static MPI_Comm complete_graph(MPI_Comm comm, int rank, int size) {
@@ -369,6 +375,7 @@ static MPI_Comm complete_graph(MPI_Comm comm, int rank, int size) {
   free(wt);
   return g;
 }
+#endif
 
 static int one_sided(revprof_fn fn) {
   return fn == REVPROF_FN_PUT || fn == REVPROF_FN_GET ||
@@ -412,8 +419,10 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
   if (one_sided(fn)) /* collective: every member, whatever ok says */
     MPI_Win_create(ok ? k->rbuf : NULL, ok ? (MPI_Aint)r : 0, 1,
                    MPI_INFO_NULL, comm, &k->win);
+#ifndef RP_SMPI
   if (fn == REVPROF_FN_NEIGHBOR_ALLGATHER || fn == REVPROF_FN_NEIGHBOR_ALLTOALL)
     k->graph = complete_graph(comm, k->rank, k->size);
+#endif
   if (!ok)
     return REVPROF_ENOMEM;
   for (int i = 0; i < k->size; i++) {

@@ -874,7 +874,18 @@ int main(int argc, char **argv) {
       fprintf(stderr, PROG ": %s\n", err);
     status = 2;
   } else {
-    int verdict = 0;
+    int verdict = 0, on = 0;
+    for (int i = 0; i < REVPROF_FN_COUNT; i++)
+      on += r.o.fn_on[i];
+    for (int i = 0; on == REVPROF_FN_COUNT && i < REVPROF_FN_COUNT; i++)
+      if (rp_kernel_get((revprof_fn)i) == NULL) { /* "all": what this
+                                                     build can time */
+        r.o.fn_on[i] = 0;
+        if (r.rank == 0 && r.o.verbose >= 0)
+          fprintf(stderr, PROG ": %s is not timed: this build has no "
+                          "kernel for it (SimGrid does not implement it)\n",
+                  revprof_fn_name((revprof_fn)i));
+      }
     for (int i = 0; i < REVPROF_FN_COUNT; i++)
       if (r.o.fn_on[i] && rp_kernel_get((revprof_fn)i) == NULL) {
         if (r.rank == 0)

@@ -191,7 +191,7 @@ for _, n in ipairs(ids) do c[#c + 1] = "    \"" .. n .. "\",\n" end
 c[#c + 1] = "};\n"
 c[#c + 1] = "\nconst unsigned char rp_wrap_uncosted[RP_W_COUNT] = {\n"
 for _, f in ipairs(funcs) do
-  local u = f.kind == "uncosted" and "1" or "0"
+  local u = (f.kind == "uncosted" or f.kind == "dynamic") and "1" or "0"
   c[#c + 1] = "    " .. u .. ", /* " .. f.name .. " */\n"
   if f.twin then c[#c + 1] = "    " .. u .. ", /* " .. f.name .. "_c */\n" end
 end

@@ -44,6 +44,63 @@ static rp_comm *lookup(MPI_Comm comm) {
   return v;
 }
 
+/* ------------------------------------------- other jobs' processes */
+
+static int foreign_key = MPI_KEYVAL_INVALID;
+
+/* 1 when a member of g is not in this job's MPI_COMM_WORLD */
+static int outside_world(MPI_Group g) {
+  MPI_Group world;
+  int n = 0, out = 0;
+  if (PMPI_Group_size(g, &n) != MPI_SUCCESS || n <= 0 ||
+      PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
+    return 0;
+  int *in = malloc((size_t)n * sizeof *in), *tr = malloc((size_t)n * sizeof *tr);
+  if (in && tr) {
+    for (int i = 0; i < n; i++)
+      in[i] = i;
+    if (PMPI_Group_translate_ranks(g, n, in, world, tr) == MPI_SUCCESS)
+      for (int i = 0; i < n && !out; i++)
+        out = tr[i] == MPI_UNDEFINED;
+  } else
+    out = 1; /* cannot tell: the safe answer */
+  free(in);
+  free(tr);
+  PMPI_Group_free(&world);
+  return out;
+}
+
+int rp_comm_foreign(MPI_Comm comm) {
+  void *v = NULL;
+  int flag = 0, inter = 0, out = 0;
+  if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+    return 0;
+  if (foreign_key == MPI_KEYVAL_INVALID &&
+      PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN,
+                              &foreign_key, NULL) != MPI_SUCCESS)
+    foreign_key = MPI_KEYVAL_INVALID;
+  if (foreign_key != MPI_KEYVAL_INVALID &&
+      PMPI_Comm_get_attr(comm, foreign_key, &v, &flag) == MPI_SUCCESS && flag)
+    return v == (void *)&foreign_key; /* cached: &key yes, NULL no */
+  MPI_Group g;
+  if (PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
+    out = outside_world(g);
+    PMPI_Group_free(&g);
+  }
+  if (!out && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter &&
+      PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
+    out = outside_world(g);
+    PMPI_Group_free(&g);
+  }
+  if (foreign_key != MPI_KEYVAL_INVALID)
+    PMPI_Comm_set_attr(comm, foreign_key, out ? (void *)&foreign_key : NULL);
+  if (out)
+    rp_report_flag("other-job", "messages to processes of another job "
+                   "(spawned, connected or the parent) went without clocks; "
+                   "collectives with them were costed locally");
+  return out;
+}
+
 /* Records comm with its shadow (shadow MPI_COMM_NULL: create one, a
  * collective call over comm). */
 static void attach(MPI_Comm comm, MPI_Comm shadow) {
@@ -59,6 +116,8 @@ static void attach(MPI_Comm comm, MPI_Comm shadow) {
   PMPI_Comm_size(comm, &c->size);
   c->intra = !inter;
   c->shadow = shadow;
+  if (c->intra && rp_g.dynamic && rp_comm_foreign(comm))
+    c->intra = 0; /* the other job may not take part in a shadow */
   /* split rather than dup: no attribute copy callbacks of the application
    * run for revprof's private communicator */
   if (c->intra && c->shadow == MPI_COMM_NULL && c->size > 1 &&
@@ -285,6 +344,9 @@ void rp_coll_startup(void) {
 }
 
 void rp_coll_shutdown(void) {
+  if (foreign_key != MPI_KEYVAL_INVALID)
+    PMPI_Comm_free_keyval(&foreign_key);
+  foreign_key = MPI_KEYVAL_INVALID;
   if (keyval == MPI_KEYVAL_INVALID)
     return;
   PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);

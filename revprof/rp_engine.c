@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef RP_HAVE_PAPI
 #include <papi.h>
@@ -548,6 +549,22 @@ static void off_report(const char *why) {
   rp_report_unpredicted("OFF", "revprof-off", what, rp_g.size, 0);
 }
 
+/* A job started by MPI_Comm_spawn writes its reports and traces into a
+ * folder of its own under REVPROF_OUTPUT_DIR, spawned-<pid of its rank 0>,
+ * never over its parent's. */
+static void spawned_outdir(void) {
+  MPI_Comm parent = MPI_COMM_NULL;
+  if (PMPI_Comm_get_parent(&parent) != MPI_SUCCESS || parent == MPI_COMM_NULL)
+    return;
+  rp_g.dynamic = 1; /* the parent's processes are another job */
+  long pid = (long)getpid();
+  PMPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  char dir[sizeof rp_g.cfg.outdir];
+  int n = snprintf(dir, sizeof dir, "%s/spawned-%ld", rp_g.cfg.outdir, pid);
+  if (n > 0 && (size_t)n < sizeof dir)
+    memcpy(rp_g.cfg.outdir, dir, (size_t)n + 1);
+}
+
 void rp_startup(int provided) {
   char err[1024] = "";
   int ok = 1;
@@ -623,6 +640,7 @@ void rp_startup(int provided) {
   rp_p2p_startup();
   rp_coll_startup();
   rp_rma_startup();
+  spawned_outdir();
   rp_report_startup();
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
     measure_startup();

@@ -147,6 +147,8 @@ typedef struct rp_state {
                                   uncosted (no cost rule: not predicted) */
   double host_start;           /* rp_host_seconds() at MPI_Init */
   int sessions;                /* MPI_Session_init succeeded (MPI 4) */
+  int dynamic;                 /* processes outside MPI_COMM_WORLD may be
+                                  reached: spawned, connected, a parent */
   revprof_fn eff[REVPROF_FN_COUNT]; /* model row used for each function */
   unsigned char missing[REVPROF_FN_COUNT]; /* used but not in the model */
   /* the call under way */
@@ -427,7 +429,7 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
                                     MPI_Datatype type, int dest,
                                     MPI_Comm comm) {
   if (r == NULL && type == rp_last_type && rp_last_tinfo.plain &&
-      count >= 0 && dest != MPI_PROC_NULL) {
+      count >= 0 && dest != MPI_PROC_NULL && !rp_g.dynamic) {
     double bytes = (double)count * rp_last_tinfo.size;
     if (bytes <= rp_g.fast_max) { /* copy path, blocking record */
       rp_req *b = &rp_g.bsend;
@@ -458,7 +460,7 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
                                     void *buf, int count, MPI_Datatype type,
                                     int source, int tag, MPI_Comm comm) {
   if (r == NULL && type == rp_last_type && rp_last_tinfo.plain &&
-      count >= 0 && source != MPI_PROC_NULL) {
+      count >= 0 && source != MPI_PROC_NULL && !rp_g.dynamic) {
     double cap = (double)count * rp_last_tinfo.size;
     if (cap <= rp_g.fast_max) {
       rp_req *b = &rp_g.brecv; /* only what rp_recv_end's fast path reads */
@@ -525,7 +527,7 @@ slow:
 }
 
 /* Removes the piggyback from a probed message's status (count - 32 B). */
-void rp_status_unpiggyback(MPI_Status *st);
+void rp_status_unpiggyback(MPI_Status *st, MPI_Comm comm);
 
 /* MPI_Sendrecv and MPI_Sendrecv_replace (request NULL), MPI_Isendrecv and
  * MPI_Isendrecv_replace (MPI 4); w: the wrapper, for the statistics. */
@@ -579,6 +581,12 @@ int rp_buffer_detach(void *addr, int *size);
 
 void rp_coll_startup(void);
 void rp_coll_shutdown(void);
+
+/* 1 when comm reaches a process outside this job's MPI_COMM_WORLD (a
+ * spawned or connected job, or the parent: it may not run revprof), so
+ * messages on it go without piggyback and its collectives are costed
+ * locally. Only asked when rp_g.dynamic; cached on comm. */
+int rp_comm_foreign(MPI_Comm comm);
 
 /* ---------------------------------------------------------- rp_rma.c */
 

@@ -329,7 +329,7 @@ static int ensure_pack(rp_req *r, size_t need) {
 
 /* Chooses how the message travels; wbuf/wcount/wtype are what PMPI gets. */
 static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
-                   int peer) {
+                   int peer, MPI_Comm comm) {
   r->ubuf = (void *)buf;
   r->ucount = count;
   r->utype = type;
@@ -340,6 +340,8 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
   r->ubytes = 0.0;
   if (peer == MPI_PROC_NULL || count < 0)
     return; /* no message (or MPI reports the error as usual) */
+  if (rp_g.dynamic && rp_comm_foreign(comm))
+    return; /* the other job may not run revprof: no piggyback */
   rp_tinfo ti = rp_type_info_fast(type);
   double bytes = (double)count * ti.size;
   r->ubytes = bytes;
@@ -405,7 +407,7 @@ rp_req *rp_send_begin_slow(rp_req *r, rp_wid w, revprof_fn fn,
                            int dest, MPI_Comm comm) {
   r = prepare(r, 1, w, fn, RP_REQ_SEND);
   r->comm = comm;
-  encode(r, buf, count, type, dest);
+  encode(r, buf, count, type, dest, comm);
   send_stamp(r);
   return r;
 }
@@ -419,7 +421,7 @@ rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
   r = prepare(r, 1, w, fn, RP_REQ_SEND);
   r->active = 0;
   r->comm = comm;
-  encode(r, buf, count, type, dest);
+  encode(r, buf, count, type, dest, comm);
   return r;
 }
 
@@ -430,7 +432,7 @@ rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
   r->peer_spec = source;
   r->tag_spec = tag;
   r->comm = comm;
-  encode(r, buf, count, type, source);
+  encode(r, buf, count, type, source, comm);
   return r;
 }
 
@@ -463,8 +465,9 @@ static int cancelled(const MPI_Status *st) {
   return c;
 }
 
-void rp_status_unpiggyback(MPI_Status *st) {
-  if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE == MPI_PROC_NULL)
+void rp_status_unpiggyback(MPI_Status *st, MPI_Comm comm) {
+  if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE == MPI_PROC_NULL ||
+      (rp_g.dynamic && rp_comm_foreign(comm)))
     return;
   double n = status_bytes(st);
   if (n >= RP_PB_BYTES)
@@ -739,12 +742,12 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
     sendcount = recvcount;
     sendtype = recvtype;
   }
-  encode(s, sendbuf, sendcount, sendtype, dest);
+  encode(s, sendbuf, sendcount, sendtype, dest, comm);
   sendrecv_stamp(s, replace, comm, &tmp);
   r->peer_spec = source;
   r->tag_spec = recvtag;
   r->comm = comm;
-  encode(r, recvbuf, recvcount, recvtype, source);
+  encode(r, recvbuf, recvcount, recvtype, source, comm);
   if (request != NULL && r->enc == RP_ENC_STRUCT && r->ubytes > 0)
     packed_recv(r);
   int rc;

@@ -303,7 +303,7 @@ RP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm,
   rp_enter(RP_W_MPI_Probe);
   int rc = PMPI_Probe(source, tag, comm, status);
   if (rc == MPI_SUCCESS)
-    rp_status_unpiggyback(status);
+    rp_status_unpiggyback(status, comm);
   rp_leave(RP_W_MPI_Probe);
   return rc;
 }
@@ -315,7 +315,7 @@ RP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
   rp_enter_poll(RP_W_MPI_Iprobe);
   int rc = PMPI_Iprobe(source, tag, comm, flag, status);
   if (rc == MPI_SUCCESS && *flag)
-    rp_status_unpiggyback(status);
+    rp_status_unpiggyback(status, comm);
   rp_leave(RP_W_MPI_Iprobe);
   return rc;
 }
@@ -327,7 +327,7 @@ RP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm,
   rp_enter(RP_W_MPI_Mprobe);
   int rc = PMPI_Mprobe(source, tag, comm, message, status);
   if (rc == MPI_SUCCESS)
-    rp_status_unpiggyback(status);
+    rp_status_unpiggyback(status, comm);
   rp_leave(RP_W_MPI_Mprobe);
   return rc;
 }
@@ -339,7 +339,7 @@ RP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
   rp_enter_poll(RP_W_MPI_Improbe);
   int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
   if (rc == MPI_SUCCESS && *flag)
-    rp_status_unpiggyback(status);
+    rp_status_unpiggyback(status, comm);
   rp_leave(RP_W_MPI_Improbe);
   return rc;
 }

@@ -299,10 +299,12 @@ fortran-compare)
   diff native.out revprof.out > diff.txt || { cat diff.txt; fail "outputs differ"; }
   cat revprof.out
   grep -q ", 0 failed checks" revprof.out || fail "checks failed"
-  for fn in MPI_Sendrecv MPI_Waitsome MPI_Iprobe MPI_Comm_split MPI_Type_free; do
+  for fn in MPI_Sendrecv MPI_Waitsome MPI_Iprobe MPI_Comm_split MPI_Type_free \
+            MPI_Win_create MPI_Win_fence MPI_Put MPI_Neighbor_allgather; do
     awk -F, -v fn=$fn '$1 == "function" && $3 == fn && $4 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
       || fail "$fn from Fortran not intercepted"
   done
+  grep -q "one-sided" revprof-out/report.txt && { head revprof-out/report.txt; fail "a Fortran window was not seen created"; }
   ;;
 compensate)
   # mcpi: rank 0 (master) only waits; the workers run fine-grained regions.

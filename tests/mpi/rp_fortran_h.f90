@@ -8,7 +8,8 @@ program rp_fortran_h
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4)
   integer :: reqs(4), idx(4), outcount, ibuf(8), jbuf(8), stype
   integer :: blens(2), types(2)
-  integer(kind=MPI_ADDRESS_KIND) :: addrs(2)
+  integer(kind=MPI_ADDRESS_KIND) :: addrs(2), disp
+  integer :: wbuf(4), win, ring, nbrs(2)
   double precision :: a, b, t0, t1
   logical :: flag
 
@@ -94,6 +95,29 @@ program rp_fortran_h
   call check(cnt == (nproc + 1 - mod(rank, 2)) / 2, 'comm_split')
   call MPI_COMM_FREE(newcomm, ierr)
   call check(newcomm == MPI_COMM_NULL, 'comm_free')
+
+  ! one-sided: a fence epoch puts this rank's number into the next rank's
+  ! window (MPI_WIN_CREATE, MPI_PUT with an address-kind displacement)
+  wbuf = -1
+  call MPI_WIN_CREATE(wbuf, 4_MPI_ADDRESS_KIND * 4, 4, MPI_INFO_NULL, &
+                      MPI_COMM_WORLD, win, ierr)
+  call MPI_WIN_FENCE(0, win, ierr)
+  disp = 1
+  call MPI_PUT(rank, 1, MPI_INTEGER, mod(rank + 1, nproc), disp, 1, &
+               MPI_INTEGER, win, ierr)
+  call MPI_WIN_FENCE(0, win, ierr)
+  call check(wbuf(2) == mod(rank + nproc - 1, nproc), 'put in a fence epoch')
+  call MPI_WIN_FREE(win, ierr)
+  call check(win == MPI_WIN_NULL, 'win_free')
+
+  ! neighbourhood allgather on a periodic ring
+  call MPI_CART_CREATE(MPI_COMM_WORLD, 1, (/ nproc /), (/ .true. /), &
+                       .false., ring, ierr)
+  call MPI_NEIGHBOR_ALLGATHER(rank, 1, MPI_INTEGER, nbrs, 1, MPI_INTEGER, &
+                              ring, ierr)
+  call check(nbrs(1) == mod(rank + nproc - 1, nproc) .and. &
+             nbrs(2) == mod(rank + 1, nproc), 'neighbor_allgather')
+  call MPI_COMM_FREE(ring, ierr)
 
   call MPI_ALLREDUCE(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, &
                      MPI_COMM_WORLD, ierr)

@@ -58,6 +58,18 @@ if(REVPROF_MPI STREQUAL "mpich")
                      $<TARGET_FILE:rp_sessions> 2)
 endif()
 
+# MPI_Comm_spawn: the child job's reports go to a folder of their own
+# (skipped where spawning fails natively: MPICH 4.0.2's Hydra here)
+add_executable(rp_spawn rp_spawn.c)
+target_link_libraries(rp_spawn PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_spawn)
+add_executable(rp_spawn_rp rp_spawn.c) # linked: the child runs revprof too
+target_link_libraries(rp_spawn_rp PRIVATE revprof_shared MPI::MPI_C)
+rp_target_defaults(rp_spawn_rp)
+revprof_trust_test(revprof_spawn_np2 spawn $<TARGET_FILE:rp_spawn>
+                   $<TARGET_FILE:rp_spawn_rp> 2)
+set_tests_properties(revprof_spawn_np2 PROPERTIES SKIP_RETURN_CODE 77)
+
 # compensate mode: runs that end early leave partial compensate reports
 foreach(mode abort exit segv)
   revprof_trust_test(revprof_compensate_early_${mode} cm-early ${mode}

@@ -32,6 +32,10 @@
 #   rp_trust_check.sh sessions EXE NP   rp_sessions (MPI-4 sessions, no
 #       MPI_Init): rank 0 says once that nothing was predicted, the report
 #       is marked NOT PREDICTED with the sessions flag; silent when off.
+#   rp_trust_check.sh spawn EXE RP_EXE NP   rp_spawn (MPI_Comm_spawn):
+#       preloaded parent and native child exchange right data (no
+#       piggyback to another job, flagged other-job); linked, the parent's
+#       report is in revprof-out, the child's in revprof-out/spawned-*.
 #   rp_trust_check.sh flags NATIVE_EXE NP   a model lacking functions and
 #       a broken Lua file: report.csv's flags row names fallback and lua,
 #       report.txt's first lines too.
@@ -221,6 +225,26 @@ sessions)
   grep -q "sessions" err && { cat err; fail "REVPROF_MODE=off is not silent"; }
   test -e revprof-out/report.txt && fail "REVPROF_MODE=off wrote a report"
   echo "sessions: said once, report NOT PREDICTED"
+  ;;
+spawn)
+  exe=$1 rpexe=$2 np=$3
+  if ! run "$np" "$exe" || ! grep -q "^spawn: parent got 42" out; then
+    echo "spawn: MPI_Comm_spawn fails natively here; skipped"; exit 77
+  fi
+  # the parent preloaded, the child (launched by the MPI) without revprof:
+  # messages between them must go without piggyback
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "preloaded parent: run failed"; }
+  grep -q "^spawn: parent got 42, 0 failed checks" out || { cat out err; fail "preloaded parent: wrong data"; }
+  grep -q "other-job" revprof-out/report.txt || { head revprof-out/report.txt; fail "the report does not flag messages to another job"; }
+  rm -rf revprof-out
+  # both linked with revprof: each job its own report
+  REVPROF_MODEL=$RP_MODEL run "$np" "$rpexe" || { cat out err; fail "run failed"; }
+  grep -q "^spawn: parent got 42, 0 failed checks" out || { cat out err; fail "the program's check failed"; }
+  grep -q "^ranks: *$np\$" revprof-out/report.txt || { cat revprof-out/report.txt; fail "report.txt is not the parent's ($np ranks)"; }
+  n=$(ls -d revprof-out/spawned-* 2>/dev/null | wc -l)
+  [ "$n" -eq 1 ] || { ls -R revprof-out; fail "$n spawned-* report folders, not 1"; }
+  grep -q "^ranks: *1\$" revprof-out/spawned-*/report.txt || { cat revprof-out/spawned-*/report.txt; fail "the child's report is not its own"; }
+  echo "spawn: the parent's report and the child's in revprof-out/spawned-*"
   ;;
 *) fail "unknown command" ;;
 esac
