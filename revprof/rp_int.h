@@ -528,6 +528,9 @@ slow:
 
 /* Removes the piggyback from a probed message's status (count - 32 B). */
 void rp_status_unpiggyback(MPI_Status *st, MPI_Comm comm);
+/* A message matched by MPI_(I)mprobe on comm: remembered when comm reaches
+ * another job, so that its MPI_(I)mrecv is native. */
+void rp_message_probed(MPI_Message message, MPI_Comm comm);
 
 /* MPI_Sendrecv and MPI_Sendrecv_replace (request NULL), MPI_Isendrecv and
  * MPI_Isendrecv_replace (MPI 4); w: the wrapper, for the statistics. */

@@ -779,9 +779,37 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
   return rc;
 }
 
+/* Messages matched by a probe on a communicator that reaches another job
+ * (rp_comm_foreign): they carry no clocks, so their MPI_Mrecv is native. */
+enum { RP_FOREIGN_MSGS = 64 };
+static MPI_Message foreign_msgs[RP_FOREIGN_MSGS];
+static int nforeign_msgs;
+
+void rp_message_probed(MPI_Message message, MPI_Comm comm) {
+  if (!rp_g.dynamic || message == MPI_MESSAGE_NO_PROC ||
+      message == MPI_MESSAGE_NULL || !rp_comm_foreign(comm))
+    return;
+  if (nforeign_msgs < RP_FOREIGN_MSGS)
+    foreign_msgs[nforeign_msgs++] = message;
+  else
+    rp_report_flag("other-job", "more than %d messages of another job "
+                   "probed and not yet received: some decoded as if they "
+                   "carried clocks", RP_FOREIGN_MSGS);
+}
+
+static int foreign_message(MPI_Message m) {
+  for (int i = 0; i < nforeign_msgs; i++)
+    if (foreign_msgs[i] == m) {
+      foreign_msgs[i] = foreign_msgs[--nforeign_msgs];
+      return 1;
+    }
+  return 0;
+}
+
 int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
              MPI_Status *status, MPI_Request *request) {
-  if (*message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL)
+  if (*message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
+      (nforeign_msgs > 0 && foreign_message(*message)))
     return request ? PMPI_Imrecv(buf, count, type, message, request)
                    : PMPI_Mrecv(buf, count, type, message, status);
   /* the source is known, so no wildcard bookkeeping: peer 0 stands in */

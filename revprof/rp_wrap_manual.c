@@ -326,8 +326,10 @@ RP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm,
     return PMPI_Mprobe(source, tag, comm, message, status);
   rp_enter(RP_W_MPI_Mprobe);
   int rc = PMPI_Mprobe(source, tag, comm, message, status);
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS) {
     rp_status_unpiggyback(status, comm);
+    rp_message_probed(*message, comm);
+  }
   rp_leave(RP_W_MPI_Mprobe);
   return rc;
 }
@@ -338,8 +340,10 @@ RP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
     return PMPI_Improbe(source, tag, comm, flag, message, status);
   rp_enter_poll(RP_W_MPI_Improbe);
   int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
-  if (rc == MPI_SUCCESS && *flag)
+  if (rc == MPI_SUCCESS && *flag) {
     rp_status_unpiggyback(status, comm);
+    rp_message_probed(*message, comm);
+  }
   rp_leave(RP_W_MPI_Improbe);
   return rc;
 }
