@@ -40,6 +40,9 @@ options:
   --model FILE        machine model for predict mode (default
                       models/machines/debian12-2core-openmpi.lua)
   --rebuild           compile again even when the work folder has the programs
+  --resume            keep the results of tests that an earlier run in the same
+                      work folder finished (an interrupted run, another
+                      --dirs); run only the others
   -h, --help          this text
 
 Environment: MPICC (default mpicc.mpich), MPIEXEC (default mpiexec.mpich),
@@ -79,7 +82,9 @@ Per test and mode: WORK/runs/DIR/TEST/MODE.log (the run's whole output) and
 WORK/runs/DIR/TEST/MODE/ (its folder; revprof-out/ has the reports). Build
 logs: WORK/build/DIR/PROGRAM.log. Progress: one line per test on stderr.
 Exit status: 0 when the table was printed (even with failing tests), 1 when
-nothing could be built, 2 for usage errors.
+nothing could be built, 2 for usage errors, 130 when interrupted (INT or
+TERM: the running tests are stopped and the table of those done is printed;
+--resume goes on from there).
 EOF
 }
 
@@ -91,7 +96,7 @@ build=$here/build-test-mpich
 modes=native,predict,compensate
 dirs=pt2pt,coll,comm,datatype,group,init,attr,info,topo,errhan,rma,io
 max_np=4 jobs=1 work=/tmp/revprof-mpich-tests timeout_min=60
-native_timeout=180 rebuild=0 testdir=
+native_timeout=180 rebuild=0 resume=0 testdir=
 model=$here/models/machines/debian12-2core-openmpi.lua
 while [ $# -gt 0 ]; do
   case $1 in
@@ -105,6 +110,7 @@ while [ $# -gt 0 ]; do
     --native-timeout) native_timeout=${2:?--native-timeout needs seconds}; shift ;;
     --model) model=${2:?--model needs a file}; shift ;;
     --rebuild) rebuild=1 ;;
+    --resume) resume=1 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; [ $# -eq 1 ] || die "one TESTMPI_DIR expected (see --help)"; testdir=$1 ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -147,8 +153,10 @@ if [ ${#rp_modes[@]} -gt 0 ]; then
   case $build in /*) ;; *) build=$(pwd)/$build ;; esac
   lib=$build/revprof/librevprof.so
   [ -f "$lib" ] || die "$lib not built: cmake -S $here -B $build -DREVPROF_MPI=mpich && cmake --build $build"
-  ldd "$lib" 2>/dev/null | grep -q 'libmpich' ||
-    die "$lib is not linked against MPICH (configure $build with -DREVPROF_MPI=mpich)"
+  case $(ldd "$lib" 2>/dev/null || true) in
+    *libmpich*) ;;
+    *) die "$lib is not linked against MPICH (configure $build with -DREVPROF_MPI=mpich)" ;;
+  esac
   case $model in /*) ;; *) model=$(pwd)/$model ;; esac
   [ -r "$model" ] || die "--model $model: cannot read it"
 fi
@@ -159,18 +167,29 @@ work=$(cd "$work" && pwd)
 case $work/ in "$here"/*) die "--work $work is inside the repository; use a folder outside it" ;; esac
 gen=$work/gen
 libdir=$work/lib
-mkdir -p "$gen/include" "$gen/dtpools/include" "$libdir" "$work/build" "$work/runs"
+mkdir -p "$gen/include" "$gen/dtpools/include" "$libdir" "$work/build" "$work/runs" \
+  "$work/running"
+rm -f "$work"/running/*.pid
 
 mem_gib=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
 mpi_version=$(printf '#include <mpi.h>\nMPI_VERSION.MPI_SUBVERSION\n' |
   "$MPICC" -E -P - 2>/dev/null | grep -E '^[0-9]+ *\. *[0-9]+$' | tr -d ' ' || true)
 mpi_version=${mpi_version:-3.1}
 
-# Stop our background jobs (only those) when interrupted.
+# Interrupted (INT, TERM): stop our own background jobs and the launches
+# they started (timeout runs in its own process group: its pid is in
+# $work/running/), then print the results so far. A test cut short has no
+# result (it shows as not-run); --resume runs it next time.
+interrupted=0
 on_signal() {
-  local p
+  local p f
+  [ "$interrupted" = 1 ] && return 0
+  interrupted=1
+  note "interrupted: stopping the running tests"
   for p in $(jobs -pr); do kill "$p" 2>/dev/null || true; done
-  exit 130
+  for f in "$work"/running/*.pid; do
+    if [ -f "$f" ]; then kill -TERM "$(cat "$f")" 2>/dev/null || true; fi
+  done
 }
 trap on_signal INT TERM
 
@@ -445,7 +464,7 @@ report_kind() {
 # "status seconds report"
 run_one() {
   local d=$1 id=$2 p=$3 np=$4 limit=$8 rt=$9 mode=${10}
-  local base=$work/runs/$1/$2 rc=0 t0 t1 el st rep
+  local base=$work/runs/$1/$2 rc=0 t0 t1 el st rep pid
   local -a args envs mx pre=()
   read -ra args <<<"$5"
   read -ra envs <<<"$6"
@@ -463,7 +482,11 @@ run_one() {
   t0=$EPOCHREALTIME
   (cd "$cwd" && exec env "${envs[@]}" timeout -k 10 $((limit + 30)) \
     "$MPIEXEC" "${pre[@]}" -n "$np" "${mx[@]}" "$work/build/$d/$p" "${args[@]}") \
-    </dev/null >"$log" 2>&1 || rc=$?
+    </dev/null >"$log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$work/running/$pid.pid"
+  wait "$pid" || rc=$?
+  rm -f "$work/running/$pid.pid"
   t1=$EPOCHREALTIME
   el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
   st=$(judge "$log" "$rc" "$el" "$limit" "$rt")
@@ -502,6 +525,7 @@ run_test() {
 # Run CMD... in the background, at most $jobs at a time.
 throttle() {
   while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  [ "$interrupted" = 1 ] && return 0
   "$@" &
 }
 
@@ -542,18 +566,32 @@ mapfile -t runnable < <(awk -F'|' '$10 == ""' "$all_tests" | while IFS='|' read 
 done)
 total=${#runnable[@]}
 note "running $total tests (native${rp_modes[*]:+, then ${rp_modes[*]} when native passes})"
-i=0
+if [ "$resume" = 0 ]; then # no result of an earlier run may show as this run's
+  for l in "${runnable[@]}"; do
+    IFS='|' read -r d id _ <<<"$l"
+    rm -f "$work/runs/$d/$id/result"
+  done
+fi
+i=0 reused=0
 for l in "${runnable[@]}"; do
   i=$((i + 1))
+  [ "$interrupted" = 1 ] && break
+  IFS='|' read -r d id _ <<<"$l"
+  if [ "$resume" = 1 ] && [ -f "$work/runs/$d/$id/result" ]; then
+    reused=$((reused + 1))
+    continue
+  fi
   throttle run_test "$l" "$i" "$total"
 done
-wait
+# (wait returns early when a trapped signal arrives: wait again)
+while [ -n "$(jobs -pr)" ]; do wait || true; done
+[ "$reused" = 0 ] || note "--resume: kept the results of $reused tests from an earlier run"
 
 # ------------------------------------------------------------------ results
 # rows: dir|id|prog|np|args|envs|skip|built|native|native_s|predict|
 #       predict_s|predict_rep|compensate|compensate_s|compensate_rep
 rows=$work/rows.txt
-: >"$rows"
+not_run=0
 while IFS='|' read -r d id p np args envs mx tl rt skip; do
   if [ -n "$skip" ]; then
     echo "$d|$id|$p|$np|$args|$envs|$skip|-|-|-|-|-|-|-|-|-"
@@ -564,6 +602,7 @@ while IFS='|' read -r d id p np args envs mx tl rt skip; do
     echo "$d|$id|$p|$np|$args|$envs||yes|$res"
   else
     echo "$d|$id|$p|$np|$args|$envs||yes|not-run|-|-|-|-|-|-|-"
+    not_run=$((not_run + 1))
   fi
 done <"$all_tests" >"$rows"
 
@@ -581,6 +620,7 @@ awk -F'|' -v pr="$want_pr" -v cm="$want_cm" -v dirs="${dir_list[*]}" '
     if ($7 != "") { skipped[d]++; next }
     if ($8 == "no") { notbuilt[d]++; next }
     built[d]++
+    if ($9 == "not-run") notrun[d]++
     if ($9 == "pass") nat[d]++
     if ($11 == "pass") p[d]++
     if ($14 == "pass") c[d]++
@@ -596,10 +636,12 @@ awk -F'|' -v pr="$want_pr" -v cm="$want_cm" -v dirs="${dir_list[*]}" '
       row(d, listed[d] + 0, skipped[d] + 0, notbuilt[d] + 0, built[d] + 0, nat[d] + 0,
           pr ? p[d] + 0 : "-", cm ? c[d] + 0 : "-", (pr || cm) ? nr[d] + 0 : "-")
       L += listed[d]; S += skipped[d]; NB += notbuilt[d]; B += built[d]; N += nat[d]
-      P += p[d]; C += c[d]; R += nr[d]
+      P += p[d]; C += c[d]; R += nr[d]; U += notrun[d]
+      if (notrun[d]) nrl = nrl " " d " " notrun[d]
     }
     row("total", L + 0, S + 0, NB + 0, B + 0, N + 0, pr ? P + 0 : "-", cm ? C + 0 : "-",
         (pr || cm) ? R + 0 : "-")
+    if (U) printf "built but not run (interrupted):%s\n", nrl
   }' "$rows" >"$work/summary.txt"
 
 # Tests that pass natively and fail (or leave no report) under revprof.
@@ -622,11 +664,14 @@ while IFS='|' read -r d id p np args envs skip _ nat nat_s pr pr_s pr_rep cm cm_
     } >>"$fails"
   done
 done <"$rows"
-awk -F'|' '$8 == "yes" && $9 != "pass" { print $1 "/" $2 ": native " $9 " (" $10 "s)" }' \
+awk -F'|' '$8 == "yes" && $9 != "pass" && $9 != "not-run" { print $1 "/" $2 ": native " $9 " (" $10 "s)" }' \
   "$rows" >"$work/native-failures.txt"
 awk -F'|' '$8 == "no" { print $1 "/" $2 ": not built, see build/" $1 "/" $3 ".log" }' \
   "$rows" >"$work/not-built.txt"
 
+if [ "$not_run" -gt 0 ]; then
+  note "$not_run built tests were not run (interrupted); --resume runs them"
+fi
 echo "MPICH test suite $testdir under revprof (MPI $mpi_version; max np $max_np;" \
   "revprof limit max(3 x native, ${timeout_min}s); $((EPOCHSECONDS - start)) s)"
 echo "library: ${lib:-(none)}; model: ${model}"
@@ -647,3 +692,4 @@ else
 fi
 echo
 echo "results: $work/results.csv, logs: $work/runs/DIR/TEST/MODE.log"
+[ "$interrupted" = 0 ] || exit 130
