@@ -43,6 +43,8 @@ options:
   --resume            keep the results of tests that an earlier run in the same
                       work folder finished (an interrupted run, another
                       --dirs); run only the others
+  --report            build and run nothing: the table of the results in the
+                      work folder (an earlier or interrupted run)
   -h, --help          this text
 
 Environment: MPICC (default mpicc.mpich), MPIEXEC (default mpiexec.mpich),
@@ -96,7 +98,7 @@ build=$here/build-test-mpich
 modes=native,predict,compensate
 dirs=pt2pt,coll,comm,datatype,group,init,attr,info,topo,errhan,rma,io
 max_np=4 jobs=1 work=/tmp/revprof-mpich-tests timeout_min=60
-native_timeout=180 rebuild=0 resume=0 testdir=
+native_timeout=180 rebuild=0 resume=0 report_only=0 testdir=
 model=$here/models/machines/debian12-2core-openmpi.lua
 while [ $# -gt 0 ]; do
   case $1 in
@@ -111,6 +113,7 @@ while [ $# -gt 0 ]; do
     --model) model=${2:?--model needs a file}; shift ;;
     --rebuild) rebuild=1 ;;
     --resume) resume=1 ;;
+    --report) report_only=1 resume=1 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; [ $# -eq 1 ] || die "one TESTMPI_DIR expected (see --help)"; testdir=$1 ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -533,7 +536,7 @@ throttle() {
 start=$EPOCHSECONDS
 write_config
 note "suite $testdir (MPI $mpi_version), work $work, dirs ${dir_list[*]}, modes native ${rp_modes[*]}, max np $max_np, jobs $jobs"
-build_libs
+[ "$report_only" = 1 ] || build_libs
 
 # Parse and build every directory.
 all_tests=$work/tests.txt
@@ -549,7 +552,9 @@ for d in "${dir_list[@]}"; do
   parse_testlist "$list" "$d" >"$out/tests"
   # every program to build once
   mapfile -t progs < <(awk -F'|' '$9 == "" { print $2 }' "$out/tests" | sort -u)
-  for p in "${progs[@]}"; do throttle build_prog "$d" "$p"; done
+  if [ "$report_only" = 0 ]; then
+    for p in "${progs[@]}"; do throttle build_prog "$d" "$p"; done
+  fi
   wait
   nb=0 nf=0
   for p in "${progs[@]}"; do
@@ -558,14 +563,15 @@ for d in "${dir_list[@]}"; do
   note "$d: $(wc -l <"$out/tests") tests listed, ${#progs[@]} programs to build: $nb built, $nf not built"
   awk -F'|' -v OFS='|' -v d="$d" '{ print d, $0 }' "$out/tests" >>"$all_tests"
 done
-echo "$stamp_now" >"$work/build/stamp"
+[ "$report_only" = 1 ] || echo "$stamp_now" >"$work/build/stamp"
 
 # Run every built test (all its modes), at most $jobs tests at a time.
 mapfile -t runnable < <(awk -F'|' '$10 == ""' "$all_tests" | while IFS='|' read -r d id p rest; do
   [ -x "$work/build/$d/$p" ] && echo "$d|$id|$p|$rest"
 done)
 total=${#runnable[@]}
-note "running $total tests (native${rp_modes[*]:+, then ${rp_modes[*]} when native passes})"
+[ "$report_only" = 1 ] ||
+  note "running $total tests (native${rp_modes[*]:+, then ${rp_modes[*]} when native passes})"
 if [ "$resume" = 0 ]; then # no result of an earlier run may show as this run's
   for l in "${runnable[@]}"; do
     IFS='|' read -r d id _ <<<"$l"
@@ -577,7 +583,7 @@ for l in "${runnable[@]}"; do
   i=$((i + 1))
   [ "$interrupted" = 1 ] && break
   IFS='|' read -r d id _ <<<"$l"
-  if [ "$resume" = 1 ] && [ -f "$work/runs/$d/$id/result" ]; then
+  if [ "$report_only" = 1 ] || { [ "$resume" = 1 ] && [ -f "$work/runs/$d/$id/result" ]; }; then
     reused=$((reused + 1))
     continue
   fi
@@ -585,7 +591,7 @@ for l in "${runnable[@]}"; do
 done
 # (wait returns early when a trapped signal arrives: wait again)
 while [ -n "$(jobs -pr)" ]; do wait || true; done
-[ "$reused" = 0 ] || note "--resume: kept the results of $reused tests from an earlier run"
+[ "$reused" = 0 ] || [ "$report_only" = 1 ] || note "--resume: kept the results of $reused tests from an earlier run"
 
 # ------------------------------------------------------------------ results
 # rows: dir|id|prog|np|args|envs|skip|built|native|native_s|predict|
@@ -641,7 +647,7 @@ awk -F'|' -v pr="$want_pr" -v cm="$want_cm" -v dirs="${dir_list[*]}" '
     }
     row("total", L + 0, S + 0, NB + 0, B + 0, N + 0, pr ? P + 0 : "-", cm ? C + 0 : "-",
         (pr || cm) ? R + 0 : "-")
-    if (U) printf "built but not run (interrupted):%s\n", nrl
+    if (U) printf "built but not run (interrupted, or --report of a partial run):%s\n", nrl
   }' "$rows" >"$work/summary.txt"
 
 # Tests that pass natively and fail (or leave no report) under revprof.
@@ -670,7 +676,7 @@ awk -F'|' '$8 == "no" { print $1 "/" $2 ": not built, see build/" $1 "/" $3 ".lo
   "$rows" >"$work/not-built.txt"
 
 if [ "$not_run" -gt 0 ]; then
-  note "$not_run built tests were not run (interrupted); --resume runs them"
+  note "$not_run built tests have no result (not run, or interrupted); --resume runs them"
 fi
 echo "MPICH test suite $testdir under revprof (MPI $mpi_version; max np $max_np;" \
   "revprof limit max(3 x native, ${timeout_min}s); $((EPOCHSECONDS - start)) s)"
