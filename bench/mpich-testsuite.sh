@@ -199,9 +199,18 @@ trap on_signal INT TERM
 # ----------------------------------------------------------- configuration
 # What MPICH's configure would find on Linux with MPICH: the macros the
 # tests, util/ and dtpools/ test (AC_CHECK_HEADERS/FUNCS/TYPES, the
-# AC_DEFINEs of test/mpi/configure.ac). mtest_mpix.h maps MPI-4 names that
-# an MPICH provides only as MPIX_ (maint/gen_binding_c.py); the MPICH
-# installed here has none of those, so it is empty.
+# AC_DEFINEs of test/mpi/configure.ac). mtest_mpix.h maps the MPI names of
+# functions an MPICH has only as MPIX_ (MPICH's maint/gen_binding_c.py
+# writes it from its API list; e.g. MPI_Delete_error_code in 4.0.2): here,
+# every MPIX_ function mpi.h declares without its MPI_ name.
+mpix_defines() {
+  local pre x names
+  pre=$(printf '#include <mpi.h>\n' | "$MPICC" -E - 2>/dev/null || true)
+  mapfile -t names < <(grep -oE '\bMPIX_[A-Z][a-z][A-Za-z0-9_]*' <<<"$pre" | sort -u)
+  for x in "${names[@]}"; do
+    grep -qw -- "MPI_${x#MPIX_}" <<<"$pre" || echo "#define MPI_${x#MPIX_} $x"
+  done
+}
 write_config() {
   cat >"$gen/include/mpitestconf.h.new" <<'EOF'
 /* mpitestconf.h written by revprof's bench/mpich-testsuite.sh in place of
@@ -252,8 +261,10 @@ write_config() {
 #define SIZEOF_SHORT 2
 #endif
 EOF
-  printf '#ifndef MTEST_MPIX_H_INCLUDED\n#define MTEST_MPIX_H_INCLUDED\n#endif\n' \
-    >"$gen/include/mtest_mpix.h.new"
+  { printf '#ifndef MTEST_MPIX_H_INCLUDED\n#define MTEST_MPIX_H_INCLUDED\n'
+    mpix_defines
+    printf '#endif\n'
+  } >"$gen/include/mtest_mpix.h.new"
   # dtpools_internal.h includes "../dtpoolsconf.h": found through
   # -I$gen/dtpools/include as $gen/dtpools/dtpoolsconf.h.
   printf '#ifndef DTPOOLSCONF_H_INCLUDED\n#define DTPOOLSCONF_H_INCLUDED\n#define HAVE_STRDUP 1\n#define HAVE_MEMSET 1\n#endif\n' \
@@ -264,11 +275,6 @@ EOF
   done
 }
 
-# A stamp of what the programs were built from: a different suite, compiler
-# or flags rebuilds everything.
-stamp_now="$testdir|$MPICC|${test_cflags[*]}|$(command -v "$MPICC")"
-stale=$rebuild
-if [ "$(cat "$work/build/stamp" 2>/dev/null || true)" != "$stamp_now" ]; then stale=1; fi
 incs=(-I"$gen/include" -I"$testdir/include" -I"$testdir/dtpools/include")
 
 # ----------------------------------------------------- util and dtpools libs
@@ -535,6 +541,11 @@ throttle() {
 # ===================================================================== main
 start=$EPOCHSECONDS
 write_config
+# A stamp of what the programs were built from: a different suite,
+# compiler, flags or generated headers rebuild everything.
+stamp_now="$testdir|$MPICC|${test_cflags[*]}|$(command -v "$MPICC")|$(cat "$gen"/include/*.h "$gen"/dtpools/*.h | cksum)"
+stale=$rebuild
+if [ "$(cat "$work/build/stamp" 2>/dev/null || true)" != "$stamp_now" ]; then stale=1; fi
 note "suite $testdir (MPI $mpi_version), work $work, dirs ${dir_list[*]}, modes native ${rp_modes[*]}, max np $max_np, jobs $jobs"
 [ "$report_only" = 1 ] || build_libs
 
