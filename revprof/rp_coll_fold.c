@@ -80,7 +80,8 @@ static void pack_block(const void *buf, int count, MPI_Datatype type,
   memcpy(out, v, RP_PB_BYTES);
   if (rp_type_info_fast(type).plain)
     memcpy(out + RP_PB_BYTES, buf, (size_t)block - RP_PB_BYTES);
-  else {
+  else if (block > RP_PB_BYTES) { /* (MPICH 4.0.2's pack and unpack
+                                     divide by the size: not for 0 B) */
     int pos = RP_PB_BYTES;
     PMPI_Pack(buf, count, type, out, block, &pos, comm);
   }
@@ -99,7 +100,7 @@ static void unpack_block(const unsigned char *from, void *buf, int count,
     ;
   else if (rp_type_info_fast(type).plain)
     memcpy(buf, in + RP_PB_BYTES, (size_t)block - RP_PB_BYTES);
-  else {
+  else if (block > RP_PB_BYTES) { /* zero-size data: nothing to unpack */
     int pos = RP_PB_BYTES;
     PMPI_Unpack(in, block, &pos, buf, count, type, comm);
   }

@@ -645,8 +645,10 @@ static void sendrecv_stamp(rp_req *s, int replace, MPI_Comm comm, char **tmp) {
       memcpy(s->pack + RP_PB_BYTES, s->ubuf, (size_t)s->ubytes);
     return;
   }
-  if (!replace && s->blocking)
-    return; /* (non-blocking: never a derived type, see rp_sendrecv) */
+  if ((!replace && s->blocking) || s->ubytes <= 0)
+    return; /* (non-blocking: never a derived type, see rp_sendrecv; no
+               data: the clocks alone, from r->pb; MPICH 4.0.2's pack
+               divides by a zero type size) */
   int psz = 0, pos = 0;
   char *buf = NULL;
   if (PMPI_Pack_size(s->ucount, s->utype, comm, &psz) == MPI_SUCCESS &&

@@ -10,7 +10,8 @@
  *   rp_bindings exchange both ranks at once: Sendrecv against Isendrecv,
  *                        Sendrecv_replace against Isendrecv_replace
  *   rp_bindings zeros    zero-size derived types with NULL buffers (MPICH's
- *                        datatype/hindexed_zeros)
+ *                        datatype/hindexed_zeros, coll/bcastzerotype):
+ *                        send/receive, Sendrecv_replace, Bcast
  *   rp_bindings big      MPI 4: Send_c / Recv_c of INT_MAX + 16 bytes
  *
  * Prints "bindings MODE: N messages, F failed checks" on rank 0; exits 1
@@ -270,6 +271,20 @@ static void zeros(void) {
       MPI_Get_count(&st, MPI_INT, &c);
       check(c == 0, "count of an empty message", "Isend", "Recv", k, 0);
     }
+    messages += 2;
+    /* both ways at once, the buffer replaced; and a broadcast of ten
+       empty elements (MPICH's coll/bcastzerotype): nothing to pack */
+    int other = 1 - rank;
+    MPI_Sendrecv_replace(NULL, 4, ts[k], other, 40 + k, other, 40 + k,
+                         MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_INT, &c);
+    check(c == 0, "count of an empty message", "Sendrecv_replace",
+          "Sendrecv_replace", k, 0);
+    MPI_Bcast(NULL, 10, ts[k], 0, MPI_COMM_WORLD);
+    int dummy = 7;
+    MPI_Allreduce(MPI_IN_PLACE, &dummy, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(dummy == 14, "allreduce after an empty broadcast", "Bcast",
+          "Bcast", k, 10);
     messages += 2;
   }
   MPI_Type_free(&none);
