@@ -255,27 +255,18 @@ static void unlock_target(rp_kctx *k) {
     MPI_Win_unlock(1, k->win);
 }
 
-static double run_put(rp_kctx *k, double t0) {
+/* MPI_Put, MPI_Get or MPI_Accumulate (k->fn) of d bytes to rank 1 and the
+ * flush that completes it there */
+static double run_rma_op(rp_kctx *k, double t0) {
   if (k->rank != 0)
     return RP_NOT_TIMED;
-  MPI_Put(k->sbuf, k->count, MPI_BYTE, 1, 0, k->count, MPI_BYTE, k->win);
-  MPI_Win_flush(1, k->win);
-  return since(t0);
-}
-
-static double run_get(rp_kctx *k, double t0) {
-  if (k->rank != 0)
-    return RP_NOT_TIMED;
-  MPI_Get(k->sbuf, k->count, MPI_BYTE, 1, 0, k->count, MPI_BYTE, k->win);
-  MPI_Win_flush(1, k->win);
-  return since(t0);
-}
-
-static double run_accumulate(rp_kctx *k, double t0) {
-  if (k->rank != 0)
-    return RP_NOT_TIMED;
-  MPI_Accumulate(k->sbuf, k->count, MPI_UNSIGNED_CHAR, 1, 0, k->count,
-                 MPI_UNSIGNED_CHAR, MPI_SUM, k->win);
+  if (k->fn == REVPROF_FN_PUT)
+    MPI_Put(k->sbuf, k->count, MPI_BYTE, 1, 0, k->count, MPI_BYTE, k->win);
+  else if (k->fn == REVPROF_FN_GET)
+    MPI_Get(k->sbuf, k->count, MPI_BYTE, 1, 0, k->count, MPI_BYTE, k->win);
+  else
+    MPI_Accumulate(k->sbuf, k->count, MPI_UNSIGNED_CHAR, 1, 0, k->count,
+                   MPI_UNSIGNED_CHAR, MPI_SUM, k->win);
   MPI_Win_flush(1, k->win);
   return since(t0);
 }
@@ -341,9 +332,9 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
     [REVPROF_FN_IALLREDUCE] = {NULL, run_iallreduce, NULL},
     [REVPROF_FN_IALLTOALL] = {NULL, run_ialltoall, NULL},
     [REVPROF_FN_WTIME] = {NULL, run_wtime, NULL},
-    [REVPROF_FN_PUT] = {lock_target, run_put, unlock_target},
-    [REVPROF_FN_GET] = {lock_target, run_get, unlock_target},
-    [REVPROF_FN_ACCUMULATE] = {lock_target, run_accumulate, unlock_target},
+    [REVPROF_FN_PUT] = {lock_target, run_rma_op, unlock_target},
+    [REVPROF_FN_GET] = {lock_target, run_rma_op, unlock_target},
+    [REVPROF_FN_ACCUMULATE] = {lock_target, run_rma_op, unlock_target},
     [REVPROF_FN_WIN_LOCK] = {NULL, run_win_lock, NULL},
     [REVPROF_FN_WIN_FENCE] = {NULL, run_win_fence, NULL},
 #ifndef RP_SMPI

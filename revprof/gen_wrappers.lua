@@ -48,6 +48,9 @@ do
   if not head then fail(tmpl_path, "no /*@ head @*/ block") end
 end
 
+-- the template block of a kind: "dynamic" is "uncosted" with @DYNAMIC@
+local function block_of(kind) return kind == "dynamic" and "uncosted" or kind end
+
 local roles_known = { buf = 1, count = 1, datatype = 1, peer = 1, tag = 1,
   comm = 1, request = 1, status = 1, newcomm = 1, root = 1,
   requests = 1, statuses = 1, index = 1, outcount = 1, indices = 1,
@@ -88,7 +91,7 @@ do
         end
       elseif kind ~= "manual" then
         f.declared = true
-        if not kinds[kind] then fail(where, "no template block for kind '" .. kind .. "'") end
+        if not kinds[block_of(kind)] then fail(where, "no template block for kind '" .. kind .. "'") end
         local model, size = rest:match("^(%S+)%s*(.-)$")
         if not model then fail(where, "missing MODEL") end
         f.model = model ~= "-" and ("REVPROF_FN_" .. model) or "REVPROF_FN_COUNT"
@@ -155,10 +158,12 @@ local function expand(f, twin)
     ENTER = f.size == "1" and "rp_enter" or "rp_enter_poll",
     LEAVE = "rp_leave",
     BIG_IN = big_in, BIG_OUT = big_out,
+    DYNAMIC = "rp_g.dynamic = 1; /* another job is reachable from now on */",
     FOLDCALL = table.concat(fits, " && "),
   }
-  local body = kinds[f.kind]
+  local body = kinds[block_of(f.kind)]
   if big_in == "" then body = body:gsub("\n[ ]*@BIG_[IOUTN]+@[ ]*\n", "\n") end
+  if f.kind ~= "dynamic" then body = body:gsub("\n[ ]*@DYNAMIC@[ ]*\n", "\n") end
   body = body:gsub("@([%w_]+)@", function(key)
     local v = subst[key] or roles[key]
     if not v then fail(f.where, "template kind '" .. f.kind .. "' uses @" .. key .. "@, which this function has no role for") end
