@@ -139,6 +139,12 @@ static double truth(revprof_fn fn, double p, double d) {
   case REVPROF_FN_WIN_FENCE:
   case REVPROF_FN_NEIGHBOR_ALLGATHER:
   case REVPROF_FN_NEIGHBOR_ALLTOALL:
+  case REVPROF_FN_FILE_OPEN:
+  case REVPROF_FN_FILE_CLOSE:
+  case REVPROF_FN_FILE_WRITE_AT:
+  case REVPROF_FN_FILE_READ_AT:
+  case REVPROF_FN_FILE_WRITE_AT_ALL:
+  case REVPROF_FN_FILE_READ_AT_ALL:
   case REVPROF_FN_COUNT:
     break; /* not simulated: main skips the one-sided rows */
   }

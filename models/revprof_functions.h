@@ -46,7 +46,19 @@
   X(NEIGHBOR_ALLGATHER, "MPI_Neighbor_allgather", COLL,                      \
     "every member a neighbour of every other (p - 1 each); d = bytes sent")  \
   X(NEIGHBOR_ALLTOALL, "MPI_Neighbor_alltoall", COLL,                        \
-    "every member a neighbour of every other; d = bytes to each neighbour")
+    "every member a neighbour of every other; d = bytes to each neighbour")  \
+  X(FILE_OPEN, "MPI_File_open", COLL,                                        \
+    "p ranks open one new file (create, read-write), d = 0")                \
+  X(FILE_CLOSE, "MPI_File_close", COLL,                                      \
+    "p ranks close the file they opened, d = 0")                             \
+  X(FILE_WRITE_AT, "MPI_File_write_at", COLL,                                \
+    "p ranks each write d bytes at their own offset, at once")               \
+  X(FILE_READ_AT, "MPI_File_read_at", COLL,                                  \
+    "p ranks each read d bytes at their own offset, at once")                \
+  X(FILE_WRITE_AT_ALL, "MPI_File_write_at_all", COLL,                        \
+    "collective write, d bytes per rank at its own offset")                  \
+  X(FILE_READ_AT_ALL, "MPI_File_read_at_all", COLL,                          \
+    "collective read, d bytes per rank at its own offset")
 
 typedef enum revprof_fn {
 #define RP_FN_ENUM_(id, name, kind, what) REVPROF_FN_##id,

@@ -25,24 +25,28 @@
 --   MPI_Status a[]
 --   const MPI_Datatype a[]  one per member of comm's (remote) group
 --   MPI_Aint a, MPI_Aint *a  INTEGER(KIND=MPI_ADDRESS_KIND) by reference
---   MPI_Win                 as the other handles
+--   MPI_Win, MPI_File       as the other handles (MPIO_Request: a request)
+--   MPI_Offset o            INTEGER(KIND=MPI_OFFSET_KIND), by reference
 -- A declared function none of these rules covers fails the build, except
--- the one-sided and neighbourhood kinds (rma, rma_sync, nbr): those are
+-- the one-sided, neighbourhood, I/O, uncosted and dynamic kinds: those are
 -- left without a binding, said in a comment (e.g. the MPI_Count forms).
--- The uncosted kind has none (MPI_File, offsets, strings: no rule yet).
+-- (strings, MPI_Count: no rule yet). A binding written by hand in the
+-- template (MPI_File_open: a string) is not generated.
 return function(funcs, template, template_path, fail, banner)
   local handle_type = { Datatype = "Type", Comm = "Comm", Op = "Op",
     Group = "Group", Info = "Info", Request = "Request", Message = "Message",
-    Errhandler = "Errhandler", Session = "Session", Win = "Win" }
-  local optional = { rma = true, rma_sync = true, nbr = true }
+    Errhandler = "Errhandler", Session = "Session", Win = "Win", File = "File" }
+  local optional = { rma = true, rma_sync = true, nbr = true, io = true, io_coll = true,
+    uncosted = true, dynamic = true }
+  -- kinds whose MPI_Request * is an output only (a new request)
+  local new_request = { io = true, io_coll = true, uncosted = true, dynamic = true }
   local null_of = { Request = "MPI_REQUEST_NULL", Comm = "MPI_COMM_NULL",
     Message = "MPI_MESSAGE_NULL", Datatype = "MPI_DATATYPE_NULL" }
   local out = { banner, template, "\n/* ---- generated bindings */\n" }
 
   for _, f in ipairs(funcs) do
-    if f.kind == "uncosted" or f.kind == "dynamic" then
-      -- no Fortran binding yet: MPI_File handles, offsets and strings have
-      -- no conversion rule here (their Fortran calls are not seen)
+    if f.declared and template:find(f.name:lower() .. ", " .. f.name:upper() .. ",", 1, true) then
+      -- written by hand in the template
     elseif not f.declared then
       local lo = f.name:lower()
       if not template:find(lo .. ", " .. f.name:upper() .. ",", 1, true) then
@@ -125,6 +129,15 @@ return function(funcs, template, template_path, fail, banner)
             -- INTEGER(KIND=MPI_ADDRESS_KIND), by reference
             fparams[#fparams + 1] = "MPI_Aint *" .. n
             args[#args + 1] = "*" .. n
+          elseif d:match("^MPI_Offset [%a_][%w_]*$") then
+            -- INTEGER(KIND=MPI_OFFSET_KIND), by reference
+            fparams[#fparams + 1] = "MPI_Offset *" .. n
+            args[#args + 1] = "*" .. n
+          elseif d:match("^MPIO_Request %*[%a_][%w_]*$") then
+            fparams[#fparams + 1] = "MPI_Fint *" .. n
+            pre[#pre + 1] = "  MPI_Request " .. n .. "_c = MPI_REQUEST_NULL;"
+            args[#args + 1] = "&" .. n .. "_c"
+            post[#post + 1] = "  *" .. n .. " = MPI_Request_c2f(" .. n .. "_c);"
           elseif d:match("^MPI_Aint %*[%a_][%w_]*$") then
             fparams[#fparams + 1] = "MPI_Aint *" .. n
             args[#args + 1] = n
@@ -143,7 +156,8 @@ return function(funcs, template, template_path, fail, banner)
             else
               -- the request a Wait/Test completes goes in and out
               local out_only = f.kind ~= "manual" and not f.kind:match("^complete_") and
-                (f.roles.request == n or f.roles.newcomm == n)
+                (f.roles.request == n or f.roles.newcomm == n or
+                 (new_request[f.kind] and t == "Request"))
               if out_only and not null_of[t] then ffail(f.where, "Fortran: no null handle for MPI_" .. t) end
               pre[#pre + 1] = "  MPI_" .. t .. " " .. n .. "_c = " ..
                 (out_only and null_of[t] or (f2c .. "(*" .. n .. ")")) .. ";"

@@ -48,13 +48,15 @@ do
   if not head then fail(tmpl_path, "no /*@ head @*/ block") end
 end
 
--- the template block of a kind: "dynamic" is "uncosted" with @DYNAMIC@
-local function block_of(kind) return kind == "dynamic" and "uncosted" or kind end
+-- the template block of a kind: "dynamic" is "uncosted" with @DYNAMIC@,
+-- "io_coll" is "io" with @COLL@ 1
+local alias = { dynamic = "uncosted", io_coll = "io" }
+local function block_of(kind) return alias[kind] or kind end
 
 local roles_known = { buf = 1, count = 1, datatype = 1, peer = 1, tag = 1,
   comm = 1, request = 1, status = 1, newcomm = 1, root = 1,
   requests = 1, statuses = 1, index = 1, outcount = 1, indices = 1,
-  win = 1 }
+  win = 1, file = 1 }
 
 -- Spec: KIND NAME MODEL [SIZE] | DECL : ROLE, ...
 local funcs = {}
@@ -77,6 +79,10 @@ do
       if not name:match("^MPI_[%w_]+$") then fail(where, "bad function name '" .. name .. "'") end
       local f = { kind = kind, name = name, where = where, params = {},
                   since = since and tonumber(since), twin = twin }
+      if kind == "manual" and rest ~= "" then
+        -- a manual wrapper may name the model row that costs it (I/O)
+        f.model = "REVPROF_FN_" .. rest:match("^(%S+)")
+      end
       if kind == "manual" and right then
         -- the C declaration only (for the Fortran bindings); "void": none
         f.declared = true
@@ -159,6 +165,7 @@ local function expand(f, twin)
     LEAVE = "rp_leave",
     BIG_IN = big_in, BIG_OUT = big_out,
     DYNAMIC = "rp_g.dynamic = 1; /* another job is reachable from now on */",
+    COLL = f.kind == "io_coll" and "1" or "0",
     FOLDCALL = table.concat(fits, " && "),
   }
   local body = kinds[block_of(f.kind)]
@@ -194,11 +201,20 @@ end
 c[#c + 1] = "\nconst char *const rp_wrap_name[RP_W_COUNT] = {\n"
 for _, n in ipairs(ids) do c[#c + 1] = "    \"" .. n .. "\",\n" end
 c[#c + 1] = "};\n"
+-- 1: no cost rule; 2: an I/O call, costed where the model has its row
 c[#c + 1] = "\nconst unsigned char rp_wrap_uncosted[RP_W_COUNT] = {\n"
 for _, f in ipairs(funcs) do
-  local u = (f.kind == "uncosted" or f.kind == "dynamic") and "1" or "0"
+  local u = (f.kind == "uncosted" or f.kind == "dynamic") and "1" or
+    ((f.model or ""):match("^REVPROF_FN_FILE_") and "2" or "0")
   c[#c + 1] = "    " .. u .. ", /* " .. f.name .. " */\n"
   if f.twin then c[#c + 1] = "    " .. u .. ", /* " .. f.name .. "_c */\n" end
+end
+c[#c + 1] = "};\n"
+c[#c + 1] = "\nconst int rp_wrap_fn[RP_W_COUNT] = {\n"
+for _, f in ipairs(funcs) do
+  local m = f.model or "REVPROF_FN_COUNT"
+  c[#c + 1] = "    " .. m .. ", /* " .. f.name .. " */\n"
+  if f.twin then c[#c + 1] = "    " .. m .. ", /* " .. f.name .. "_c */\n" end
 end
 c[#c + 1] = "};\n"
 
@@ -206,8 +222,12 @@ local h = { banner, "/* Ids of the MPI functions librevprof wraps (per-function 
   "#ifndef RP_WRAP_IDS_H\n#define RP_WRAP_IDS_H\n\ntypedef enum rp_wid {\n" }
 for _, n in ipairs(ids) do h[#h + 1] = "  RP_W_" .. n .. ",\n" end
 h[#h + 1] = "  RP_W_COUNT\n} rp_wid;\n\n/* \"MPI_Send\", ... indexed by rp_wid. */\nextern const char *const rp_wrap_name[RP_W_COUNT];\n" ..
-  "/* 1 for the functions of kind uncosted: run natively, no cost rule. */\n" ..
-  "extern const unsigned char rp_wrap_uncosted[RP_W_COUNT];\n\n#endif\n"
+  "/* 1 for the functions of kind uncosted: run natively, no cost rule;\n" ..
+  " * 2 for the I/O calls: costed only where the model has their row\n" ..
+  " * (rp_wrap_fn); rp_uncosted() in rp_int.h decides. */\n" ..
+  "extern const unsigned char rp_wrap_uncosted[RP_W_COUNT];\n" ..
+  "/* The model row each wrapper is costed by (REVPROF_FN_COUNT: none). */\n" ..
+  "extern const int rp_wrap_fn[RP_W_COUNT];\n\n#endif\n"
 
 local function write(path, parts)
   local tmp = path .. ".tmp"

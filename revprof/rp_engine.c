@@ -682,6 +682,7 @@ void rp_shutdown(void) {
   rp_g.extras = rp_g.cfg.compute == RP_COMPUTE_MEASURE;
   rp_zombies_progress(1);
   rp_rma_shutdown();
+  rp_io_shutdown();
   rp_coll_shutdown();
   rp_p2p_shutdown();
   measure_shutdown();

@@ -608,6 +608,20 @@ void rp_rma_wait(MPI_Win win);
 void rp_rma_test(MPI_Win win, int flag);
 void rp_rma_unlock(MPI_Win win);
 void rp_rma_flush(MPI_Win win);
+/* ----------------------------------------------------------- rp_io.c */
+
+/* MPI-IO rules (rp_io.c; the open and close wrappers live there too): a
+ * data access of wrapper w on fh costed by the model's fn with d bytes,
+ * collective (coll: the clocks meet over the file's group) or not; rc the
+ * call's result, host its host seconds (counted as not predicted where the
+ * model has no row for fn). fn REVPROF_FN_COUNT: costs nothing. */
+void rp_io_access(rp_wid w, MPI_File fh, revprof_fn fn, double d, int coll,
+                  int rc, double host);
+void rp_io_shutdown(void);
+/* 1 when wrapper w's calls are not predicted in this run: no cost rule,
+ * or an I/O call whose row the model lacks (rp_wrap_uncosted). */
+int rp_uncosted(rp_wid w);
+
 /* ---------------------------------------------------------- rp_nbr.c */
 
 /* A blocking neighbourhood collective fn of d bytes per block on the

@@ -468,7 +468,7 @@ static void functions_text(sink *s, const double *f, const double *host) {
     putdcol(s, x[2], -12);
     put(s, " ", 1);
     putdcol(s, x[3], -12);
-    if (rp_wrap_uncosted[w] && host) {
+    if (rp_uncosted((rp_wid)w) && host) {
       puts_(s, "  not predicted (host ");
       putd(s, host[w]);
       puts_(s, " s)");
@@ -501,7 +501,7 @@ static unpredicted not_predicted(const double *all, int n, char *text,
     int any = 0;
     u.run += x[V_RUN];
     for (int w = 0; w < RP_W_COUNT; w++)
-      if (rp_wrap_uncosted[w] && x[V_FSTAT + 4 * w] > 0) {
+      if (rp_uncosted((rp_wid)w) && x[V_FSTAT + 4 * w] > 0) {
         calls[w] += x[V_FSTAT + 4 * w];
         host[w] += x[V_HOST + w];
         any = 1;
@@ -643,7 +643,7 @@ static void csv_functions(sink *s, int rank, const double *f,
     if (x[0] <= 0)
       continue;
     t[RP_MIN] = t[RP_MAX] = x[2]; /* per-function times: avg clock */
-    int unc = rp_wrap_uncosted[w];
+    int unc = rp_uncosted((rp_wid)w);
     csv_row_st(s, "function", rank, rp_wrap_name[w], x, t, &x[3],
                unc && host ? &host[w] : NULL,
                unc ? "not-predicted" : "costed");

@@ -14,7 +14,8 @@ endforeach()
 add_executable(rp_semantics_rp rp_semantics.c)
 add_executable(rp_exact_rp rp_exact.c)
 add_executable(rp_exact_rma_rp rp_exact_rma.c)
-foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp)
+add_executable(rp_exact_io_rp rp_exact_io.c)
+foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp rp_exact_io_rp)
   # librevprof before the MPI library: its MPI_* wrappers win
   target_link_libraries(${prog} PRIVATE revprof_shared MPI::MPI_C ${MATH_LIBRARY})
   rp_target_defaults(${prog})
@@ -44,6 +45,11 @@ endforeach()
 # one-sided rules (fence, post-start-complete-wait, lock/unlock), exactly
 foreach(np 2 3 4)
   revprof_test(revprof_exact_rma_np${np} rma-exact $<TARGET_FILE:rp_exact_rma_rp> ${np})
+endforeach()
+# MPI-IO rules (open, independent and collective access, close), exactly;
+# without the model's I/O rows the calls are reported as not predicted
+foreach(np 2 3 4)
+  revprof_test(revprof_exact_io_np${np} io-exact $<TARGET_FILE:rp_exact_io_rp> ${np})
 endforeach()
 foreach(np 2 3)
   revprof_test(revprof_extrapolated_np${np} extrapolated $<TARGET_FILE:rp_exact_rp> ${np})

@@ -7,6 +7,8 @@
 #   rp_check.sh preload NATIVE_EXE NP
 #   rp_check.sh exact EXE NP
 #   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
+#   rp_check.sh io-exact EXE NP               MPI-IO rules, exactly; then
+#                                             with no I/O rows: not predicted
 #   rp_check.sh fault KIND NATIVE_EXE NP      KIND: missing-model broken-model
 #                                             lacking-function broken-lua
 #                                             bad-mode multiple
@@ -92,6 +94,32 @@ rma-exact)
     awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $7 > 0 && $11 == "costed" { ok = 1 } END { exit !ok }' \
       revprof-out/report.csv || { grep "$fn" revprof-out/report.csv; fail "$fn has no predicted cost"; }
   done
+  ;;
+io-exact)
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "run failed"; }
+  cat out
+  grep -q "^io exact: $np ranks, 0 mismatches, 0 bad reads" out || { cat err; fail "clocks or data differ"; }
+  for fn in MPI_File_open MPI_File_write_at MPI_File_read_at MPI_File_write_at_all \
+            MPI_File_read_all MPI_File_write_at_all_begin MPI_File_iwrite_at MPI_File_close; do
+    awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $7 > 0 && $11 == "costed" { ok = 1 } END { exit !ok }' \
+      revprof-out/report.csv || { grep "$fn" revprof-out/report.csv; fail "$fn has no predicted cost"; }
+  done
+  # set_view has no rule: named as not predicted, never costed silently
+  grep "not-predicted" revprof-out/report.txt | grep -q "MPI_File_set_view" ||
+    { head -20 revprof-out/report.txt; fail "MPI_File_set_view not named as not predicted"; }
+  # a model without I/O rows: every I/O call runs, counted as not predicted
+  sed '/-- MPI-IO/,/-- end of MPI-IO/d' "$RP_MODEL" > noio.lua
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_WORK/noio.lua REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "run without I/O rows failed"; }
+  grep -q "0 bad reads" out || { cat out err; fail "data differ without I/O rows"; }
+  line=$(grep "not-predicted" revprof-out/report.txt) || { head -20 revprof-out/report.txt; fail "no not-predicted line"; }
+  for fn in MPI_File_open MPI_File_write_at_all MPI_File_close; do
+    echo "$line" | grep -q "$fn" || fail "$fn missing from: $line"
+  done
+  awk -F, '$1 == "function" && $2 == "all" && $3 == "MPI_File_write_at" && $11 == "not-predicted" { ok = 1 } END { exit !ok }' \
+    revprof-out/report.csv || { grep MPI_File_write_at revprof-out/report.csv; fail "CSV status of MPI_File_write_at"; }
   ;;
 extrapolated)
   exe=$1 np=$2 model=$RP_WORK/ranged.lua
@@ -300,11 +328,13 @@ fortran-compare)
   cat revprof.out
   grep -q ", 0 failed checks" revprof.out || fail "checks failed"
   for fn in MPI_Sendrecv MPI_Waitsome MPI_Iprobe MPI_Comm_split MPI_Type_free \
-            MPI_Win_create MPI_Win_fence MPI_Put MPI_Neighbor_allgather; do
+            MPI_Win_create MPI_Win_fence MPI_Put MPI_Neighbor_allgather \
+            MPI_File_open MPI_File_write_at_all MPI_File_read_at MPI_File_close; do
     awk -F, -v fn=$fn '$1 == "function" && $3 == fn && $4 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
       || fail "$fn from Fortran not intercepted"
   done
   grep -q "one-sided" revprof-out/report.txt && { head revprof-out/report.txt; fail "a Fortran window was not seen created"; }
+  grep -q "^  io:" revprof-out/report.txt && { head revprof-out/report.txt; fail "a Fortran file was not seen opened"; }
   ;;
 compensate)
   # mcpi: rank 0 (master) only waits; the workers run fine-grained regions.

@@ -42,5 +42,20 @@ return {
                                  max = { 4e-6, 2e-6, 2e-9 } } },
     MPI_Win_fence = { { dmin = 0, n = 0, form = { "1", "log2(p)" },
                         avg = { 7e-6, 3e-6 }, min = { 3.5e-6, 1.5e-6 }, max = { 1.4e-5, 6e-6 } } },
+    -- MPI-IO (rp_exact_io.c repeats these): every row 1, p, d; min half,
+    -- max twice the typical
+    MPI_File_open = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                        avg = { 2e-5, 1e-6, 0 }, min = { 1e-5, 5e-7, 0 }, max = { 4e-5, 2e-6, 0 } } },
+    MPI_File_close = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                         avg = { 1e-5, 3e-6, 0 }, min = { 5e-6, 1.5e-6, 0 }, max = { 2e-5, 6e-6, 0 } } },
+    MPI_File_write_at = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                            avg = { 3e-6, 1e-6, 2e-9 }, min = { 1.5e-6, 5e-7, 1e-9 }, max = { 6e-6, 2e-6, 4e-9 } } },
+    MPI_File_read_at = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                           avg = { 2e-6, 2e-6, 1e-9 }, min = { 1e-6, 1e-6, 5e-10 }, max = { 4e-6, 4e-6, 2e-9 } } },
+    MPI_File_write_at_all = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                                avg = { 5e-6, 2e-6, 3e-9 }, min = { 2.5e-6, 1e-6, 1.5e-9 }, max = { 1e-5, 4e-6, 6e-9 } } },
+    MPI_File_read_at_all = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                               avg = { 4e-6, 3e-6, 2e-9 }, min = { 2e-6, 1.5e-6, 1e-9 }, max = { 8e-6, 6e-6, 4e-9 } } },
+    -- end of MPI-IO
   },
 }

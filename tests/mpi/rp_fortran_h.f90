@@ -9,7 +9,8 @@ program rp_fortran_h
   integer :: reqs(4), idx(4), outcount, ibuf(8), jbuf(8), stype
   integer :: blens(2), types(2)
   integer(kind=MPI_ADDRESS_KIND) :: addrs(2), disp
-  integer :: wbuf(4), win, ring, nbrs(2)
+  integer :: wbuf(4), win, ring, nbrs(2), fh, fbuf(2)
+  integer(kind=MPI_OFFSET_KIND) :: offset
   double precision :: a, b, t0, t1
   logical :: flag
 
@@ -118,6 +119,27 @@ program rp_fortran_h
   call check(nbrs(1) == mod(rank + nproc - 1, nproc) .and. &
              nbrs(2) == mod(rank + 1, nproc), 'neighbor_allgather')
   call MPI_COMM_FREE(ring, ierr)
+
+  ! MPI-IO: a collective write at explicit offsets, read back by the next
+  ! rank (a blank-padded file name, MPI_OFFSET_KIND offsets)
+  call MPI_FILE_OPEN(MPI_COMM_WORLD, 'rp_fortran_h.dat   ', &
+                     MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, fh, ierr)
+  call check(ierr == MPI_SUCCESS, 'file_open')
+  offset = 8 * rank
+  fbuf(1) = 100 + rank
+  fbuf(2) = 200 + rank
+  call MPI_FILE_WRITE_AT_ALL(fh, offset, fbuf, 2, MPI_INTEGER, status, ierr)
+  call MPI_GET_COUNT(status, MPI_INTEGER, cnt, ierr)
+  call check(cnt == 2, 'file_write_at_all count')
+  call MPI_FILE_SYNC(fh, ierr)
+  call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  call MPI_FILE_SYNC(fh, ierr)
+  offset = 8 * mod(rank + 1, nproc)
+  call MPI_FILE_READ_AT(fh, offset, fbuf, 2, MPI_INTEGER, status, ierr)
+  call check(fbuf(1) == 100 + mod(rank + 1, nproc) .and. &
+             fbuf(2) == 200 + mod(rank + 1, nproc), 'file_read_at')
+  call MPI_FILE_CLOSE(fh, ierr)
+  call check(fh == MPI_FILE_NULL, 'file_close')
 
   call MPI_ALLREDUCE(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, &
                      MPI_COMM_WORLD, ierr)

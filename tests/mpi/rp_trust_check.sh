@@ -26,9 +26,10 @@
 #       their files, the last one marked OFF with its reason.
 #   rp_trust_check.sh unpredicted EXE NP   rp_uncosted (one-sided,
 #       neighbourhood, MPI-IO) right natively and under predict and
-#       compensate; the report names every call without a cost rule
-#       (MPI-IO) in its not-predicted flag and CSV status column, and is
-#       marked INCOMPLETE; one-sided and neighbourhood calls are costed.
+#       compensate; with a model lacking I/O rows the report names every
+#       MPI-IO call in its not-predicted flag and CSV status column, and is
+#       marked INCOMPLETE; one-sided and neighbourhood calls are costed;
+#       with the I/O rows, open, collective access and close are costed.
 #   rp_trust_check.sh sessions EXE NP   rp_sessions (MPI-4 sessions, no
 #       MPI_Init): rank 0 says once that nothing was predicted, the report
 #       is marked NOT PREDICTED with the sessions flag; silent when off.
@@ -187,8 +188,10 @@ unpredicted)
       || { cat out err; fail "$mode: run failed"; }
     grep -q ", 0 failed checks\$" out || { cat out; tail -n 30 err; fail "$mode: wrong data"; }
   done
+  # the model without its I/O rows: MPI-IO is not predicted
   rm -rf revprof-out
-  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$RP_WORK/io.dat" 10 || { cat out err; fail "run failed"; }
+  sed '/-- MPI-IO/,/-- end of MPI-IO/d' "$RP_MODEL" > noio.lua
+  REVPROF_MODEL=$RP_WORK/noio.lua run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$RP_WORK/io.dat" 10 || { cat out err; fail "run failed"; }
   txt=revprof-out/report.txt csv=revprof-out/report.csv
   head -n 1 $txt | grep -q "(FINAL, INCOMPLETE)" || { head -n 12 $txt; fail "report.txt is not marked INCOMPLETE"; }
   line=$(sed -n '2,12p' $txt | grep "^  not-predicted: ")
@@ -210,6 +213,16 @@ unpredicted)
       || { grep "$fn" $csv; fail "$fn is not costed"; }
   done
   echo "unpredicted: $line"
+  # with the I/O rows: open, collective access and close are costed, the
+  # sync (no rule) still named
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$RP_WORK/io.dat" 10 || { cat out err; fail "run with I/O rows failed"; }
+  for fn in MPI_File_open MPI_File_write_at_all MPI_File_read_at_all MPI_File_close; do
+    awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $7 > 0 && $11 == "costed" { ok = 1 } END { exit !ok }' $csv \
+      || { grep "$fn" $csv; fail "$fn is not costed from the model's I/O rows"; }
+  done
+  awk -F, '$1 == "function" && $2 == "all" && $3 == "MPI_File_sync" && $11 == "not-predicted" { ok = 1 } END { exit !ok }' $csv \
+    || { grep MPI_File_sync $csv; fail "MPI_File_sync is not named as not predicted"; }
   ;;
 sessions)
   exe=$1 np=$2
