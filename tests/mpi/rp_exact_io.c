@@ -20,10 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "revprof.h"
-
-#define NB 3
-#define MAXP 64
+#include "rp_exact_paper.h"
 
 /* t(p, d) = one + pp * p + dd * d, for the bounds min, avg, max */
 typedef struct row {
@@ -39,29 +36,9 @@ static const row WAA = {{2.5e-6, 5e-6, 1e-5}, {1e-6, 2e-6, 4e-6},
                         {1.5e-9, 3e-9, 6e-9}};
 static const row RAA = {{2e-6, 4e-6, 8e-6}, {1.5e-6, 3e-6, 6e-6},
                         {1e-9, 2e-9, 4e-9}};
-static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 
 static double C(const row *f, int b, double p, double d) {
   return f->one[b] + f->pp[b] * p + f->dd[b] * d;
-}
-
-static int rank, size, mismatches;
-static double T[MAXP][NB]; /* every rank's expected clocks */
-
-static void steps(int r, double n) {
-  for (int b = 0; b < NB; b++)
-    T[r][b] += n * STEP[b];
-}
-
-static void compare(const char *phase) {
-  double got[NB];
-  revprof_now_bounds(&got[0], &got[1], &got[2]);
-  for (int b = 0; b < NB; b++)
-    if (fabs(got[b] - T[rank][b]) > 1e-9) {
-      mismatches++;
-      fprintf(stderr, "rank %d %s clock %d: got %.12e, expected %.12e\n",
-              rank, phase, b, got[b], T[rank][b]);
-    }
 }
 
 /* the members in[] (n of them) meet, then each adds f(n, d) */

@@ -19,10 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "revprof.h"
-
-#define NB 3
-#define MAXP 64
+#include "rp_exact_paper.h"
 
 typedef struct lin {
   double c[NB], k[NB];
@@ -32,7 +29,6 @@ static const lin GET = {{1.5e-6, 3e-6, 6e-6}, {1e-9, 2e-9, 4e-9}};
 static const lin ACC = {{2e-6, 4e-6, 8e-6}, {1.5e-9, 3e-9, 6e-9}};
 static const lin LOCK = {{3e-6, 6e-6, 1.2e-5}, {0, 0, 0}};
 static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
-static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 
 static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
 static double fence_cost(int b, double p) {
@@ -44,25 +40,6 @@ static double nbr_allgather(int b, double p, double d) {
   const double c[NB] = {1e-6, 2e-6, 4e-6}, s[NB] = {5e-7, 1e-6, 2e-6},
                k[NB] = {5e-10, 1e-9, 2e-9};
   return c[b] + s[b] * p + k[b] * d;
-}
-
-static int rank, size, mismatches;
-static double T[MAXP][NB]; /* every rank's expected clocks */
-
-static void steps(int r, double n) {
-  for (int b = 0; b < NB; b++)
-    T[r][b] += n * STEP[b];
-}
-
-static void compare(const char *phase) {
-  double got[NB];
-  revprof_now_bounds(&got[0], &got[1], &got[2]);
-  for (int b = 0; b < NB; b++)
-    if (fabs(got[b] - T[rank][b]) > 1e-9) {
-      mismatches++;
-      fprintf(stderr, "rank %d %s clock %d: got %.12e, expected %.12e\n",
-              rank, phase, b, got[b], T[rank][b]);
-    }
 }
 
 /* all clocks meet, then each adds a fence */
