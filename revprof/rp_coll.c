@@ -283,6 +283,10 @@ rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d) {
 
 void rp_icoll_done(rp_req *r) {
   double cost[RP_NB];
+  if (r->nbr_in != NULL) { /* a neighbourhood collective (rp_nbr.c) */
+    rp_inbr_done(r);
+    return;
+  }
   if (r->sreq != MPI_REQUEST_NULL)
     PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* every member started it */
   if (r->root_dir != 0) /* per component: known may be arrived */

@@ -105,6 +105,10 @@ typedef struct rp_req {
   double cmine[RP_PB_DOUBLES], cmax[RP_PB_DOUBLES]; /* clocks + d, max */
   double p;                 /* group size */
   int root_dir, is_root;    /* rooted: RP_ROOT_OUT/IN (rp_clock.h), else 0 */
+  double *nbr_in;           /* non-blocking neighbourhood collectives: the
+                               in-neighbours' clocks (nbr_slots blocks of
+                               RP_PB_DOUBLES), freed at completion */
+  int nbr_slots;
   MPI_Comm *newcomm;        /* Comm_idup: where the new comm appears */
   MPI_Comm shadow_new;      /* Comm_idup: its shadow */
   char inl[RP_REQ_INLINE];  /* small pack buffers live here */
@@ -629,6 +633,17 @@ int rp_uncosted(rp_wid w);
  * topology): the clocks meet the in-neighbours', the model's fn at
  * p = neighbours + 1 is added. */
 void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d);
+/* The same for a non-blocking one: the clocks go to the out-neighbours by
+ * an MPI_Ineighbor_allgather started now; rp_inbr_done (at completion)
+ * applies now = max(now, max(own, in-neighbours' starts) + T_fn(k + 1, d)).
+ * NULL (nothing to do) without a model or a topology. */
+rp_req *rp_inbr_begin(MPI_Comm comm, rp_wid w, revprof_fn fn, double d);
+void rp_inbr_done(rp_req *r);
+/* Bytes per block of a v/w neighbourhood alltoall on comm: the mean over
+ * its out-neighbour slots of counts[i] elements of types[i] (types NULL:
+ * all of type). */
+double rp_nbr_mean_bytes(MPI_Comm comm, rp_counts counts,
+                         const MPI_Datatype *types, MPI_Datatype type);
 
 /* the larger of two sizes (spec SIZE expressions) */
 #define RP_MAXD(a, b) ((a) > (b) ? (a) : (b))

@@ -11,6 +11,7 @@
 #include "rp_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* In-neighbour slots (what MPI_Neighbor_allgather fills) and real
  * neighbours of this rank on comm; -1 when comm has no topology. */
@@ -73,4 +74,76 @@ void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d) {
   rp_cost_fast(fn, (double)real + 1.0, d, cost);
   rp_g.cur_wait += rp_clock_coll(&rp_g.clk, start, cost);
   rp_g.cur_bytes += d;
+}
+
+rp_req *rp_inbr_begin(MPI_Comm comm, rp_wid w, revprof_fn fn, double d) {
+  int slots, real;
+  if (rp_g.model == NULL || neighbours(comm, &slots, &real) != 0)
+    return NULL;
+  double *in = malloc((size_t)(slots > 0 ? slots : 1) * RP_PB_DOUBLES *
+                      sizeof *in);
+  if (in == NULL) {
+    rp_report_flag("collective-clocks", "out of memory: a neighbourhood "
+                   "collective costed without its neighbours' clocks");
+    return NULL;
+  }
+  rp_req *r = rp_req_new();
+  r->kind = RP_REQ_COLL;
+  r->wid = w;
+  r->fn = fn;
+  r->active = 1;
+  r->p = (double)real + 1.0;
+  rp_my_clocks(d, r->cmine);
+  memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  for (int i = 0; i < slots * RP_PB_DOUBLES; i++)
+    in[i] = -1.0; /* MPI_PROC_NULL neighbours leave their slot alone */
+  r->nbr_in = in;
+  r->nbr_slots = slots;
+  if (PMPI_Ineighbor_allgather(r->cmine, RP_PB_DOUBLES, MPI_DOUBLE, in,
+                               RP_PB_DOUBLES, MPI_DOUBLE, comm,
+                               &r->sreq) != MPI_SUCCESS) {
+    r->sreq = MPI_REQUEST_NULL;
+    r->nbr_slots = 0; /* own clocks only */
+  }
+  return r;
+}
+
+void rp_inbr_done(rp_req *r) {
+  double cost[RP_NB];
+  if (r->sreq != MPI_REQUEST_NULL)
+    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* every member started it */
+  for (int i = 0; i < r->nbr_slots; i++)
+    for (int b = 0; b < RP_NB; b++)
+      if (r->nbr_in[i * RP_PB_DOUBLES + b] > r->cmax[b])
+        r->cmax[b] = r->nbr_in[i * RP_PB_DOUBLES + b];
+  free(r->nbr_in);
+  r->nbr_in = NULL;
+  double d = r->cmine[RP_NB];
+  rp_cost(r->fn, r->p, d, cost);
+  rp_g.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
+  rp_g.cur_bytes += d;
+}
+
+double rp_nbr_mean_bytes(MPI_Comm comm, rp_counts counts,
+                         const MPI_Datatype *types, MPI_Datatype type) {
+  int kind = MPI_UNDEFINED, n = 0, rank = 0;
+  if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS)
+    return 0.0;
+  if (kind == MPI_CART) {
+    PMPI_Cartdim_get(comm, &n);
+    n *= 2;
+  } else if (kind == MPI_GRAPH) {
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &n);
+  } else if (kind == MPI_DIST_GRAPH) {
+    int in = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted);
+  }
+  if (n <= 0 || counts.a == NULL)
+    return 0.0;
+  double sum = 0.0;
+  for (int i = 0; i < n; i++)
+    sum += rp_d_count(rp_count_at(counts, i), types ? &types[i] : &type,
+                      rp_tsize);
+  return sum / n;
 }

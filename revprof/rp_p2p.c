@@ -88,6 +88,8 @@ static void req_release(rp_req *r) {
   }
   table_remove(r); /* never on the free list and in the table at once */
   struct_release(r);
+  free(r->nbr_in); /* a neighbourhood exchange never completed */
+  r->nbr_in = NULL;
   r->next = free_list;
   free_list = r;
 }

@@ -90,7 +90,8 @@ rma-exact)
   cat out
   grep -q "^rma exact: $np ranks, 0 mismatches" out || { cat err; fail "clocks differ from the analytic values"; }
   grep -q "not-predicted" revprof-out/report.txt && { head revprof-out/report.txt; fail "one-sided calls reported as not predicted"; }
-  for fn in MPI_Win_fence MPI_Win_complete MPI_Win_wait MPI_Win_unlock; do
+  for fn in MPI_Win_fence MPI_Win_complete MPI_Win_wait MPI_Win_unlock \
+            MPI_Neighbor_alltoallv; do
     awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $7 > 0 && $11 == "costed" { ok = 1 } END { exit !ok }' \
       revprof-out/report.csv || { grep "$fn" revprof-out/report.csv; fail "$fn has no predicted cost"; }
   done

@@ -12,6 +12,8 @@
  *            then a put and a flush under lock_all
  *   phase 4  MPI_Neighbor_allgather on a 1-D ring, periodic and not: the
  *            clocks meet the neighbours' only (rp_nbr.c)
+ *   phase 5  MPI_Ineighbor_allgather with computation before its wait,
+ *            MPI_Neighbor_alltoallv (costed at its mean block)
  * Run with REVPROF_COMPUTE=annotate REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6
  * REVPROF_STEP_MAX=2e-6. Prints "rma exact: P ranks, M mismatches". */
 #include <math.h>
@@ -29,6 +31,7 @@ static const lin GET = {{1.5e-6, 3e-6, 6e-6}, {1e-9, 2e-9, 4e-9}};
 static const lin ACC = {{2e-6, 4e-6, 8e-6}, {1.5e-9, 3e-9, 6e-9}};
 static const lin LOCK = {{3e-6, 6e-6, 1.2e-5}, {0, 0, 0}};
 static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
+static const lin A2A = {{3e-6, 4e-6, 8e-6}, {2e-9, 3e-9, 6e-9}};
 
 static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
 static double fence_cost(int b, double p) {
@@ -165,6 +168,54 @@ int main(int argc, char **argv) {
       }
     }
     compare(periodic ? "neighbours (periodic)" : "neighbours");
+    MPI_Comm_free(&ring);
+  }
+
+  /* ---- phase 5: non-blocking and v neighbourhood collectives on the
+     periodic ring: MPI_Ineighbor_allgather's clocks leave at the start,
+     the rule applies at the wait, after computing; MPI_Neighbor_alltoallv
+     of 8 and 24 bytes costs the model's alltoall (here its fallback
+     MPI_Alltoall) at its mean block of 16 bytes */
+  {
+    MPI_Comm ring;
+    int dims[1] = {size}, periods[1] = {1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    char nsend[32] = {0}, nrecv[64];
+    MPI_Request req;
+    REVPROF_COMPUTE_STEPS(2 * (rank + 1));
+    MPI_Ineighbor_allgather(nsend, 16, MPI_BYTE, nrecv, 16, MPI_BYTE, ring,
+                            &req);
+    REVPROF_COMPUTE_STEPS(7);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    double start[MAXP][NB];
+    for (int r = 0; r < size; r++) {
+      steps(r, 2 * (r + 1));
+      memcpy(start[r], T[r], sizeof start[r]);
+      steps(r, 7);
+    }
+    for (int r = 0; r < size; r++) {
+      int l = (r + size - 1) % size, h = (r + 1) % size;
+      for (int b = 0; b < NB; b++) {
+        double m = fmax(start[r][b], fmax(start[l][b], start[h][b]));
+        T[r][b] = fmax(T[r][b], m + nbr_allgather(b, 3.0, 16.0));
+      }
+    }
+    compare("ineighbor");
+    int sc[2] = {8, 24}, sd[2] = {0, 8}, rc[2] = {24, 8}, rd[2] = {0, 24};
+    REVPROF_COMPUTE_STEPS(rank + 1);
+    MPI_Neighbor_alltoallv(nsend, sc, sd, MPI_BYTE, nrecv, rc, rd, MPI_BYTE,
+                           ring);
+    for (int r = 0; r < size; r++) {
+      steps(r, r + 1);
+      memcpy(start[r], T[r], sizeof start[r]);
+    }
+    for (int r = 0; r < size; r++) {
+      int l = (r + size - 1) % size, h = (r + 1) % size;
+      for (int b = 0; b < NB; b++)
+        T[r][b] = fmax(start[r][b], fmax(start[l][b], start[h][b])) +
+                  L(&A2A, b, 16.0);
+    }
+    compare("neighbor_alltoallv");
     MPI_Comm_free(&ring);
   }
 
