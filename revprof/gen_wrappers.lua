@@ -166,6 +166,7 @@ local function expand(f, twin)
     BIG_IN = big_in, BIG_OUT = big_out,
     DYNAMIC = "rp_g.dynamic = 1; /* another job is reachable from now on */",
     COLL = f.kind == "io_coll" and "1" or "0",
+    ROOT = f.roles and f.roles.root or "-1",
     FOLDCALL = table.concat(fits, " && "),
   }
   local body = kinds[block_of(f.kind)]

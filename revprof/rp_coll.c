@@ -281,6 +281,45 @@ rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d) {
   return r;
 }
 
+/* Persistent collectives (MPI 4): the record made at *_init keeps what
+ * each start needs (the shadow, d, the root); every start exchanges the
+ * clocks as the non-blocking collective does, and its completion applies
+ * the same rule (rp_icoll_done). */
+rp_req *rp_pcoll_init(rp_comm *c, rp_wid w, revprof_fn fn, double d,
+                      int root) {
+  rp_req *r = icoll_record(c, w, fn, d);
+  r->persistent = 1;
+  r->active = 0;
+  r->ubytes = d;
+  r->peer_spec = root;
+  r->comm = c->intra && c->size > 1 ? c->shadow : MPI_COMM_NULL;
+  if (root >= 0 && root < c->size) {
+    r->root_dir = rp_coll_root_dir(fn);
+    r->is_root = c->rank == root;
+  }
+  return r;
+}
+
+void rp_pcoll_start(rp_req *r) {
+  rp_my_clocks(r->ubytes, r->cmine);
+  memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  r->sreq = MPI_REQUEST_NULL;
+  if (r->comm == MPI_COMM_NULL)
+    return; /* nothing exchanged: own clocks */
+  int rc;
+  if (r->root_dir == RP_ROOT_OUT)
+    rc = PMPI_Ibcast(r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec,
+                     r->comm, &r->sreq);
+  else if (r->root_dir == RP_ROOT_IN)
+    rc = PMPI_Ireduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX,
+                      r->peer_spec, r->comm, &r->sreq);
+  else
+    rc = PMPI_Iallreduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
+                         MPI_MAX, r->comm, &r->sreq);
+  if (rc != MPI_SUCCESS)
+    r->sreq = MPI_REQUEST_NULL;
+}
+
 void rp_icoll_done(rp_req *r) {
   double cost[RP_NB];
   if (r->nbr_in != NULL) { /* a neighbourhood collective (rp_nbr.c) */

@@ -715,6 +715,11 @@ rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d);
 rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
                               int root);
 void rp_icoll_done(rp_req *r);
+/* A persistent collective's record (inactive; root -1: not rooted), and
+ * the clock exchange of each of its starts (from rp_req_start). */
+rp_req *rp_pcoll_init(rp_comm *c, rp_wid w, revprof_fn fn, double d,
+                      int root);
+void rp_pcoll_start(rp_req *r);
 /* A communicator-creating call returned newcomm (MPI_COMM_NULL ignored). */
 void rp_comm_created(MPI_Comm newcomm);
 MPI_Comm rp_world_shadow(void);

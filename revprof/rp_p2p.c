@@ -591,6 +591,8 @@ void rp_req_start(rp_req *r) {
   r->unpacked = 0;
   if (r->kind == RP_REQ_SEND)
     send_stamp(r);
+  else if (r->kind == RP_REQ_COLL)
+    rp_pcoll_start(r); /* a persistent collective */
 }
 
 int rp_req_free_user(rp_req *r, MPI_Request *request) {
