@@ -27,6 +27,9 @@
 --   MPI_Aint a, MPI_Aint *a  INTEGER(KIND=MPI_ADDRESS_KIND) by reference
 --   MPI_Win, MPI_File       as the other handles (MPIO_Request: a request)
 --   MPI_Offset o            INTEGER(KIND=MPI_OFFSET_KIND), by reference
+--   MPI_Count n             INTEGER(KIND=MPI_COUNT_KIND), by reference,
+--                           outside the _c forms
+--   int a[]                 a (array_of_indices: see above)
 -- A declared function none of these rules covers fails the build, except
 -- the one-sided, neighbourhood, I/O, uncosted and dynamic kinds: those are
 -- left without a binding, said in a comment (e.g. the MPI_Count forms).
@@ -129,6 +132,14 @@ return function(funcs, template, template_path, fail, banner)
             -- INTEGER(KIND=MPI_ADDRESS_KIND), by reference
             fparams[#fparams + 1] = "MPI_Aint *" .. n
             args[#args + 1] = "*" .. n
+          elseif d:match("^MPI_Count [%a_][%w_]*$") and not f.name:match("_c$") then
+            -- INTEGER(KIND=MPI_COUNT_KIND), by reference (functions whose
+            -- count is MPI_Count in every binding: MPI_Psend_init, ...)
+            fparams[#fparams + 1] = "MPI_Count *" .. n
+            args[#args + 1] = "*" .. n
+          elseif d:match("^int [%a_][%w_]*%[%]$") and n ~= "array_of_indices" then
+            fparams[#fparams + 1] = "MPI_Fint *" .. n
+            args[#args + 1] = n
           elseif d:match("^MPI_Offset [%a_][%w_]*$") then
             -- INTEGER(KIND=MPI_OFFSET_KIND), by reference
             fparams[#fparams + 1] = "MPI_Offset *" .. n

@@ -367,6 +367,11 @@ void rp_idup_done(rp_req *r) {
     PMPI_Comm_free(&r->shadow_new);
 }
 
+MPI_Comm rp_comm_shadow(MPI_Comm comm) {
+  rp_comm *c = lookup(comm);
+  return c && c->intra ? c->shadow : MPI_COMM_NULL;
+}
+
 MPI_Comm rp_world_shadow(void) {
   rp_comm *c = lookup(MPI_COMM_WORLD);
   return c && c->shadow != MPI_COMM_NULL ? c->shadow : MPI_COMM_WORLD;

@@ -60,7 +60,8 @@ enum rp_enc {
 };
 
 enum rp_req_kind {
-  RP_REQ_SEND = 0, RP_REQ_RECV = 1, RP_REQ_COLL = 2, RP_REQ_IDUP = 3
+  RP_REQ_SEND = 0, RP_REQ_RECV = 1, RP_REQ_COLL = 2, RP_REQ_IDUP = 3,
+  RP_REQ_PSEND = 4, RP_REQ_PRECV = 5 /* partitioned (rp_part.c) */
 };
 
 #define RP_REQ_INLINE 128 /* bytes of pack space inside each record */
@@ -109,6 +110,10 @@ typedef struct rp_req {
                                in-neighbours' clocks (nbr_slots blocks of
                                RP_PB_DOUBLES), freed at completion */
   int nbr_slots;
+  /* partitioned: the clocks' own message on the communicator's shadow,
+     the partitions, how many are ready in this start */
+  MPI_Comm side;
+  int parts, nready;
   MPI_Comm *newcomm;        /* Comm_idup: where the new comm appears */
   MPI_Comm shadow_new;      /* Comm_idup: its shadow */
   char inl[RP_REQ_INLINE];  /* small pack buffers live here */
@@ -723,6 +728,16 @@ void rp_pcoll_start(rp_req *r);
 /* A communicator-creating call returned newcomm (MPI_COMM_NULL ignored). */
 void rp_comm_created(MPI_Comm newcomm);
 MPI_Comm rp_world_shadow(void);
+/* comm's shadow (intra-communicators revprof saw), else MPI_COMM_NULL;
+ * never creates one (not collective). */
+MPI_Comm rp_comm_shadow(MPI_Comm comm);
+
+/* ---------------------------------------------------------- rp_part.c */
+
+/* Partitioned communication (MPI 4): a start of the request (rp_req_start)
+ * and its completion (rp_req_done). */
+void rp_part_start(rp_req *r);
+void rp_part_done(rp_req *r);
 /* Comm_idup: second idup of the parent for the shadow. */
 rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm);
 void rp_idup_done(rp_req *r);

@@ -35,6 +35,7 @@ static void req_reset(rp_req *r) {
   r->wtype = MPI_DATATYPE_NULL;
   r->comm = MPI_COMM_NULL;
   r->shadow_new = MPI_COMM_NULL;
+  r->side = MPI_COMM_NULL;
   if (heap) {
     r->pack = pack;
     r->packcap = cap;
@@ -90,6 +91,8 @@ static void req_release(rp_req *r) {
   struct_release(r);
   free(r->nbr_in); /* a neighbourhood exchange never completed */
   r->nbr_in = NULL;
+  if (r->kind == RP_REQ_PSEND && r->sreq != MPI_REQUEST_NULL)
+    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* its clocks live in r */
   r->next = free_list;
   free_list = r;
 }
@@ -566,6 +569,8 @@ void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
       break;
     case RP_REQ_COLL: rp_icoll_done(r); break;
     case RP_REQ_IDUP: rp_idup_done(r); break;
+    case RP_REQ_PSEND:
+    case RP_REQ_PRECV: rp_part_done(r); break;
     default: break; /* a send costs at its start */
     }
   }
@@ -593,6 +598,8 @@ void rp_req_start(rp_req *r) {
     send_stamp(r);
   else if (r->kind == RP_REQ_COLL)
     rp_pcoll_start(r); /* a persistent collective */
+  else if (r->kind == RP_REQ_PSEND || r->kind == RP_REQ_PRECV)
+    rp_part_start(r);
 }
 
 int rp_req_free_user(rp_req *r, MPI_Request *request) {

@@ -76,6 +76,8 @@ exact)
   echo "report.csv:       $got"
   echo "$exp $got" | awk '{ for (i = 1; i <= 3; i++) { d = $i - $(i + 3); if (d < 0) d = -d; if (d > 1e-9) exit 1 } }' \
     || fail "report.csv elapsed differs from the analytic value"
+  # every call has its rule (persistent collectives and partitioned too)
+  grep -q "not-predicted" revprof-out/report.txt && { head revprof-out/report.txt; fail "calls reported as not predicted"; }
   if [ "$np" -ge 3 ]; then
     grep -q "wildcard order: 2 then 1" out || fail "the wildcard phase did not match 2 first (timing)"
     awk -F, '$1 == "wildcard" && $3 == "suspicious" && $4 >= 1 { ok = 1 } END { exit !ok }' revprof-out/report.csv \

@@ -373,6 +373,54 @@ int main(int argc, char **argv) {
     printf("FAIL persistent MPI_Bcast gave %g\n", pb[3]);
     failures++;
   }
+
+  /* 8c: partitioned communication, rank 0 to rank 1, 4 partitions of 256
+   * bytes, started twice: the message leaves at the last MPI_Pready (an
+   * MPI_Isend of 1024 bytes there), arrives as an MPI_Irecv at the
+   * receiver's MPI_Wait */
+  unsigned char part[1024];
+  MPI_Request qr = MPI_REQUEST_NULL;
+  if (rank == 0)
+    MPI_Psend_init(part, 4, 256, MPI_BYTE, 1, 7, MPI_COMM_WORLD,
+                   MPI_INFO_NULL, &qr);
+  else if (rank == 1)
+    MPI_Precv_init(part, 4, 256, MPI_BYTE, 0, 7, MPI_COMM_WORLD,
+                   MPI_INFO_NULL, &qr);
+  for (int round = 0; round < 2; round++) {
+    if (rank == 0) {
+      memset(part, round + 1, sizeof part);
+      MPI_Start(&qr);
+      MPI_Pready(0, qr);
+      REVPROF_COMPUTE_STEPS(10);
+      MPI_Pready(1, qr);
+      REVPROF_COMPUTE_STEPS(10 * (round + 1));
+      int two[2] = {3, 2};
+      MPI_Pready_list(2, two, qr);
+      REVPROF_COMPUTE_STEPS(5);
+      MPI_Wait(&qr, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Start(&qr);
+      REVPROF_COMPUTE_STEPS(3);
+      MPI_Wait(&qr, MPI_STATUS_IGNORE);
+      for (int i = 0; i < 1024; i++)
+        if (part[i] != round + 1) {
+          printf("FAIL partitioned byte %d: %d\n", i, part[i]);
+          failures++;
+          break;
+        }
+    }
+    if (P > 1)
+      for (int b = 0; b < NB; b++) {
+        T[0][b] += (10 + 10 * (round + 1)) * STEP[b];
+        double ts = T[0][b];
+        T[0][b] += L(&ISEND, b, 1024) + 5 * STEP[b];
+        T[1][b] = mx(T[1][b] + 3 * STEP[b] + L(&IRECV, b, 1024),
+                     ts + L(&LAT, b, 1024));
+      }
+    check(round ? "partitioned, 2nd start" : "partitioned");
+  }
+  if (qr != MPI_REQUEST_NULL)
+    MPI_Request_free(&qr);
 #endif
 
   /* 9: MPI_Wtime is the avg clock, after its own cost */
