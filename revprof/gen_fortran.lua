@@ -39,7 +39,7 @@ return function(funcs, template, template_path, fail, banner)
   local handle_type = { Datatype = "Type", Comm = "Comm", Op = "Op",
     Group = "Group", Info = "Info", Request = "Request", Message = "Message",
     Errhandler = "Errhandler", Session = "Session", Win = "Win", File = "File" }
-  local optional = { rma = true, rma_sync = true, nbr = true, inbr = true, pcoll = true, io = true, io_coll = true,
+  local optional = { rma = true, rma_sync = true, nbr = true, inbr = true, pcoll = true, pnbr = true, io = true, io_coll = true,
     uncosted = true, dynamic = true }
   -- kinds whose MPI_Request * is an output only (a new request)
   local new_request = { io = true, io_coll = true, uncosted = true, dynamic = true }

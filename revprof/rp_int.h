@@ -78,7 +78,8 @@ typedef struct rp_req {
   revprof_fn fn;            /* model function of the completion rule */
   unsigned persistent : 1, active : 1, owns_type : 1, unpacked : 1,
       in_table : 1, blocking : 1, claimed : 1, sendrecv : 1,
-      mpi_packed : 1; /* PACK whose data MPI_Unpack delivers */
+      mpi_packed : 1, /* PACK whose data MPI_Unpack delivers */
+      nbr : 1;        /* a persistent neighbourhood collective */
   /* the application's side */
   void *ubuf;               /* user buffer */
   int ucount;               /* user count */
@@ -643,6 +644,10 @@ void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d);
  * applies now = max(now, max(own, in-neighbours' starts) + T_fn(k + 1, d)).
  * NULL (nothing to do) without a model or a topology. */
 rp_req *rp_inbr_begin(MPI_Comm comm, rp_wid w, revprof_fn fn, double d);
+/* A persistent one (MPI 4 MPI_Neighbor_*_init): the record, and each start
+ * (from rp_req_start) sending the clocks of that start. */
+rp_req *rp_pnbr_init(MPI_Comm comm, rp_wid w, revprof_fn fn, double d);
+void rp_pnbr_start(rp_req *r);
 void rp_inbr_done(rp_req *r);
 /* Bytes per block of a v/w neighbourhood alltoall on comm: the mean over
  * its out-neighbour slots of counts[i] elements of types[i] (types NULL:

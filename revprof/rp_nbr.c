@@ -76,25 +76,20 @@ void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d) {
   rp_g.cur_bytes += d;
 }
 
-rp_req *rp_inbr_begin(MPI_Comm comm, rp_wid w, revprof_fn fn, double d) {
-  int slots, real;
-  if (rp_g.model == NULL || neighbours(comm, &slots, &real) != 0)
-    return NULL;
+/* The exchange of one start: this rank's clocks and d to its
+ * out-neighbours, the in-neighbours' into r->nbr_in (out of memory: none,
+ * the rule sees this rank's clocks only, rp_icoll_done). */
+static void inbr_exchange(rp_req *r, MPI_Comm comm, int slots, double d) {
+  rp_my_clocks(d, r->cmine);
+  memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  r->sreq = MPI_REQUEST_NULL;
   double *in = malloc((size_t)(slots > 0 ? slots : 1) * RP_PB_DOUBLES *
                       sizeof *in);
   if (in == NULL) {
     rp_report_flag("collective-clocks", "out of memory: a neighbourhood "
                    "collective costed without its neighbours' clocks");
-    return NULL;
+    return;
   }
-  rp_req *r = rp_req_new();
-  r->kind = RP_REQ_COLL;
-  r->wid = w;
-  r->fn = fn;
-  r->active = 1;
-  r->p = (double)real + 1.0;
-  rp_my_clocks(d, r->cmine);
-  memcpy(r->cmax, r->cmine, sizeof r->cmax);
   for (int i = 0; i < slots * RP_PB_DOUBLES; i++)
     in[i] = -1.0; /* MPI_PROC_NULL neighbours leave their slot alone */
   r->nbr_in = in;
@@ -105,7 +100,45 @@ rp_req *rp_inbr_begin(MPI_Comm comm, rp_wid w, revprof_fn fn, double d) {
     r->sreq = MPI_REQUEST_NULL;
     r->nbr_slots = 0; /* own clocks only */
   }
+}
+
+static rp_req *inbr_record(int real, rp_wid w, revprof_fn fn) {
+  rp_req *r = rp_req_new();
+  r->kind = RP_REQ_COLL;
+  r->wid = w;
+  r->fn = fn;
+  r->active = 1;
+  r->p = (double)real + 1.0;
   return r;
+}
+
+rp_req *rp_inbr_begin(MPI_Comm comm, rp_wid w, revprof_fn fn, double d) {
+  int slots, real;
+  if (rp_g.model == NULL || neighbours(comm, &slots, &real) != 0)
+    return NULL;
+  rp_req *r = inbr_record(real, w, fn);
+  inbr_exchange(r, comm, slots, d);
+  return r;
+}
+
+rp_req *rp_pnbr_init(MPI_Comm comm, rp_wid w, revprof_fn fn, double d) {
+  int slots, real;
+  if (rp_g.model == NULL || neighbours(comm, &slots, &real) != 0)
+    return NULL;
+  rp_req *r = inbr_record(real, w, fn);
+  r->persistent = 1;
+  r->active = 0;
+  r->nbr = 1;
+  r->comm = comm;
+  r->ubytes = d;
+  r->nbr_slots = slots;
+  return r;
+}
+
+void rp_pnbr_start(rp_req *r) {
+  free(r->nbr_in); /* a start whose completion was never seen */
+  r->nbr_in = NULL;
+  inbr_exchange(r, r->comm, r->nbr_slots, r->ubytes);
 }
 
 void rp_inbr_done(rp_req *r) {

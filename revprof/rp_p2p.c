@@ -596,6 +596,8 @@ void rp_req_start(rp_req *r) {
   r->unpacked = 0;
   if (r->kind == RP_REQ_SEND)
     send_stamp(r);
+  else if (r->kind == RP_REQ_COLL && r->nbr)
+    rp_pnbr_start(r); /* a persistent neighbourhood collective */
   else if (r->kind == RP_REQ_COLL)
     rp_pcoll_start(r); /* a persistent collective */
   else if (r->kind == RP_REQ_PSEND || r->kind == RP_REQ_PRECV)
