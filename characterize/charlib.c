@@ -28,6 +28,10 @@
     "(default all; names as in --list, case ignored)")                         \
   X(EXCLUDE, NULL, "--exclude", "LIST", "functions not to time")               \
   X(LIST, NULL, "--list", NULL, "print the functions and what is timed, exit") \
+  X(IO_DIR, NULL, "--io-dir", "DIR",                                           \
+    "also time file I/O (MPI_File_open, _close, _write_at, _read_at\n"         \
+    "and their _all forms) on the file system of DIR, which must\n"            \
+    "exist and be writable; without it they are not timed")                    \
   X(SIZES, NULL, "--sizes", "MIN:MAX",                                         \
     "message sizes in bytes: MIN, powers of two between, MAX\n"                \
     "(0 adds d = 0; suffixes K M G = KiB MiB GiB; one value = only it)")       \
@@ -100,7 +104,7 @@ static const struct opt_row {
 void rp_char_options_init(rp_char_options *o, rp_preset preset) {
   memset(o, 0, sizeof *o);
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
-    o->fn_on[i] = 1;
+    o->fn_on[i] = !rp_char_fn_io((revprof_fn)i); /* I/O: with io_dir only */
   o->preset = preset;
   o->smin = 0;
   o->smax = 4L << 20;
@@ -281,9 +285,11 @@ static revprof_fn fn_lookup_nocase(const char *name) {
   return REVPROF_FN_COUNT;
 }
 
-/* Sets on[fn] = val for each name in the comma list s ("all" = every one). */
+/* Sets on[fn] = val for each name in the comma list s ("all" = every one);
+ * named[fn] = 1 for each name given as such (named may be NULL). */
 static int parse_functions(const char *s, unsigned char *on, int val,
-                           const char *opt, char *err, size_t errlen) {
+                           unsigned char *named, const char *opt, char *err,
+                           size_t errlen) {
   char buf[2048];
   if (strlen(s) >= sizeof buf) {
     rp_errf(err, errlen, "%s: list too long", opt);
@@ -313,6 +319,8 @@ static int parse_functions(const char *s, unsigned char *on, int val,
       return REVPROF_ENOFUNC;
     }
     on[fn] = (unsigned char)val;
+    if (named)
+      named[fn] = 1;
     n++;
   }
   if (n == 0) {
@@ -439,8 +447,10 @@ static int find_option(const char *arg, const char **inline_val) {
   return -1;
 }
 
+/* Applies option id with value v (NULL for flags) to o; named gets the
+ * functions named in the last --functions (for the --io-dir rule). */
 static int apply_option(int id, const char *v, rp_char_options *o,
-                        char *err, size_t errlen) {
+                        unsigned char *named, char *err, size_t errlen) {
   const char *name = opt_table[id].longname;
   long l;
   switch ((enum opt_id)id) {
@@ -453,13 +463,21 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     return 0;
   case OPT_FUNCTIONS: {
     unsigned char on[REVPROF_FN_COUNT] = {0};
-    int rc = parse_functions(v, on, 1, name, err, errlen);
+    memset(named, 0, REVPROF_FN_COUNT);
+    int rc = parse_functions(v, on, 1, named, name, err, errlen);
     if (rc == 0)
       memcpy(o->fn_on, on, sizeof on);
     return rc;
   }
   case OPT_EXCLUDE:
-    return parse_functions(v, o->fn_on, 0, name, err, errlen);
+    return parse_functions(v, o->fn_on, 0, NULL, name, err, errlen);
+  case OPT_IO_DIR:
+    if (*v == '\0' || strlen(v) >= sizeof o->io_dir) {
+      rp_errf(err, errlen, "%s: directory name empty or too long", name);
+      return REVPROF_EINVAL;
+    }
+    snprintf(o->io_dir, sizeof o->io_dir, "%s", v);
+    return 0;
   case OPT_SIZES:
     return parse_sizes(v, o, err, errlen);
   case OPT_PROCS:
@@ -593,6 +611,10 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
       i++; /* skip the value */
   }
   rp_char_options_init(o, preset);
+  unsigned char named[REVPROF_FN_COUNT] = {0};
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    if (rp_char_fn_io((revprof_fn)i))
+      o->fn_on[i] = 1; /* requested; --io-dir decides below */
   for (int i = 1; i < argc; i++) {
     int id = find_option(argv[i], &iv);
     if (id == OPT_HELP) /* --help wins over any error */
@@ -622,9 +644,20 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
         return REVPROF_EINVAL;
       }
     }
-    int rc = apply_option(id, v, o, err, errlen);
+    int rc = apply_option(id, v, o, named, err, errlen);
     if (rc)
       return rc;
+  }
+  for (int i = 0; i < REVPROF_FN_COUNT && o->io_dir[0] == '\0'; i++) {
+    if (!rp_char_fn_io((revprof_fn)i))
+      continue;
+    if (named[i] && o->fn_on[i]) {
+      rp_errf(err, errlen, "--functions: %s needs --io-dir DIR (a writable "
+                           "directory on the file system to time it on)",
+              revprof_fn_name((revprof_fn)i));
+      return REVPROF_EINVAL;
+    }
+    o->fn_on[i] = 0; /* "all" without a directory: not timed */
   }
   if (o->min_reps > o->max_reps) {
     rp_errf(err, errlen, "--min-reps %ld is larger than --max-reps %ld",
@@ -682,10 +715,11 @@ void rp_char_usage(FILE *f) {
           "usage: mpirun -n N revprof-characterize [OPTIONS]\n"
           "       revprof characterize [-n N] [OPTIONS]\n"
           "\n"
-          "Times every MPI function of the model (see --list) over group "
-          "sizes p and\nmessage sizes d on this machine, writes DIR/raw.csv, "
-          "fits DIR/model.lua and\nwrites the datasheet to DIR/datasheet/. "
-          "Needs at least 2 ranks.\n\noptions:\n");
+          "Times every MPI function of the model (see --list; MPI-IO with "
+          "--io-dir) over\ngroup sizes p and message sizes d on this "
+          "machine, writes DIR/raw.csv, fits\nDIR/model.lua and writes the "
+          "datasheet to DIR/datasheet/. Needs at least 2 ranks.\n\n"
+          "options:\n");
   for (int i = 0; i < OPT_COUNT; i++) {
     const struct opt_row *r = &opt_table[i];
     char head[64];
@@ -729,11 +763,51 @@ static const char *kind_name(revprof_fn_kind k) {
                                                                 : "local";
 }
 
-/* Barriers, fences and lock/unlock have no data: only d = 0 is measured. */
+/* Barriers, fences, lock/unlock, file open and close have no data: only
+ * d = 0 is measured. */
 static int fn_has_data(revprof_fn fn) {
   return fn != REVPROF_FN_BARRIER && fn != REVPROF_FN_IBARRIER &&
          fn != REVPROF_FN_WIN_FENCE && fn != REVPROF_FN_WIN_LOCK &&
+         fn != REVPROF_FN_FILE_OPEN && fn != REVPROF_FN_FILE_CLOSE &&
          revprof_fn_kind_of(fn) != REVPROF_KIND_LOCAL;
+}
+
+int rp_char_fn_io(revprof_fn fn) {
+  return strncmp(revprof_fn_name(fn), "MPI_File_", 9) == 0;
+}
+
+int rp_char_all_on(const rp_char_options *o) {
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    if (!o->fn_on[i] && (o->io_dir[0] || !rp_char_fn_io((revprof_fn)i)))
+      return 0;
+  return 1;
+}
+
+/* statfs f_type values of <linux/magic.h> and the file systems' own
+ * headers (Lustre, GPFS, BeeGFS, ...), kept here so that the names do not
+ * depend on the kernel headers installed. ext2, ext3 and ext4 share one. */
+static const struct {
+  unsigned long magic;
+  const char *name;
+} fs_table[] = {
+    {0xEF53UL, "ext2/3/4"},      {0x58465342UL, "xfs"},
+    {0x9123683EUL, "btrfs"},     {0x01021994UL, "tmpfs"},
+    {0x6969UL, "nfs"},           {0x0BD00BD0UL, "lustre"},
+    {0x47504653UL, "gpfs"},      {0x19830326UL, "beegfs"},
+    {0x794C7630UL, "overlayfs"}, {0x2FC12FC1UL, "zfs"},
+    {0x00C36400UL, "ceph"},      {0x65735546UL, "fuse"},
+    {0xFF534D42UL, "cifs"},      {0xFE534D42UL, "smb2"},
+    {0xF2F52010UL, "f2fs"},      {0x858458F6UL, "ramfs"},
+    {0x20030528UL, "orangefs"},
+};
+
+void rp_char_fs_name(unsigned long f_type, char *buf, size_t len) {
+  for (size_t i = 0; i < sizeof fs_table / sizeof fs_table[0]; i++)
+    if (fs_table[i].magic == (f_type & 0xFFFFFFFFUL)) {
+      snprintf(buf, len, "%s", fs_table[i].name);
+      return;
+    }
+  snprintf(buf, len, "type 0x%lx", f_type);
 }
 
 void rp_char_list(FILE *f) {
@@ -746,8 +820,9 @@ void rp_char_list(FILE *f) {
                      : k == REVPROF_KIND_LOCAL ? "1, 0"
                      : fn_has_data(fn)         ? "procs, sizes"
                                                : "procs, 0";
-    fprintf(f, "%-26s %-5s %-9s %s\n", revprof_fn_name(fn), kind_name(k), pd,
-            revprof_fn_what(fn));
+    fprintf(f, "%-26s %-5s %-9s %s%s\n", revprof_fn_name(fn), kind_name(k),
+            pd, revprof_fn_what(fn),
+            rp_char_fn_io(fn) ? " (only with --io-dir DIR)" : "");
   }
 }
 
@@ -826,6 +901,8 @@ void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
   case REVPROF_FN_WTIME:
   case REVPROF_FN_WIN_LOCK:
   case REVPROF_FN_WIN_FENCE:
+  case REVPROF_FN_FILE_OPEN:
+  case REVPROF_FN_FILE_CLOSE:
     s = r = 0;
     break;
   default:
@@ -844,11 +921,9 @@ int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer) {
 
 void rp_char_describe(const rp_char_options *o, int world, char *buf,
                       size_t len) {
-  char fns[256] = "all";
-  int n = 0, on = 0;
-  for (int i = 0; i < REVPROF_FN_COUNT; i++)
-    on += o->fn_on[i];
-  if (on < REVPROF_FN_COUNT) {
+  char fns[256] = "all", io[1100] = "";
+  int n = 0;
+  if (!rp_char_all_on(o)) {
     fns[0] = '\0';
     for (int i = 0; i < REVPROF_FN_COUNT; i++)
       if (o->fn_on[i] && (size_t)n < sizeof fns)
@@ -863,12 +938,14 @@ void rp_char_describe(const rp_char_options *o, int world, char *buf,
   char budget[32] = "none";
   if (o->budget > 0)
     snprintf(budget, sizeof budget, "%g s", o->budget);
+  if (o->io_dir[0])
+    snprintf(io, sizeof io, "; io-dir %s", o->io_dir);
   snprintf(buf, len,
-           "preset %s; functions %s; sizes %ld:%ld B; "
+           "preset %s; functions %s%s; sizes %ld:%ld B; "
            "procs %d..%d (%d sizes); ranks %d; rse %g; point-time %g s; reps "
            "%ld..%ld; warmup %d; passes %d; sync %s; budget %s; jump %g, %d "
            "round(s) of %d; method %s; reductions MPI_UNSIGNED_CHAR/MPI_SUM",
-           preset_name(o->preset), fns, o->smin, o->smax,
+           preset_name(o->preset), fns, io, o->smin, o->smax,
            pfirst, plast, np, world, o->rse,
            o->point_time, o->min_reps, o->max_reps, o->warmup, o->passes,
            o->sync == RP_SYNC_WINDOW ? "window" : "barrier", budget, o->jump,

@@ -28,7 +28,8 @@ typedef enum rp_preset {
 } rp_preset;
 
 typedef struct rp_char_options {
-  unsigned char fn_on[REVPROF_FN_COUNT]; /* 1: measure this function */
+  unsigned char fn_on[REVPROF_FN_COUNT]; /* 1: measure this function; the
+                                            file I/O rows only with io_dir */
   long smin, smax;      /* message sizes, bytes; smin = 0 adds d = 0 */
   int pmin, pmax;       /* group sizes when nplist = 0; pmax 0 = default */
   int nplist;           /* entries of plist (an explicit --procs list) */
@@ -51,6 +52,8 @@ typedef struct rp_char_options {
   char method[16];      /* fitting method name: "default" or "paper" */
   char name[128];       /* machine name; "" = host name */
   char outdir[1024];    /* output directory */
+  char io_dir[1024];    /* --io-dir: where the file I/O rows are timed;
+                           "" = they are not */
   int raw_only;         /* stop after raw.csv */
   int no_datasheet;     /* fit and write the model, no datasheet */
   int no_pdf;           /* datasheet without running pdflatex */
@@ -64,9 +67,11 @@ typedef struct rp_char_options {
 void rp_char_options_init(rp_char_options *o, rp_preset preset);
 
 /* Parses argv[1..argc-1] into o. Presets (--quick, --full) are applied
- * first wherever they stand; every other option overrides them. Returns 0,
- * or REVPROF_EINVAL / REVPROF_ERANGE / REVPROF_ENOFUNC with a message that
- * names the option at fault. */
+ * first wherever they stand; every other option overrides them. Without
+ * --io-dir the file I/O rows are dropped from "all" (the default), and
+ * naming one in --functions is an error. Returns 0, or REVPROF_EINVAL /
+ * REVPROF_ERANGE / REVPROF_ENOFUNC with a message that names the option at
+ * fault. */
 int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
                   size_t errlen);
 
@@ -78,8 +83,20 @@ int rp_char_validate(const rp_char_options *o, int world, char *err,
 /* Prints the option list (every option the parser knows) to f. */
 void rp_char_usage(FILE *f);
 
-/* Prints the function table: name, kind, what is timed, sizes used. */
+/* Prints the function table: name, kind, what is timed, sizes used; the
+ * file I/O rows say that they need --io-dir. */
 void rp_char_list(FILE *f);
+
+/* 1 for the file I/O rows (MPI_File_*): timed only with --io-dir. */
+int rp_char_fn_io(revprof_fn fn);
+
+/* 1 when o times every function it can: all of the table, the file I/O
+ * rows only when io_dir is set ("all" in messages and notes). */
+int rp_char_all_on(const rp_char_options *o);
+
+/* Name of a file system from statfs's f_type: "ext2/3/4", "xfs", "nfs",
+ * "lustre", ... or "type 0x..." for one not in the table. Pure. */
+void rp_char_fs_name(unsigned long f_type, char *buf, size_t len);
 
 /* One-line summary of the settings (for model notes and run.txt). */
 void rp_char_describe(const rp_char_options *o, int world, char *buf,

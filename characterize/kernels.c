@@ -4,6 +4,7 @@
  * set up before the synchronization and completed after the clock stops. */
 #include "kernels.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,6 +302,140 @@ static double run_neighbor_alltoall(rp_kctx *k, double t0) {
 }
 #endif
 
+/* ------------------------------------------------------------- file I/O */
+
+#ifndef RP_SMPI /* SimGrid 3.32's SMPI declares MPI-IO, but aborts on a host
+                   without a simulated disk and crashed writing on one */
+#define IO_MODE (MPI_MODE_CREATE | MPI_MODE_RDWR)
+
+/* A call on the point's file failed while timing, after rp_kctx_init found
+ * the file usable (file system full or gone): measuring cannot go on. */
+static void io_fatal(const rp_kctx *k, const char *call, int rc) {
+  char msg[MPI_MAX_ERROR_STRING] = "";
+  int n = 0;
+  MPI_Error_string(rc, msg, &n);
+  fprintf(stderr, "revprof-characterize: %s on %s failed: %s\n", call,
+          k->path, msg);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* Removes the point's file once every member has closed it. */
+static void io_remove(rp_kctx *k) {
+  MPI_Barrier(k->comm);
+  if (k->rank == 0)
+    MPI_File_delete(k->path, MPI_INFO_NULL);
+}
+
+/* Each repetition opens (and creates) a new file; closed and removed
+ * after the clock stops. */
+static double run_file_open(rp_kctx *k, double t0) {
+  int rc = MPI_File_open(k->comm, k->path, IO_MODE, MPI_INFO_NULL, &k->fh);
+  double t = since(t0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_open", rc);
+  return t;
+}
+
+static void close_and_remove(rp_kctx *k) {
+  int rc = MPI_File_close(&k->fh);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_close", rc);
+  io_remove(k);
+}
+
+/* The file MPI_File_close closes, opened before the synchronization. */
+static void open_ahead(rp_kctx *k) {
+  int rc = MPI_File_open(k->comm, k->path, IO_MODE, MPI_INFO_NULL, &k->fh);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_open", rc);
+}
+
+static double run_file_close(rp_kctx *k, double t0) {
+  int rc = MPI_File_close(&k->fh);
+  double t = since(t0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_close", rc);
+  return t;
+}
+
+/* MPI_File_write_at, _read_at or their _all forms (k->fn): d bytes at this
+ * rank's own offset rank * d of the file kept open over the point */
+static double run_file_rw(rp_kctx *k, double t0) {
+  MPI_Offset at = (MPI_Offset)k->rank * k->count;
+  int rc;
+  if (k->fn == REVPROF_FN_FILE_WRITE_AT)
+    rc = MPI_File_write_at(k->fh, at, k->sbuf, k->count, MPI_BYTE,
+                           MPI_STATUS_IGNORE);
+  else if (k->fn == REVPROF_FN_FILE_READ_AT)
+    rc = MPI_File_read_at(k->fh, at, k->rbuf, k->count, MPI_BYTE,
+                          MPI_STATUS_IGNORE);
+  else if (k->fn == REVPROF_FN_FILE_WRITE_AT_ALL)
+    rc = MPI_File_write_at_all(k->fh, at, k->sbuf, k->count, MPI_BYTE,
+                               MPI_STATUS_IGNORE);
+  else
+    rc = MPI_File_read_at_all(k->fh, at, k->rbuf, k->count, MPI_BYTE,
+                              MPI_STATUS_IGNORE);
+  double t = since(t0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, revprof_fn_name(k->fn), rc);
+  return t;
+}
+
+/* A failure while setting a point up: said once per process, the point is
+ * left out (run.txt lists it) and the run goes on. */
+static int io_setup_failed(const rp_kctx *k, const char *call, int rc) {
+  static int said;
+  char msg[MPI_MAX_ERROR_STRING] = "";
+  int n = 0;
+  MPI_Error_string(rc, msg, &n);
+  if (!said)
+    fprintf(stderr, "revprof-characterize: %s on %s failed: %s; points "
+                    "whose file cannot be set up are left out (run.txt)\n",
+            call, k->path, msg);
+  said = 1;
+  return REVPROF_EIO;
+}
+
+/* Names the point's file (rank 0 numbers it) and opens it on every member.
+ * Reads and writes keep it open with their regions written once, so that
+ * each repetition reads existing data or overwrites it. A collective read
+ * may read other members' data for them, so for it the data are synced
+ * first (MPI's sync-barrier-sync; an independent read reads its own rank's
+ * writes, visible without). Open and close try the file once and remove
+ * it; their repetitions make their own. */
+static int io_init(rp_kctx *k, rp_io_place *io, int ok) {
+  long seq = k->rank == 0 ? ++io->seq : 0;
+  MPI_Bcast(&seq, 1, MPI_LONG, 0, k->comm);
+  snprintf(k->path, sizeof k->path, "%s/revprof-io-%ld-%ld.dat", io->dir,
+           io->tag, seq);
+  int rc = MPI_File_open(k->comm, k->path, IO_MODE, MPI_INFO_NULL, &k->fh);
+  if (rc != MPI_SUCCESS) {
+    k->fh = MPI_FILE_NULL;
+    return io_setup_failed(k, "MPI_File_open", rc);
+  }
+  if (k->fn == REVPROF_FN_FILE_OPEN || k->fn == REVPROF_FN_FILE_CLOSE) {
+    rc = MPI_File_close(&k->fh);
+    io_remove(k);
+    return rc == MPI_SUCCESS ? 0 : io_setup_failed(k, "MPI_File_close", rc);
+  }
+  int rw = MPI_SUCCESS, s1 = MPI_SUCCESS, s2 = MPI_SUCCESS;
+  int shared = k->fn == REVPROF_FN_FILE_READ_AT_ALL;
+  if (ok)
+    rw = MPI_File_write_at(k->fh, (MPI_Offset)k->rank * k->count, k->sbuf,
+                           k->count, MPI_BYTE, MPI_STATUS_IGNORE);
+  if (shared) /* collective: every member, ok or not */
+    s1 = MPI_File_sync(k->fh);
+  MPI_Barrier(k->comm);
+  if (shared)
+    s2 = MPI_File_sync(k->fh);
+  if (rw != MPI_SUCCESS)
+    return io_setup_failed(k, "MPI_File_write_at", rw);
+  if (s1 != MPI_SUCCESS || s2 != MPI_SUCCESS)
+    return io_setup_failed(k, "MPI_File_sync", s1 != MPI_SUCCESS ? s1 : s2);
+  return 0;
+}
+#endif
+
 /* ---------------------------------------------------------------- table */
 
 static const rp_kernel kernels[REVPROF_FN_COUNT] = {
@@ -340,6 +475,12 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
 #ifndef RP_SMPI
     [REVPROF_FN_NEIGHBOR_ALLGATHER] = {NULL, run_neighbor_allgather, NULL},
     [REVPROF_FN_NEIGHBOR_ALLTOALL] = {NULL, run_neighbor_alltoall, NULL},
+    [REVPROF_FN_FILE_OPEN] = {NULL, run_file_open, close_and_remove},
+    [REVPROF_FN_FILE_CLOSE] = {open_ahead, run_file_close, io_remove},
+    [REVPROF_FN_FILE_WRITE_AT] = {NULL, run_file_rw, NULL},
+    [REVPROF_FN_FILE_READ_AT] = {NULL, run_file_rw, NULL},
+    [REVPROF_FN_FILE_WRITE_AT_ALL] = {NULL, run_file_rw, NULL},
+    [REVPROF_FN_FILE_READ_AT_ALL] = {NULL, run_file_rw, NULL},
 #endif
 };
 
@@ -390,7 +531,8 @@ static unsigned char *buffer(size_t bytes, int val) {
   return p;
 }
 
-int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
+int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d,
+                 rp_io_place *io) {
   size_t s, r;
   memset(k, 0, sizeof *k);
   k->fn = fn;
@@ -398,6 +540,7 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
   k->req = MPI_REQUEST_NULL;
   k->win = MPI_WIN_NULL;
   k->graph = MPI_COMM_NULL;
+  k->fh = MPI_FILE_NULL;
   MPI_Comm_rank(comm, &k->rank);
   MPI_Comm_size(comm, &k->size);
   k->count = (int)d;
@@ -413,6 +556,13 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d) {
 #ifndef RP_SMPI
   if (fn == REVPROF_FN_NEIGHBOR_ALLGATHER || fn == REVPROF_FN_NEIGHBOR_ALLTOALL)
     k->graph = complete_graph(comm, k->rank, k->size);
+  if (rp_char_fn_io(fn)) { /* collective: every member, whatever ok says */
+    int rc = io && io->dir ? io_init(k, io, ok) : REVPROF_EINVAL;
+    if (rc != 0)
+      return rc;
+  }
+#else
+  (void)io;
 #endif
   if (!ok)
     return REVPROF_ENOMEM;
@@ -428,6 +578,12 @@ void rp_kctx_free(rp_kctx *k) {
     MPI_Win_free(&k->win);
   if (k->graph != MPI_COMM_NULL)
     MPI_Comm_free(&k->graph);
+#ifndef RP_SMPI
+  if (k->fh != MPI_FILE_NULL) { /* reads and writes: open over the point */
+    MPI_File_close(&k->fh);
+    io_remove(k);
+  }
+#endif
   free(k->sbuf);
   free(k->rbuf);
   free(k->counts);

@@ -10,6 +10,7 @@
 
 #define RP_NOT_TIMED (-1.0) /* this rank's time does not count */
 #define RP_WTIME_CALLS 100  /* MPI_Wtime calls per repetition */
+#define RP_IO_PATH 1152     /* --io-dir (under 1024 bytes) + a file name */
 
 /* One point's buffers and arguments on one rank of its group. */
 typedef struct rp_kctx {
@@ -25,7 +26,21 @@ typedef struct rp_kctx {
                            comm; MPI_WIN_NULL otherwise */
   MPI_Comm graph;       /* neighbourhood collectives: comm as a complete
                            distributed graph; MPI_COMM_NULL otherwise */
+  MPI_File fh;          /* file I/O: the point's file while open (across
+                           the repetitions of reads and writes; one
+                           repetition for open and close); else
+                           MPI_FILE_NULL */
+  char path[RP_IO_PATH]; /* file I/O: the point's file; else "" */
 } rp_kctx;
+
+/* Where the file I/O rows put their files: DIR/revprof-io-TAG-SEQ.dat, one
+ * per point. Every group's rank 0 is world rank 0, which counts seq and
+ * sends it to the group, so the members agree on the name. */
+typedef struct rp_io_place {
+  const char *dir; /* --io-dir; NULL when no file I/O is timed */
+  long tag;        /* world rank 0's process id, the same on every rank */
+  long seq;        /* files named so far (meaningful on world rank 0) */
+} rp_io_place;
 
 /* The three phases of one repetition. pre runs before the synchronization,
  * run is timed: it returns the seconds this rank spent since t0 (its local
@@ -40,11 +55,16 @@ typedef struct rp_kernel {
 /* Kernel of fn; NULL when there is none (a table row without a kernel). */
 const rp_kernel *rp_kernel_get(revprof_fn fn);
 
-/* Allocates and touches the buffers for fn with d bytes on comm, and for a
- * one-sided fn creates the window (collective over comm, even when this
- * rank's buffers failed). Returns 0 or REVPROF_ENOMEM; rp_kctx_free must
- * follow on every member either way (it frees the window collectively). */
-int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d);
+/* Allocates and touches the buffers for fn with d bytes on comm, for a
+ * one-sided fn creates the window, and for a file I/O fn opens the point's
+ * file in io (collective over comm, even when this rank's buffers failed):
+ * reads and writes keep it open, a read's data written first; open and
+ * close try it once and remove it. Returns 0, REVPROF_ENOMEM or
+ * REVPROF_EIO (the file cannot be opened or written: said on stderr once);
+ * rp_kctx_free must follow on every member either way (it frees the window
+ * and closes and removes the file collectively). */
+int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d,
+                 rp_io_place *io);
 void rp_kctx_free(rp_kctx *k);
 
 #endif

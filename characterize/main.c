@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +53,8 @@ typedef struct run {
   uint64_t seed;
   MPI_Comm *comm_p; /* [p]: ranks 0..p-1; MPI_COMM_NULL outside or unused */
   MPI_Comm p2p;     /* ranks 0 and --peer */
+  rp_io_place io;   /* file I/O rows: --io-dir, file names */
+  char io_fs[256];  /* rank 0: file system of --io-dir, "" without */
   double slack;     /* window sync: lead time of the agreed start, s */
   long on_time;     /* window sync: repetitions in a row that were on time */
   double *samples, *work; /* repetition maxima of the current point */
@@ -137,6 +142,47 @@ static int check_outdir(const char *dir, char *err, size_t errlen) {
              strerror(saved));
     return -1;
   }
+  return 0;
+}
+
+/* --io-dir: dir must be a directory in which a file can be created (the
+ * file I/O rows make theirs there); its file system is named into fs,
+ * e.g. "ext2/3/4 at /tmp" (statfs's type, the resolved path). */
+static int check_iodir(const char *dir, char *fs, size_t fslen, char *err,
+                       size_t errlen) {
+  struct stat st;
+  char probe[PATHLEN], type[64] = "unknown type";
+  if (stat(dir, &st) != 0) {
+    rp_errf(err, errlen, "--io-dir %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    rp_errf(err, errlen, "--io-dir %s: not a directory", dir);
+    return -1;
+  }
+  snprintf(probe, sizeof probe, "%s/.revprof-io-probe-%ld", dir,
+           (long)getpid());
+  FILE *f = fopen(probe, "wx");
+  int ok = f != NULL && fputs("probe\n", f) >= 0;
+  if (f && fclose(f) != 0)
+    ok = 0;
+  int saved = errno;
+  remove(probe);
+  if (!ok) {
+    rp_errf(err, errlen, "--io-dir %s: cannot create a file there: %s", dir,
+            strerror(saved));
+    return -1;
+  }
+#ifdef __linux__
+  struct statfs sf;
+  if (statfs(dir, &sf) == 0)
+    rp_char_fs_name((unsigned long)sf.f_type, type, sizeof type);
+#endif
+  char *real = realpath(dir, NULL);
+  int n = snprintf(fs, fslen, "%s at %s", type, real ? real : dir);
+  if (n >= (int)fslen && fslen > 4) /* a long path: its start, marked */
+    memcpy(fs + fslen - 4, "...", 4);
+  free(real);
   return 0;
 }
 
@@ -249,7 +295,7 @@ static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
                    rp_stats *st, rp_stop *why) {
   const rp_kernel *K = rp_kernel_get(s->fn);
   rp_kctx k;
-  int ok = rp_kctx_init(&k, s->fn, c, s->d) == 0, all_ok;
+  int ok = rp_kctx_init(&k, s->fn, c, s->d, &r->io) == 0, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c);
   if (!all_ok) {
     rp_kctx_free(&k); /* every member: it may hold a window */
@@ -566,6 +612,8 @@ static int write_summary(const run *r, const char *path, double seconds,
              "ranks: %d\nwtick: %g s\nmeasuring time: %.1f s\n",
           desc, (unsigned long long)r->seed, mpi, host, date, r->world,
           MPI_Wtick(), seconds);
+  if (r->io_fs[0])
+    fprintf(f, "file system: %s (--io-dir)\n", r->io_fs);
   fprintf(f, "points measured: %zu (%zu at extra sizes)\n", r->nres,
           r->nextra);
   fprintf(f, "stopped by: rse target %zu, time cap %zu, max reps %zu\n",
@@ -622,6 +670,8 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
   else if (gethostname(m->machine_name, sizeof m->machine_name - 1) != 0)
     snprintf(m->machine_name, sizeof m->machine_name, "unknown");
   mpi_library(m->machine_mpi, sizeof m->machine_mpi);
+  snprintf(m->machine_filesystem, sizeof m->machine_filesystem, "%s",
+           raw->machine_filesystem);
   today(m->machine_date, sizeof m->machine_date);
   m->machine_ranks = r->world;
   rp_char_describe(&r->o, r->world, notes, sizeof notes);
@@ -720,6 +770,8 @@ static int finish(run *r) {
   else if (gethostname(raw->machine_name, sizeof raw->machine_name - 1) != 0)
     raw->machine_name[0] = '\0';
   mpi_library(raw->machine_mpi, sizeof raw->machine_mpi);
+  snprintf(raw->machine_filesystem, sizeof raw->machine_filesystem, "%s",
+           r->io_fs);
   today(raw->machine_date, sizeof raw->machine_date);
   raw->machine_ranks = r->world;
   rp_char_describe(&r->o, r->world, raw->machine_notes,
@@ -791,6 +843,14 @@ static void make_groups(run *r) {
   }
 }
 
+/* 1 when a file I/O row is to be timed. */
+static int io_timed(const rp_char_options *o) {
+  int io = 0;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    io |= o->fn_on[i] && rp_char_fn_io((revprof_fn)i);
+  return io;
+}
+
 /* Everything after the checks: plan, groups, sweeps, outputs. */
 static int characterize(run *r) {
   char err[ERRLEN] = "";
@@ -801,6 +861,12 @@ static int characterize(run *r) {
                                              << 16);
   MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   r->seed = seed;
+  if (io_timed(&r->o)) { /* file names: world rank 0's pid, everywhere */
+    long tag = (long)getpid();
+    MPI_Bcast(&tag, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    r->io.dir = r->o.io_dir;
+    r->io.tag = tag;
+  }
   int rc = rp_char_plan_build(&r->o, r->world, &plan, err, sizeof err);
   if (rc != 0) { /* same on every rank */
     if (r->rank == 0)
@@ -874,16 +940,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, PROG ": %s\n", err);
     status = 2;
   } else {
-    int verdict = 0, on = 0;
-    for (int i = 0; i < REVPROF_FN_COUNT; i++)
-      on += r.o.fn_on[i];
-    for (int i = 0; on == REVPROF_FN_COUNT && i < REVPROF_FN_COUNT; i++)
-      if (rp_kernel_get((revprof_fn)i) == NULL) { /* "all": what this
-                                                     build can time */
-        r.o.fn_on[i] = 0;
+    int verdict = 0, all = rp_char_all_on(&r.o);
+    for (int i = 0; all && i < REVPROF_FN_COUNT; i++)
+      if (r.o.fn_on[i] && rp_kernel_get((revprof_fn)i) == NULL) {
+        r.o.fn_on[i] = 0; /* "all": what this build can time */
         if (r.rank == 0 && r.o.verbose >= 0)
           fprintf(stderr, PROG ": %s is not timed: this build has no "
-                          "kernel for it (SimGrid does not implement it)\n",
+                          "kernel for it (SimGrid's SMPI cannot run it)\n",
                   revprof_fn_name((revprof_fn)i));
       }
     for (int i = 0; i < REVPROF_FN_COUNT; i++)
@@ -902,13 +965,17 @@ int main(int argc, char **argv) {
       if (r.o.np && r.o.np != r.world)
         fprintf(stderr, PROG ": note: -n %d ignored, %d ranks were "
                             "launched\n", r.o.np, r.world);
-      if (check_outdir(r.o.outdir, err, sizeof err) != 0) {
+      if (io_timed(&r.o) && check_iodir(r.o.io_dir, r.io_fs, sizeof r.io_fs,
+                                        err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        verdict = 2; /* bad usage: before anything is written */
+      } else if (check_outdir(r.o.outdir, err, sizeof err) != 0) {
         fprintf(stderr, PROG ": %s\n", err);
         verdict = 1;
       }
     }
     MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    status = verdict ? 1 : characterize(&r);
+    status = verdict ? verdict : characterize(&r);
   }
   free_run(&r);
   MPI_Finalize();

@@ -1028,6 +1028,9 @@ static int write_csv(const sheet *s, const char *path) {
 
 /* One sentence on what p and d mean for fn's kind, as LaTeX. */
 static const char *kind_text(revprof_fn fn) {
+  if (strncmp(revprof_fn_name(fn), "MPI_File_", 9) == 0)
+    return "File I/O: a group of $p$ ranks shares one file, on the file "
+           "system named under Machine.";
   switch (revprof_fn_kind_of(fn)) {
   case REVPROF_KIND_P2P:
     return "Point-to-point between two ranks ($p = 2$); $d$ is the message "
@@ -1106,6 +1109,8 @@ static void tex_machine(const sheet *s, FILE *f) {
         "\\begin{tabular}{@{}>{\\bfseries}lp{12.5cm}@{}}\n\\toprule\n", f);
   tex_row(f, "Machine", m->machine_name);
   tex_row(f, "MPI library", m->machine_mpi);
+  if (m->machine_filesystem[0]) /* models with file I/O rows */
+    tex_row(f, "File system", m->machine_filesystem);
   tex_row(f, "Characterized", m->machine_date);
   if (m->machine_ranks > 0)
     fprintf(f, "Ranks & %d \\\\\n", m->machine_ranks);

@@ -22,8 +22,9 @@ typedef struct loader {
 
 static const char *const top_keys[] = {"format", "machine", "method",
                                        "functions", "overhead", NULL};
-static const char *const machine_keys[] = {"name", "mpi", "date", "ranks",
-                                           "notes", "compute_spread", NULL};
+static const char *const machine_keys[] = {"name",  "mpi",   "filesystem",
+                                           "date",  "ranks", "notes",
+                                           "compute_spread", NULL};
 static const char *const regime_keys[] = {"dmin", "dmax", "form", "avg",
                                           "err", "min", "max", "n",
                                           "cv_error", NULL};
@@ -459,6 +460,9 @@ static int load_top(loader *ld, revprof_model *m) {
                          sizeof m->machine_name)) ||
         (rc = get_string(ld, mi, "mpi", "machine", 0, m->machine_mpi,
                          sizeof m->machine_mpi)) ||
+        (rc = get_string(ld, mi, "filesystem", "machine", 0,
+                         m->machine_filesystem,
+                         sizeof m->machine_filesystem)) ||
         (rc = get_string(ld, mi, "date", "machine", 0, m->machine_date,
                          sizeof m->machine_date)) ||
         (rc = get_string(ld, mi, "notes", "machine", 0, m->machine_notes,
@@ -595,6 +599,10 @@ int revprof_model_write_stream(const revprof_model *m, FILE *f) {
   write_string(f, m->machine_name);
   fprintf(f, ",\n    mpi = ");
   write_string(f, m->machine_mpi);
+  if (m->machine_filesystem[0]) { /* models without file I/O: none */
+    fprintf(f, ",\n    filesystem = ");
+    write_string(f, m->machine_filesystem);
+  }
   fprintf(f, ",\n    date = ");
   write_string(f, m->machine_date);
   fprintf(f, ",\n    ranks = %d,\n", m->machine_ranks);

@@ -128,6 +128,8 @@ static void machine_comment(revprof_raw *r, const char *line) {
        sizeof r->machine_name},
       {"# machine.mpi: ", offsetof(revprof_raw, machine_mpi),
        sizeof r->machine_mpi},
+      {"# machine.filesystem: ", offsetof(revprof_raw, machine_filesystem),
+       sizeof r->machine_filesystem},
       {"# machine.date: ", offsetof(revprof_raw, machine_date),
        sizeof r->machine_date},
       {"# machine.notes: ", offsetof(revprof_raw, machine_notes),
@@ -291,6 +293,8 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
     fprintf(f, "# machine.name: %s\n", r->machine_name);
   if (r->machine_mpi[0])
     fprintf(f, "# machine.mpi: %s\n", r->machine_mpi);
+  if (r->machine_filesystem[0])
+    fprintf(f, "# machine.filesystem: %s\n", r->machine_filesystem);
   if (r->machine_date[0])
     fprintf(f, "# machine.date: %s\n", r->machine_date);
   if (r->machine_ranks > 0)

@@ -120,6 +120,8 @@ typedef struct revprof_overhead {
 typedef struct revprof_model {
   char machine_name[128];
   char machine_mpi[128];  /* MPI library and version measured */
+  char machine_filesystem[256]; /* where the file I/O rows were measured,
+                                   e.g. "ext2/3/4 at /tmp"; "" unknown */
   char machine_date[32];  /* ISO 8601 date of the characterization */
   char machine_notes[512];
   int machine_ranks;      /* ranks used to characterize; 0 if unknown */
@@ -236,14 +238,15 @@ typedef struct revprof_point {
 } revprof_point;
 
 /* The machine a raw file was measured on: '# machine.KEY: value' comment
- * lines (KEY name, mpi, date, ranks, notes) right after the header line,
- * written by characterize and read back by 'revprof fit' (read anywhere).
- * Empty / 0 when absent. */
+ * lines (KEY name, mpi, filesystem, date, ranks, notes) right after the
+ * header line, written by characterize and read back by 'revprof fit'
+ * (read anywhere). Empty / 0 when absent. */
 typedef struct revprof_raw {
   size_t n, cap;
   revprof_point *pt;
   char machine_name[128];
   char machine_mpi[128];
+  char machine_filesystem[256]; /* of the file I/O rows (--io-dir) */
   char machine_date[32];
   char machine_notes[512];
   int machine_ranks;

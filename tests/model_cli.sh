@@ -1,7 +1,8 @@
 #!/bin/sh
 # The 'revprof fit' and 'revprof model' subcommands on the shipped data:
 # ranges written by fit, 'extrapolated' marked by model eval, a refit that
-# keeps the machine and overhead (--like), and bad inputs rejected.
+# keeps the machine and overhead (--like) and names the file system of the
+# MPI-IO rows, and bad inputs rejected.
 #   model_cli.sh REVPROF SOURCE_DIR
 set -u
 rp=$1 src=$2
@@ -40,6 +41,9 @@ grep -q 'name = "debian12-2core-vm"' "$tmp/m.lua" || fail "fit --like lost the m
 grep -q 'mpi_wrapper = ' "$tmp/m.lua" || fail "fit --like lost the overhead table"
 grep -q 'range = { p = { 2, 2 }, d = { 0, 4194304 } }' "$tmp/m.lua" || fail "fit wrote no range"
 grep -q 'compute_spread = 0.15,' "$tmp/m.lua" || fail "fit --like did not keep compute_spread = 0.15: $(grep compute_spread "$tmp/m.lua")"
+# the MPI-IO rows' file system comes from the raw data's '# machine.filesystem'
+grep -q 'filesystem = "ext2/3/4 at /tmp",' "$tmp/m.lua" || fail "fit --like did not name the file system: $(grep filesystem "$tmp/m.lua")"
+"$rp" model show "$tmp/m.lua" | grep -q "^file system: ext2/3/4 at /tmp" || fail "model show does not name the file system"
 # a refit of a refit says 'fitted by' once
 "$rp" fit "$ship.csv" --like "$tmp/m.lua" -o "$tmp/m1.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "second fit --like failed"; }
 "$rp" fit "$ship.csv" --like "$tmp/m1.lua" -o "$tmp/m1.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "third fit --like failed"; }

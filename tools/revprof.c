@@ -80,7 +80,10 @@ static void fit_usage(FILE *f) {
           "characterize\n"
           "writes at the top of RAW.csv; --like MODEL.lua takes it, and the "
           "overhead table,\n"
-          "from an existing model instead (to refit a model); --name "
+          "from an existing model instead (to refit a model; a "
+          "'# machine.filesystem'\n"
+          "line in RAW.csv still names the file system of its file I/O "
+          "rows); --name\n"
           "overrides the name.\n"
           "--method paper uses seed 003's 12 forms with a small/large split "
           "at --split\n"
@@ -154,9 +157,16 @@ static int cmd_fit(int argc, char **argv) {
                raw->machine_date);
       snprintf(m->machine_notes, sizeof m->machine_notes, "%s",
                raw->machine_notes);
+      snprintf(m->machine_filesystem, sizeof m->machine_filesystem, "%s",
+               raw->machine_filesystem);
       m->machine_ranks = raw->machine_ranks;
-    } else if (!like)
-      snprintf(m->machine_name, sizeof m->machine_name, "%s", in);
+    } else {
+      if (!like)
+        snprintf(m->machine_name, sizeof m->machine_name, "%s", in);
+      if (raw->machine_filesystem[0]) /* file I/O rows added to the data */
+        snprintf(m->machine_filesystem, sizeof m->machine_filesystem, "%s",
+                 raw->machine_filesystem);
+    }
     if (name)
       snprintf(m->machine_name, sizeof m->machine_name, "%s", name);
     /* a refit of the same data (--like the model it made) says so once */

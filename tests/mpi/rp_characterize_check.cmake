@@ -16,6 +16,12 @@
 #   -DNP=n -DFUNCTIONS=all|any|LIST   for rp_raw_check
 #   -DRAWCHECK=path -DREVPROF=path -DREGEX=... -DMAKE_FILE=path (created
 #   as a plain file first, to make an output path that cannot be a folder)
+#   -DEXIT=n          fail: the exit status must be n; 2 (bad usage) also
+#                     means OUT must not even be created
+#   -DIODIR=dir       the --io-dir of ARGS: made empty first, and empty
+#                     again afterwards (every file I/O file removed); in
+#                     model mode the model must have each of FUNCTIONS and
+#                     name the file system
 cmake_minimum_required(VERSION 3.18)
 
 set(cmd ${LAUNCHER})
@@ -29,6 +35,10 @@ if(OUT)
 endif()
 if(MAKE_FILE)
   file(WRITE ${MAKE_FILE} "a plain file, not a directory\n")
+endif()
+if(IODIR)
+  file(REMOVE_RECURSE ${IODIR})
+  file(MAKE_DIRECTORY ${IODIR})
 endif()
 list(JOIN cmd " " shown)
 message("running: ${shown}")
@@ -62,6 +72,14 @@ function(check_raw)
   endif()
 endfunction()
 
+# Every file the file I/O rows made in IODIR is gone (probe included).
+function(check_iodir_empty)
+  file(GLOB left LIST_DIRECTORIES true ${IODIR}/* ${IODIR}/.*)
+  if(left)
+    fail_test("files left in --io-dir ${IODIR}: ${left}")
+  endif()
+endfunction()
+
 function(check_model path)
   execute_process(COMMAND ${REVPROF} model check ${path}
                   RESULT_VARIABLE mrc OUTPUT_VARIABLE mout
@@ -72,9 +90,19 @@ function(check_model path)
   endif()
 endfunction()
 
+if(IODIR)
+  check_iodir_empty()
+endif()
+
 if(MODE STREQUAL "fail" OR MODE STREQUAL "keep")
   if(rc EQUAL 0)
     fail_test("exit status 0, expected a failure")
+  endif()
+  if(NOT "${EXIT}" STREQUAL "" AND NOT rc EQUAL EXIT)
+    fail_test("exit status ${rc}, expected ${EXIT}")
+  endif()
+  if("${EXIT}" STREQUAL "2" AND OUT AND EXISTS ${OUT})
+    fail_test("${OUT} created despite the usage error")
   endif()
   if(NOT all MATCHES "${REGEX}")
     fail_test("output does not match '${REGEX}'")
@@ -104,6 +132,27 @@ if(MODE STREQUAL "raw")
   endif()
 elseif(MODE STREQUAL "model")
   check_model(${OUT}/model.lua)
+  if(IODIR)
+    file(READ ${OUT}/model.lua model)
+    string(REPLACE "," ";" fns "${FUNCTIONS}")
+    foreach(fn ${fns})
+      if(NOT model MATCHES "\n    ${fn} = {")
+        fail_test("model.lua has no ${fn}")
+      endif()
+    endforeach()
+    if(NOT model MATCHES "\n    filesystem = \"[^\"]+ at /[^\"]*\",")
+      fail_test("model.lua does not name the file system of --io-dir")
+    endif()
+    file(READ ${OUT}/raw.csv raw)
+    if(NOT raw MATCHES "\n# machine.filesystem: [^\n]+ at /")
+      fail_test("raw.csv does not name the file system of --io-dir")
+    endif()
+    execute_process(COMMAND ${REVPROF} model show ${OUT}/model.lua
+                    OUTPUT_VARIABLE show)
+    if(NOT show MATCHES "file system: [^\n]+ at /")
+      fail_test("'revprof model show' does not name the file system")
+    endif()
+  endif()
   if(NOT EXISTS ${OUT}/datasheet/datasheet.tex)
     fail_test("no ${OUT}/datasheet/datasheet.tex")
   endif()

@@ -55,8 +55,10 @@ static void test_characterize_parse_defaults(void **state) {
   rp_char_options o;
   char err[256];
   assert_int_equal(parse(&o, err, sizeof err, NULL), 0);
-  for (int i = 0; i < REVPROF_FN_COUNT; i++)
-    assert_int_equal(o.fn_on[i], 1);
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) /* file I/O: with --io-dir */
+    assert_int_equal(o.fn_on[i], !rp_char_fn_io((revprof_fn)i));
+  assert_string_equal(o.io_dir, "");
+  assert_true(rp_char_all_on(&o));
   assert_int_equal(o.smin, 0);
   assert_int_equal(o.smax, 4L << 20);
   assert_near(o.rse, 0.05, 1e-12);
@@ -196,6 +198,74 @@ static void test_characterize_parse_usage_errors(void **state) {
   assert_string_equal(o.name, "--quick");
 }
 
+/* The file I/O rows need --io-dir: "all" leaves them out without it,
+ * naming one is an error that names it and the option. */
+static void test_characterize_parse_io_dir(void **state) {
+  (void)state;
+  rp_char_options o;
+  char err[256] = "";
+  int nio = 0;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    nio += rp_char_fn_io((revprof_fn)i);
+  assert_int_equal(nio, 6);
+  assert_true(rp_char_fn_io(REVPROF_FN_FILE_OPEN));
+  assert_true(rp_char_fn_io(REVPROF_FN_FILE_READ_AT_ALL));
+  assert_false(rp_char_fn_io(REVPROF_FN_WIN_FENCE));
+  assert_int_equal(parse(&o, err, sizeof err, "--io-dir", "/scratch/me",
+                         NULL), 0);
+  assert_string_equal(o.io_dir, "/scratch/me");
+  for (int i = 0; i < REVPROF_FN_COUNT; i++)
+    assert_int_equal(o.fn_on[i], 1);
+  assert_true(rp_char_all_on(&o));
+  assert_int_equal(parse(&o, err, sizeof err, "--functions", "all", NULL), 0);
+  assert_false(o.fn_on[REVPROF_FN_FILE_WRITE_AT]);
+  assert_true(o.fn_on[REVPROF_FN_BCAST] && rp_char_all_on(&o));
+  assert_int_equal(parse(&o, err, sizeof err, "--functions",
+                         "MPI_File_read_at,MPI_Bcast", "--io-dir=io", NULL),
+                   0);
+  assert_true(o.fn_on[REVPROF_FN_FILE_READ_AT] && o.fn_on[REVPROF_FN_BCAST]);
+  assert_false(o.fn_on[REVPROF_FN_FILE_WRITE_AT] || rp_char_all_on(&o));
+  /* --exclude of a file I/O row is fine without a directory */
+  assert_int_equal(parse(&o, err, sizeof err, "--exclude",
+                         "MPI_File_open,MPI_Wtime", NULL), 0);
+  assert_false(o.fn_on[REVPROF_FN_FILE_OPEN] || o.fn_on[REVPROF_FN_WTIME]);
+  assert_int_equal(parse(&o, err, sizeof err, "--io-dir", "io", "--exclude",
+                         "MPI_File_open", NULL), 0);
+  assert_false(o.fn_on[REVPROF_FN_FILE_OPEN]);
+  assert_true(o.fn_on[REVPROF_FN_FILE_CLOSE]);
+  parse_bad(REVPROF_EINVAL, "MPI_File_write_at needs --io-dir DIR",
+            "--functions", "MPI_File_write_at", NULL);
+  parse_bad(REVPROF_EINVAL, "MPI_File_open needs --io-dir", "--functions",
+            "MPI_Bcast,mpi_file_open", NULL);
+  parse_bad(REVPROF_EINVAL, "--io-dir: directory name empty", "--io-dir",
+            "", NULL);
+  /* named, then excluded: not timed, so no directory is needed */
+  parse_bad(REVPROF_EINVAL, "no function left", "--functions",
+            "MPI_File_open", "--exclude", "MPI_File_open", NULL);
+}
+
+/* statfs type numbers to names; unknown ones in hexadecimal. */
+static void test_characterize_fs_names(void **state) {
+  (void)state;
+  char b[64];
+  const struct {
+    unsigned long magic;
+    const char *name;
+  } want[] = {{0xEF53UL, "ext2/3/4"},      {0x58465342UL, "xfs"},
+              {0x9123683EUL, "btrfs"},     {0x01021994UL, "tmpfs"},
+              {0x6969UL, "nfs"},           {0x0BD00BD0UL, "lustre"},
+              {0x47504653UL, "gpfs"},      {0x19830326UL, "beegfs"},
+              {0x794C7630UL, "overlayfs"}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    rp_char_fs_name(want[i].magic, b, sizeof b);
+    assert_string_equal(b, want[i].name);
+  }
+  rp_char_fs_name(0x12345UL, b, sizeof b);
+  assert_string_equal(b, "type 0x12345");
+  rp_char_fs_name(0xEF53UL, b, 4); /* cut, terminated */
+  assert_string_equal(b, "ext");
+}
+
 static void test_characterize_validate_world(void **state) {
   (void)state;
   rp_char_options o;
@@ -229,7 +299,7 @@ static void test_characterize_usage_documents_options(void **state) {
                         "--procs", "--rse", "--point-time", "--budget",
                         "--sync", "--seed", "--method", "--raw-only",
                         "--no-datasheet", "--quick", "--full", "--help",
-                        "MPI_UNSIGNED_CHAR"};
+                        "--io-dir", "MPI_UNSIGNED_CHAR"};
   for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
     if (strstr(buf, must[i]) == NULL)
       fail_msg("--help lacks %s", must[i]);
@@ -247,6 +317,12 @@ static void test_characterize_list_has_every_function(void **state) {
     assert_non_null(strstr(buf, revprof_fn_name((revprof_fn)i)));
     assert_non_null(strstr(buf, revprof_fn_what((revprof_fn)i)));
   }
+  /* the file I/O rows say what they need */
+  const char *row = strstr(buf, "MPI_File_write_at ");
+  assert_non_null(row);
+  const char *eol = strchr(row, '\n');
+  const char *need = strstr(row, "--io-dir");
+  assert_true(need != NULL && eol != NULL && need < eol);
   free(buf);
 }
 
@@ -306,10 +382,12 @@ static void test_characterize_plan_covers_table(void **state) {
   assert_int_equal(rp_char_plan_build(&o, 3, &plan, err, sizeof err), 0);
   /* sizes 0 1 2 4 8 16 = 6; p2p with data x 6, MPI_Win_lock at d = 0
    * only; colls with data x 2 p x 6; barriers and the fence (no data)
-   * x 2 p; Wtime 1 */
+   * x 2 p; Wtime 1; no file I/O without --io-dir */
   int p2p = 0, coll = 0, local = 0;
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     revprof_fn_kind k = revprof_fn_kind_of((revprof_fn)i);
+    if (rp_char_fn_io((revprof_fn)i))
+      continue;
     p2p += k == REVPROF_KIND_P2P;
     coll += k == REVPROF_KIND_COLL;
     local += k == REVPROF_KIND_LOCAL;
@@ -317,6 +395,14 @@ static void test_characterize_plan_covers_table(void **state) {
   size_t want = (size_t)((p2p - 1) * 6 + 1 + (coll - 3) * 2 * 6 + 3 * 2 +
                          local);
   assert_int_equal(plan.n, want);
+  for (size_t i = 0; i < plan.n; i++)
+    assert_false(rp_char_fn_io(plan.pt[i].fn));
+  rp_char_plan_free(&plan);
+  /* with it: reads and writes over sizes, open and close at d = 0 */
+  assert_int_equal(parse(&o, err, sizeof err, "--sizes", "0:16", "--io-dir",
+                         "io", NULL), 0);
+  assert_int_equal(rp_char_plan_build(&o, 3, &plan, err, sizeof err), 0);
+  assert_int_equal(plan.n, want + 4 * 2 * 6 + 2 * 2);
   for (size_t i = 0; i < plan.n; i++) {
     const rp_char_spec *s = &plan.pt[i];
     revprof_fn_kind k = revprof_fn_kind_of(s->fn);
@@ -325,7 +411,8 @@ static void test_characterize_plan_covers_table(void **state) {
     if (k == REVPROF_KIND_LOCAL)
       assert_true(s->p == 1 && s->d == 0);
     if (s->fn == REVPROF_FN_BARRIER || s->fn == REVPROF_FN_IBARRIER ||
-        s->fn == REVPROF_FN_WIN_FENCE || s->fn == REVPROF_FN_WIN_LOCK)
+        s->fn == REVPROF_FN_WIN_FENCE || s->fn == REVPROF_FN_WIN_LOCK ||
+        s->fn == REVPROF_FN_FILE_OPEN || s->fn == REVPROF_FN_FILE_CLOSE)
       assert_int_equal(s->d, 0);
   }
   rp_char_plan_free(&plan);
@@ -597,6 +684,14 @@ static void test_characterize_describe(void **state) {
   assert_non_null(strstr(buf, "latency,MPI_Bcast"));
   assert_non_null(strstr(buf, "sync window"));
   assert_non_null(strstr(buf, "procs 2..4"));
+  assert_null(strstr(buf, "io-dir"));
+  /* "all" is what the options can time; the directory is recorded */
+  assert_int_equal(parse(&o, err, sizeof err, NULL), 0);
+  rp_char_describe(&o, 2, buf, sizeof buf);
+  assert_non_null(strstr(buf, "functions all;"));
+  assert_int_equal(parse(&o, err, sizeof err, "--io-dir", "/tmp", NULL), 0);
+  rp_char_describe(&o, 2, buf, sizeof buf);
+  assert_non_null(strstr(buf, "functions all; io-dir /tmp;"));
 }
 
 /* Passes merge into one point: median of medians, extremes, summed reps,
@@ -636,6 +731,8 @@ int main(void) {
       cmocka_unit_test(test_characterize_parse_unknown_function),
       cmocka_unit_test(test_characterize_parse_bad_ranges),
       cmocka_unit_test(test_characterize_parse_usage_errors),
+      cmocka_unit_test(test_characterize_parse_io_dir),
+      cmocka_unit_test(test_characterize_fs_names),
       cmocka_unit_test(test_characterize_validate_world),
       cmocka_unit_test(test_characterize_usage_documents_options),
       cmocka_unit_test(test_characterize_list_has_every_function),

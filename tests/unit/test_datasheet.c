@@ -276,6 +276,7 @@ static void test_datasheet_writes_tex_and_csv_with_raw(void **state) {
   assert_contains(tex, "testbox\\_01 (Xeon \\& IB)");
   assert_contains(tex, "Open MPI 4.1.4");
   assert_contains(tex, "2024-05-14");
+  assert_null(strstr(tex, "File system &")); /* no file I/O rows */
   assert_contains(tex, "How to read this datasheet");
   /* one section per function, in table order */
   const char *order[] = {"\\section{MPI\\_Send}", "\\section{MPI\\_Barrier}",
@@ -481,6 +482,31 @@ static void test_datasheet_equation_matches_seed_example(void **state) {
   assert_contains(tex, "from 33~B");
   assert_contains(tex, "unnamed machine");
   assert_contains(tex, "method \\emph{paper}");
+  free(tex);
+}
+
+/* A model with file I/O rows names its file system under Machine, and
+ * their pages say what p and d mean for them. */
+static void test_datasheet_names_file_system(void **state) {
+  fixture *fx = *state;
+  revprof_model *m = NULL;
+  char err[ERRLEN];
+  const char *text =
+      "return { format = \"revprof-model 1\", machine = { name = \"io\", "
+      "filesystem = \"lustre at /scratch/run_1\" }, functions = {\n"
+      "  MPI_File_write_at = { { form = { \"1\", \"d\" }, "
+      "avg = { 2e-6, 1e-10 } } },\n"
+      "  MPI_File_open = { { form = { \"1\" }, avg = { 3e-4 } } } } }\n";
+  if (revprof_model_load_string(text, "io.lua", &m, err, sizeof err))
+    fail_msg("%s", err);
+  revprof_model_free(fx->m);
+  fx->m = m;
+  write_ok(fx, NULL, "io", 0, 0, NULL);
+  char *tex = read_out(fx, "io/datasheet.tex");
+  assert_contains(tex, "File system & lustre at /scratch/run\\_1 \\\\");
+  assert_contains(tex, "\\section{MPI\\_File\\_write\\_at}");
+  assert_contains(tex, "\\section{MPI\\_File\\_open}");
+  assert_contains(tex, "File I/O: a group of $p$ ranks shares one file");
   free(tex);
 }
 
@@ -707,6 +733,7 @@ int main(void) {
       T(test_datasheet_csv_rows_match_model),
       T(test_datasheet_states_measured_range),
       T(test_datasheet_equation_matches_seed_example),
+      T(test_datasheet_names_file_system),
       T(test_datasheet_unwritable_dir_fails_and_leaves_nothing),
       T(test_datasheet_readonly_parent_is_reported),
       T(test_datasheet_renders_figures_and_pdf),

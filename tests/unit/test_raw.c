@@ -115,6 +115,8 @@ static void test_raw_machine_comments_round_trip(void **state) {
   assert_int_equal(revprof_raw_add(r, &q), 0);
   snprintf(r->machine_name, sizeof r->machine_name, "cluster-a");
   snprintf(r->machine_mpi, sizeof r->machine_mpi, "Open MPI v4.1.4, x");
+  snprintf(r->machine_filesystem, sizeof r->machine_filesystem,
+           "lustre at /scratch/run 1");
   snprintf(r->machine_date, sizeof r->machine_date, "2026-11-24");
   snprintf(r->machine_notes, sizeof r->machine_notes, "preset quick; ranks 4");
   r->machine_ranks = 4;
@@ -123,6 +125,7 @@ static void test_raw_machine_comments_round_trip(void **state) {
   assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
   assert_string_equal(back->machine_name, "cluster-a");
   assert_string_equal(back->machine_mpi, "Open MPI v4.1.4, x");
+  assert_string_equal(back->machine_filesystem, "lustre at /scratch/run 1");
   assert_string_equal(back->machine_date, "2026-11-24");
   assert_string_equal(back->machine_notes, "preset quick; ranks 4");
   assert_int_equal(back->machine_ranks, 4);
@@ -132,6 +135,7 @@ static void test_raw_machine_comments_round_trip(void **state) {
   p = write_tmp(REVPROF_RAW_HEADER "\n# note\nMPI_Bcast,4,8,1,2,2,3,1,0\n");
   assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
   assert_string_equal(back->machine_name, "");
+  assert_string_equal(back->machine_filesystem, "");
   assert_int_equal(back->machine_ranks, 0);
   revprof_raw_free(back);
   revprof_raw_free(r);
