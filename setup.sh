@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a fresh Debian 12 machine: install what is missing, build
 # revprof, characterize this machine with its cores (raw data, model,
-# datasheet), then predict the Cowichan `outer` example at 1, 2, 4 and 8 ranks
+# datasheet; MPI-IO on the output folder's file system), then predict the Cowichan `outer` example at 1, 2, 4 and 8 ranks
 # from the new model (computation: measured CPU time) and plot predicted
 # against measured speedup.
 #   ./setup.sh [--quick | --full] [other revprof characterize options]
@@ -25,8 +25,13 @@ revprof=build/tools/revprof
 out=${REVPROF_SETUP_OUT:-revprof-out/$(hostname)}
 mkdir -p "$out"
 
+# MPI-IO is measured on the file system of the output folder, unless the
+# options name another (--io-dir DIR)
+io=(--io-dir "$out/io-scratch")
+case " $* " in *" --io-dir"*) io=() ;; esac
+[ ${#io[@]} -eq 0 ] || mkdir -p "$out/io-scratch"
 echo "== characterizing this machine with $jobs ranks (output: $out)"
-"$revprof" characterize -n "$jobs" -o "$out" "$@"
+"$revprof" characterize -n "$jobs" -o "$out" "${io[@]}" "$@"
 
 echo "== predicting Cowichan outer (n = 2000) from $out/model.lua"
 "$revprof" sweep --np 1,2,4,8 --measure --reps 3 --time-key elapsed \
