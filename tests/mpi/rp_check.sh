@@ -332,7 +332,8 @@ fortran-compare)
   grep -q ", 0 failed checks" revprof.out || fail "checks failed"
   for fn in MPI_Sendrecv MPI_Waitsome MPI_Iprobe MPI_Comm_split MPI_Type_free \
             MPI_Win_create MPI_Win_fence MPI_Put MPI_Neighbor_allgather \
-            MPI_File_open MPI_File_write_at_all MPI_File_read_at MPI_File_close; do
+            MPI_File_open MPI_File_write_at_all MPI_File_read_at MPI_File_close \
+            MPI_File_set_view MPI_File_read_all MPI_File_delete; do
     awk -F, -v fn=$fn '$1 == "function" && $3 == fn && $4 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
       || fail "$fn from Fortran not intercepted"
   done

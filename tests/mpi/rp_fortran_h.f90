@@ -138,8 +138,21 @@ program rp_fortran_h
   call MPI_FILE_READ_AT(fh, offset, fbuf, 2, MPI_INTEGER, status, ierr)
   call check(fbuf(1) == 100 + mod(rank + 1, nproc) .and. &
              fbuf(2) == 200 + mod(rank + 1, nproc), 'file_read_at')
+  ! a view (a blank-padded data representation name), then read through it
+  offset = 8 * mod(rank + 1, nproc)
+  call MPI_FILE_SET_VIEW(fh, offset, MPI_INTEGER, MPI_INTEGER, 'native  ', &
+                         MPI_INFO_NULL, ierr)
+  call check(ierr == MPI_SUCCESS, 'file_set_view')
+  fbuf = 0
+  call MPI_FILE_READ_ALL(fh, fbuf, 2, MPI_INTEGER, status, ierr)
+  call check(fbuf(1) == 100 + mod(rank + 1, nproc), 'file_read_all (view)')
   call MPI_FILE_CLOSE(fh, ierr)
   call check(fh == MPI_FILE_NULL, 'file_close')
+  call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    call MPI_FILE_DELETE('rp_fortran_h.dat ', MPI_INFO_NULL, ierr)
+    call check(ierr == MPI_SUCCESS, 'file_delete')
+  end if
 
   call MPI_ALLREDUCE(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, &
                      MPI_COMM_WORLD, ierr)
