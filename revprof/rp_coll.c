@@ -367,6 +367,21 @@ void rp_idup_done(rp_req *r) {
     PMPI_Comm_free(&r->shadow_new);
 }
 
+void rp_coll_meet_on(MPI_Comm comm, int p, revprof_fn fn, double d) {
+  double v[RP_NB + 1], all[RP_NB + 1], cost[RP_NB];
+  for (int b = 0; b < RP_NB; b++)
+    v[b] = rp_g.clk.now[b];
+  v[RP_NB] = d;
+  if (PMPI_Allreduce(v, all, RP_NB + 1, MPI_DOUBLE, MPI_MAX, comm) !=
+      MPI_SUCCESS) {
+    rp_report_flag("collective-clocks", "a collective's clocks could not be "
+                   "exchanged: costed from this rank's clock alone");
+    memcpy(all, v, sizeof all);
+  }
+  rp_cost_fast(fn, (double)p, all[RP_NB], cost);
+  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, all, cost);
+}
+
 MPI_Comm rp_comm_shadow(MPI_Comm comm) {
   rp_comm *c = lookup(comm);
   return c && c->intra ? c->shadow : MPI_COMM_NULL;

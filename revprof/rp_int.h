@@ -733,6 +733,11 @@ void rp_pcoll_start(rp_req *r);
 /* A communicator-creating call returned newcomm (MPI_COMM_NULL ignored). */
 void rp_comm_created(MPI_Comm newcomm);
 MPI_Comm rp_world_shadow(void);
+/* The clocks of comm's p members meet (an allreduce of clocks and d on
+ * comm, which every member calls), then fn at p and the largest d is
+ * added: the rule of the collectives revprof costs on a private
+ * communicator (a fence, file open/close and collective access). */
+void rp_coll_meet_on(MPI_Comm comm, int p, revprof_fn fn, double d);
 /* comm's shadow (intra-communicators revprof saw), else MPI_COMM_NULL;
  * never creates one (not collective). */
 MPI_Comm rp_comm_shadow(MPI_Comm comm);

@@ -64,24 +64,6 @@ int rp_uncosted(rp_wid w) {
          (rp_wrap_uncosted[w] == 2 && !costed((revprof_fn)rp_wrap_fn[w]));
 }
 
-/* The members' clocks meet on comm (every member calls this), then the
- * model's fn at p members and the largest d is added. */
-static void meet(MPI_Comm comm, int p, revprof_fn fn, double d) {
-  double v[RP_NB + 1], all[RP_NB + 1], cost[RP_NB];
-  for (int b = 0; b < RP_NB; b++)
-    v[b] = rp_g.clk.now[b];
-  v[RP_NB] = d;
-  if (PMPI_Allreduce(v, all, RP_NB + 1, MPI_DOUBLE, MPI_MAX, comm) !=
-      MPI_SUCCESS) {
-    rp_report_flag("io", "a collective file call's clocks could not be "
-                   "exchanged: costed from this rank's clock alone");
-    for (int b = 0; b <= RP_NB; b++)
-      all[b] = v[b];
-  }
-  rp_cost_fast(fn, (double)p, all[RP_NB], cost);
-  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, all, cost);
-}
-
 /* A call costed on this rank alone at p members */
 static void local(int p, revprof_fn fn, double d) {
   double cost[RP_NB];
@@ -104,7 +86,7 @@ void rp_io_access(rp_wid w, MPI_File fh, revprof_fn fn, double d, int coll,
     if (rc == MPI_SUCCESS)
       local(1, fn, d);
   } else if (coll) {
-    meet(f->comm, f->size, fn, rc == MPI_SUCCESS ? d : 0.0);
+    rp_coll_meet_on(f->comm, f->size, fn, rc == MPI_SUCCESS ? d : 0.0);
   } else if (rc == MPI_SUCCESS) {
     local(f->size, fn, d);
   }
@@ -141,11 +123,11 @@ static void opened(MPI_Comm comm, MPI_File fh, int rc, double host) {
   if (!costed(REVPROF_FN_FILE_OPEN))
     rp_g.host_unc[RP_W_MPI_File_open] += host;
   else if (f != NULL)
-    meet(f->comm, f->size, REVPROF_FN_FILE_OPEN, 0.0);
+    rp_coll_meet_on(f->comm, f->size, REVPROF_FN_FILE_OPEN, 0.0);
   else if (mine != MPI_COMM_NULL) { /* this member's open failed */
     int size = 1;
     PMPI_Comm_size(mine, &size);
-    meet(mine, size, REVPROF_FN_FILE_OPEN, 0.0);
+    rp_coll_meet_on(mine, size, REVPROF_FN_FILE_OPEN, 0.0);
   }
   if (mine != MPI_COMM_NULL)
     PMPI_Comm_free(&mine);
@@ -175,7 +157,7 @@ RP_EXPORT int MPI_File_close(MPI_File *fh) {
   if (!costed(REVPROF_FN_FILE_CLOSE))
     rp_g.host_unc[RP_W_MPI_File_close] += host;
   else if (f != NULL)
-    meet(f->comm, f->size, REVPROF_FN_FILE_CLOSE, 0.0);
+    rp_coll_meet_on(f->comm, f->size, REVPROF_FN_FILE_CLOSE, 0.0);
   if (f != NULL)
     forget(f);
   rp_leave(RP_W_MPI_File_close);

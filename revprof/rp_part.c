@@ -16,13 +16,10 @@
  * costs T_Irecv(d) from its own clock and the report says so. */
 #include "rp_int.h"
 
-#include <string.h>
-
 #if MPI_VERSION >= 4
-static rp_req *part_init(int send, rp_wid w, const void *buf, int partitions,
+static rp_req *part_init(int send, rp_wid w, int partitions,
                          MPI_Count count, MPI_Datatype type, int peer,
                          int tag, MPI_Comm comm) {
-  (void)buf;
   if (rp_g.model == NULL)
     return NULL; /* compensate mode: the calls are its regions */
   rp_req *r = rp_req_new();
@@ -107,7 +104,7 @@ RP_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count,
     return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm,
                            info, request);
   rp_enter(RP_W_MPI_Psend_init);
-  rp_req *r = part_init(1, RP_W_MPI_Psend_init, buf, partitions, count,
+  rp_req *r = part_init(1, RP_W_MPI_Psend_init, partitions, count,
                         datatype, dest, tag, comm);
   int rc = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm,
                            info, request);
@@ -124,7 +121,7 @@ RP_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count,
     return PMPI_Precv_init(buf, partitions, count, datatype, source, tag,
                            comm, info, request);
   rp_enter(RP_W_MPI_Precv_init);
-  rp_req *r = part_init(0, RP_W_MPI_Precv_init, buf, partitions, count,
+  rp_req *r = part_init(0, RP_W_MPI_Precv_init, partitions, count,
                         datatype, source, tag, comm);
   int rc = PMPI_Precv_init(buf, partitions, count, datatype, source, tag,
                            comm, info, request);

@@ -129,12 +129,11 @@ void rp_rma_fence(MPI_Win win) {
   rp_win *w = state(win);
   if (w == NULL)
     return;
-  double all[RP_NB], cost[RP_NB];
+  double cost[RP_NB];
   rp_cost_fast(REVPROF_FN_WIN_FENCE, (double)w->size, 0.0, cost);
   /* the fence's synchronization overlaps the operations in flight */
   rp_rma_settle(&rp_g.clk, w->pending, cost);
-  PMPI_Allreduce(rp_g.clk.now, all, RP_NB, MPI_DOUBLE, MPI_MAX, w->comm);
-  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, all, cost);
+  rp_coll_meet_on(w->comm, w->size, REVPROF_FN_WIN_FENCE, 0.0);
 }
 
 void rp_rma_flush(MPI_Win win) {
