@@ -2,7 +2,7 @@
  * profiling accounts for its computation, and read access to the simulated
  * clock. Link with -lrevprof (before the MPI library) or LD_PRELOAD it.
  * Every function is a no-op returning 0 when revprof is off or not yet
- * initialized. Call them from the thread that calls MPI. */
+ * initialized. Under MPI_THREAD_MULTIPLE any thread may call them. */
 #ifndef REVPROF_H
 #define REVPROF_H
 

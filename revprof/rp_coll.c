@@ -14,9 +14,11 @@ static int keyval = MPI_KEYVAL_INVALID;
 static MPI_Comm last_comm = MPI_COMM_NULL;
 static rp_comm *last_info;
 
+/* Runs inside MPI_Comm_free, which the wrapper calls without the engine
+ * lock (rp_mt.c): takes it. */
 static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
   rp_comm *c = attr;
-  int fin = 0;
+  int fin = 0, took = rp_mt_hold();
   (void)comm;
   (void)kv;
   (void)extra;
@@ -28,6 +30,7 @@ static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
   if (!fin && !rp_g.finalized && c->shadow != MPI_COMM_NULL)
     PMPI_Comm_free(&c->shadow);
   free(c);
+  rp_mt_release(took);
   return MPI_SUCCESS;
 }
 
@@ -120,9 +123,12 @@ static void attach(MPI_Comm comm, MPI_Comm shadow) {
     c->intra = 0; /* the other job may not take part in a shadow */
   /* split rather than dup: no attribute copy callbacks of the application
    * run for revprof's private communicator */
-  if (c->intra && c->shadow == MPI_COMM_NULL && c->size > 1 &&
-      PMPI_Comm_split(comm, 0, c->rank, &c->shadow) != MPI_SUCCESS)
-    c->shadow = MPI_COMM_NULL;
+  if (c->intra && c->shadow == MPI_COMM_NULL && c->size > 1) {
+    int rc;
+    RP_UNLOCKED(rc = PMPI_Comm_split(comm, 0, c->rank, &c->shadow));
+    if (rc != MPI_SUCCESS)
+      c->shadow = MPI_COMM_NULL;
+  }
   if (PMPI_Comm_set_attr(comm, keyval, c) != MPI_SUCCESS) {
     if (c->shadow != MPI_COMM_NULL)
       PMPI_Comm_free(&c->shadow);
@@ -187,8 +193,9 @@ static void ex_init(const rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
 void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
   ex_init(c, fn, d, x);
   if (c->intra && c->size > 1)
-    x->synced = PMPI_Allreduce(MPI_IN_PLACE, x->v, RP_PB_DOUBLES, MPI_DOUBLE,
-                               MPI_MAX, c->shadow) == MPI_SUCCESS;
+    RP_UNLOCKED(x->synced = PMPI_Allreduce(MPI_IN_PLACE, x->v, RP_PB_DOUBLES,
+                                           MPI_DOUBLE, MPI_MAX,
+                                           c->shadow) == MPI_SUCCESS);
 }
 
 int rp_coll_root_dir(revprof_fn fn) {
@@ -220,10 +227,11 @@ void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
     return;
   memcpy(got, x->v, sizeof got);
   if (dir == RP_ROOT_OUT)
-    ok = PMPI_Bcast(got, RP_PB_DOUBLES, MPI_DOUBLE, root, c->shadow);
+    RP_UNLOCKED(ok = PMPI_Bcast(got, RP_PB_DOUBLES, MPI_DOUBLE, root,
+                                c->shadow));
   else
-    ok = PMPI_Reduce(x->v, got, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX, root,
-                     c->shadow);
+    RP_UNLOCKED(ok = PMPI_Reduce(x->v, got, RP_PB_DOUBLES, MPI_DOUBLE,
+                                 MPI_MAX, root, c->shadow));
   if (ok == MPI_SUCCESS) /* per component: known may be own */
     rp_root_known(dir, c->rank == root, x->v, got, x->v, RP_PB_DOUBLES);
 }
@@ -231,8 +239,8 @@ void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
 void rp_coll_finish(rp_coll_ex *x) {
   double cost[RP_NB];
   rp_cost(x->fn, x->p, x->v[RP_NB], cost);
-  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, x->v, cost);
-  rp_g.cur_bytes += x->v[RP_NB];
+  rp_t.cur_wait += rp_clock_coll(&rp_g.clk, x->v, cost);
+  rp_t.cur_bytes += x->v[RP_NB];
 }
 
 /* The record of a non-blocking collective, with this member's clocks and d
@@ -326,14 +334,14 @@ void rp_icoll_done(rp_req *r) {
     rp_inbr_done(r);
     return;
   }
-  if (r->sreq != MPI_REQUEST_NULL)
-    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* every member started it */
+  if (r->sreq != MPI_REQUEST_NULL) /* every member started it */
+    RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE));
   if (r->root_dir != 0) /* per component: known may be arrived */
     rp_root_known(r->root_dir, r->is_root, r->cmine, r->cmax, r->cmax,
                   RP_PB_DOUBLES);
   rp_cost(r->fn, r->p, r->cmax[RP_NB], cost);
-  rp_g.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
-  rp_g.cur_bytes += r->cmax[RP_NB];
+  rp_t.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
+  rp_t.cur_bytes += r->cmax[RP_NB];
 }
 
 /* The new communicator's shadow is an idup of the parent's shadow (same
@@ -360,7 +368,7 @@ rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm) {
 
 void rp_idup_done(rp_req *r) {
   if (r->sreq != MPI_REQUEST_NULL)
-    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE);
+    RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE));
   if (*r->newcomm != MPI_COMM_NULL && r->shadow_new != MPI_COMM_NULL)
     attach(*r->newcomm, r->shadow_new);
   else if (r->shadow_new != MPI_COMM_NULL)
@@ -372,14 +380,16 @@ void rp_coll_meet_on(MPI_Comm comm, int p, revprof_fn fn, double d) {
   for (int b = 0; b < RP_NB; b++)
     v[b] = rp_g.clk.now[b];
   v[RP_NB] = d;
-  if (PMPI_Allreduce(v, all, RP_NB + 1, MPI_DOUBLE, MPI_MAX, comm) !=
-      MPI_SUCCESS) {
+  int rc;
+  RP_UNLOCKED(rc = PMPI_Allreduce(v, all, RP_NB + 1, MPI_DOUBLE, MPI_MAX,
+                                  comm));
+  if (rc != MPI_SUCCESS) {
     rp_report_flag("collective-clocks", "a collective's clocks could not be "
                    "exchanged: costed from this rank's clock alone");
     memcpy(all, v, sizeof all);
   }
   rp_cost_fast(fn, (double)p, all[RP_NB], cost);
-  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, all, cost);
+  rp_t.cur_wait += rp_clock_coll(&rp_g.clk, all, cost);
 }
 
 MPI_Comm rp_comm_shadow(MPI_Comm comm) {

@@ -56,7 +56,8 @@ static void fold_rule(rp_comm *c, revprof_fn fn, const double v[RP_PB_DOUBLES]) 
  * else 0. The same formula on every member, from the type signature only,
  * so that members whose types differ but match agree on it. */
 static int fold_block(rp_comm *c, int count, MPI_Datatype type) {
-  if (!c->intra || c->size < 2 || count < 0)
+  /* the fold buffers are one per process: not with threads (rp_mt.c) */
+  if (!c->intra || c->size < 2 || count < 0 || rp_g.mt)
     return 0;
   double data = (double)count * rp_type_info_fast(type).size;
   if (data > RP_FOLD_BLOCK)
@@ -253,8 +254,8 @@ int rp_fold_MPI_Gather(rp_comm *c, revprof_fn fn, double d, int *rc,
 /* ---- MPI_Allreduce, MPI_Reduce */
 
 /* What the combined operation applies to the data part: set before each
- * folded call (librevprof steps aside under MPI_THREAD_MULTIPLE, so one
- * call at a time). The data is at offset 0 of each element, the clocks at
+ * folded call (no folding under MPI_THREAD_MULTIPLE, so one call at a
+ * time). The data is at offset 0 of each element, the clocks at
  * clock_off. */
 static struct {
   int count;
@@ -352,7 +353,7 @@ static int fold_reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
                        MPI_Comm comm) {
   rp_tinfo ti = rp_type_info_fast(datatype); /* plain: named, gap-free */
   int learns = root < 0 || c->rank == root;
-  if (!c->intra || c->size < 2 || count <= 0 || root >= c->size ||
+  if (!c->intra || c->size < 2 || count <= 0 || root >= c->size || rp_g.mt ||
       !ti.plain || (double)count * ti.size > RP_FOLD_BLOCK ||
       !exact_op(op, datatype, c->size))
     return 0;

@@ -214,14 +214,22 @@ static void region_end(const char *name) {
 }
 
 RP_EXPORT void revprof_region_begin(const char *name) {
-  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool &&
-      name)
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
+      (!rp_g.mt || rp_t.main) &&
+      name) {
+    int took = rp_mt_hold();
     region_begin(name);
+    rp_mt_release(took);
+  }
 }
 
 RP_EXPORT void revprof_region_end(const char *name) {
-  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool)
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
+      (!rp_g.mt || rp_t.main)) {
+    int took = rp_mt_hold();
     region_end(name);
+    rp_mt_release(took);
+  }
 }
 
 /* -finstrument-functions: every function of the program compiled with it
@@ -230,20 +238,26 @@ RP_EXPORT void revprof_region_end(const char *name) {
 RP_EXPORT __attribute__((no_instrument_function)) void
 __cyg_profile_func_enter(void *fn, void *site) {
   (void)site;
-  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool) {
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
+      (!rp_g.mt || rp_t.main)) {
+    int took = rp_mt_hold();
     spin(rp_g.cfg.inject);
     push(function_id(fn), now_s());
     rp_comp_overhead(&cm.st, cm.o_pair);
+    rp_mt_release(took);
   }
 }
 
 RP_EXPORT __attribute__((no_instrument_function)) void
 __cyg_profile_func_exit(void *fn, void *site) {
   (void)site;
-  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_g.in_tool &&
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
+      (!rp_g.mt || rp_t.main) &&
       (cm.lost || (cm.depth > 0 && cm.reg[cm.stack[cm.depth - 1].id].fn == fn))) {
+    int took = rp_mt_hold();
     pop(now_s(), cm.o_pair - cm.o_inner);
     spin(rp_g.cfg.inject);
+    rp_mt_release(took);
   }
 }
 
@@ -306,9 +320,9 @@ static double calibrate_pair(double *inner) {
   void (*volatile begin)(const char *) = revprof_region_begin;
   void (*volatile end)(const char *) = revprof_region_end;
   double inj = rp_g.cfg.inject, g = 1.0, best = INFINITY, in = 0.0;
-  int in_tool = rp_g.in_tool, id;
+  int in_tool = rp_t.in_tool, id;
   rp_g.cfg.inject = 0.0;
-  rp_g.in_tool = 0;
+  rp_t.in_tool = 0;
   begin(name); /* interns the name */
   end(name);
   id = region_id(name, 0);
@@ -329,7 +343,7 @@ static double calibrate_pair(double *inner) {
       in = (cm.reg[id].incl - incl0 - (t2 - t1)) / N;
     }
   }
-  rp_g.in_tool = in_tool;
+  rp_t.in_tool = in_tool;
   rp_g.cfg.inject = inj;
   sink = g;
   *inner = in > 0.0 ? (in < best ? in : best) : 0.0;
@@ -343,10 +357,10 @@ static double calibrate_pair(double *inner) {
 static void calibrate_mpi(double *wrapper, double *pb) {
   enum { N = 2000, ROUNDS = 5 };
   double inj = rp_g.cfg.inject, a = 0, b = 0;
-  int in_tool = rp_g.in_tool, me = rp_g.rank;
+  int in_tool = rp_t.in_tool, me = rp_g.rank;
   double best_w = INFINITY, best_p = INFINITY;
   rp_g.cfg.inject = 0.0;
-  rp_g.in_tool = 0;
+  rp_t.in_tool = 0;
   for (int r = 0; r < ROUNDS; r++) {
     double t0 = now_s();
     for (int i = 0; i < N; i++)
@@ -370,7 +384,7 @@ static void calibrate_mpi(double *wrapper, double *pb) {
     if (p < best_p)
       best_p = p;
   }
-  rp_g.in_tool = in_tool;
+  rp_t.in_tool = in_tool;
   rp_g.cfg.inject = inj;
   *wrapper = best_w > 0.0 ? best_w : 0.0;
   *pb = best_p > 0.0 ? best_p : 0.0;
@@ -624,12 +638,29 @@ void rp_cm_report(void) {
   rank_rows(&csv, &txt, cm.t_end);
   int r = rp_g.rank;
   char *all_csv = gather_text(&csv), *all_txt = gather_text(&txt);
+  /* MPI_THREAD_MULTIPLE: the calls of threads the profile leaves out */
+  double other = 0.0;
+  PMPI_Reduce(&rp_g.cm_other, &other, 1, MPI_DOUBLE, MPI_SUM, 0,
+              MPI_COMM_WORLD);
   rp_g.partial_done = 1; /* nothing partial from here on */
   if (r == 0 && all_csv && all_txt) {
-    cm_buf head = {0};
+    cm_buf head = {0}, chead = {0};
+    char threads[400] = "";
+    if (other > 0.0)
+      snprintf(threads, sizeof threads,
+               "thread-profile: MPI_THREAD_MULTIPLE; the profile is that of "
+               "the thread that initialized MPI on each rank; %.0f MPI calls "
+               "of other threads moved the clocks but are not in it",
+               other);
     rp_mkdir_p(rp_g.cfg.outdir);
-    write_file("compensate.csv", CM_CSV_HEAD, all_csv);
+    put(&chead, CM_CSV_HEAD);
+    if (threads[0])
+      put(&chead, "all,\"(flag) %s\",%.0f,,,,,,\n", threads, other);
+    write_file("compensate.csv", chead.p ? chead.p : CM_CSV_HEAD, all_csv);
+    free(chead.p);
     put(&head, "revprof compensate report: %d ranks\n", rp_g.size);
+    if (threads[0])
+      put(&head, "%s\n", threads);
     overhead_line(&head);
     put(&head, "\n");
     write_file("compensate.txt", head.p ? head.p : "", all_txt);

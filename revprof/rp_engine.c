@@ -402,7 +402,7 @@ static void measure_startup(void) {
   rp_g.gap_tool.wall = rp_read_cost(wall_seconds);
   rp_g.gap_tool.cpu = rp_read_cost(cpu_seconds);
   rp_g.gap_tool.wrap = 0.0;
-  rp_g.want_cpu = 1;
+  rp_g.want_cpu = !rp_g.mt;
   if (rp_g.noise.busy > 1.3)
     rp_report_flag("host-busy",
                    "the host was time-sharing cores while revprof "
@@ -452,7 +452,8 @@ void rp_measure_gap(void) {
     rp_compute_measured(rp_gap_charge(wall_gap, rp_g.cpu_valid,
                                       c - rp_g.cpu_mark, &rp_g.gap_tool),
                         rp_g.cfg.cpu_scale, dt);
-    rp_g.want_cpu = rp_gap_wants_cpu(wall_gap, &rp_g.short_run);
+    /* the CPU clock is the calling thread's: with threads, wall time */
+    rp_g.want_cpu = rp_gap_wants_cpu(wall_gap, &rp_g.short_run) && !rp_g.mt;
     /* the next gap starts here when this call does not mark its exit (a
        poll the model did not cost), with the clock that suits it */
     if (rp_g.want_cpu && !rp_g.cpu_valid)
@@ -465,10 +466,14 @@ void rp_measure_gap(void) {
   rp_add_compute(dt, "compute");
 }
 
+/* With threads (rp_mt.c) the computation measured is host time while no
+ * thread is inside MPI: the gap ends at the entry of a call that finds no
+ * other thread inside, and starts at the exit of the last one out. The
+ * compensated profile is that of the thread that initialized MPI. */
 void rp_enter_extras(rp_wid w) {
-  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE && (!rp_g.mt || rp_t.alone))
     rp_measure_gap();
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
+  if (rp_g.cfg.mode == RP_MODE_COMPENSATE && (!rp_g.mt || rp_t.main))
     rp_cm_enter(w);
 }
 
@@ -507,7 +512,7 @@ static void calibrate_wrapper_gap(void) {
   rp_g.fstat[RP_W_MPI_Iprobe] = saved;
   rp_clock_init(&rp_g.clk);
   rp_g.tracing = tracing;
-  rp_g.want_cpu = 1;
+  rp_g.want_cpu = !rp_g.mt;
   rp_g.short_run = 0;
   rp_measure_mark();
 }
@@ -576,12 +581,7 @@ void rp_startup(int provided) {
     ok = 0;
   else if (rp_g.cfg.mode == RP_MODE_OFF)
     ok = 0;
-  else if (provided == MPI_THREAD_MULTIPLE) {
-    snprintf(err, sizeof err,
-             "MPI_THREAD_MULTIPLE is not supported (one simulated clock per "
-             "process cannot order concurrent MPI calls)");
-    ok = 0;
-  } else if ((rp_g.cfg.mode == RP_MODE_PREDICT || rp_g.cfg.model[0]) &&
+  else if ((rp_g.cfg.mode == RP_MODE_PREDICT || rp_g.cfg.model[0]) &&
              revprof_model_load(rp_g.cfg.model, &rp_g.model, err,
                                 sizeof err) != 0)
     ok = 0;
@@ -637,6 +637,7 @@ void rp_startup(int provided) {
       rp_g.eff[i] = (revprof_fn)i; /* nothing "missing" to warn about */
   }
   rp_wild_init(&rp_g.wild, MPI_ANY_TAG);
+  rp_mt_startup(provided);
   rp_p2p_startup();
   rp_coll_startup();
   rp_rma_startup();
@@ -653,10 +654,10 @@ void rp_startup(int provided) {
                 rp_g.cfg.mode == RP_MODE_COMPENSATE;
   if (rp_g.cfg.mode == RP_MODE_COMPENSATE) {
     rp_g.active = 1; /* calibration runs the hooks */
-    rp_g.in_tool = 1;
+    rp_t.in_tool = 1;
     err[0] = '\0';
     ok = rp_cm_startup(cm_model, err, sizeof err) == 0;
-    rp_g.in_tool = 0;
+    rp_t.in_tool = 0;
     if (!agree(ok, err, "compensation is off, the program runs without "
                         "revprof")) {
       rp_g.active = 0;
@@ -672,6 +673,7 @@ void rp_startup(int provided) {
 }
 
 void rp_shutdown(void) {
+  rp_mt_report();
   if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
     rp_cm_report();
   else
@@ -710,7 +712,9 @@ static void auto_switch(void) {
   rp_report_settings();
 }
 
-RP_EXPORT void revprof_compute_steps(double n) {
+/* The public API may be called from any thread: under
+ * MPI_THREAD_MULTIPLE it takes the engine lock (rp_mt.c). */
+static void compute_steps(double n) {
   double dt[RP_NB];
   auto_switch();
   if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
@@ -719,7 +723,13 @@ RP_EXPORT void revprof_compute_steps(double n) {
   rp_add_compute(dt, "compute");
 }
 
-RP_EXPORT void revprof_compute_seconds(double s) {
+RP_EXPORT void revprof_compute_steps(double n) {
+  int took = rp_mt_hold();
+  compute_steps(n);
+  rp_mt_release(took);
+}
+
+static void compute_seconds(double s) {
   double dt[RP_NB];
   auto_switch();
   if (!rp_g.active || rp_g.cfg.compute != RP_COMPUTE_ANNOTATE)
@@ -728,8 +738,13 @@ RP_EXPORT void revprof_compute_seconds(double s) {
   rp_add_compute(dt, "compute");
 }
 
-RP_EXPORT int revprof_region_v(const char *name, int nargs,
-                               const double *args) {
+RP_EXPORT void revprof_compute_seconds(double s) {
+  int took = rp_mt_hold();
+  compute_seconds(s);
+  rp_mt_release(took);
+}
+
+static int region_v(const char *name, int nargs, const double *args) {
   char err[1024];
   double dt[RP_NB];
   auto_switch();
@@ -760,17 +775,29 @@ RP_EXPORT int revprof_region_v(const char *name, int nargs,
   return 0;
 }
 
+RP_EXPORT int revprof_region_v(const char *name, int nargs,
+                               const double *args) {
+  int took = rp_mt_hold();
+  int rc = region_v(name, nargs, args);
+  rp_mt_release(took);
+  return rc;
+}
+
 RP_EXPORT double revprof_now(void) {
-  return rp_g.active ? rp_g.clk.now[RP_AVG] : 0.0;
+  double t;
+  revprof_now_bounds(NULL, &t, NULL);
+  return t;
 }
 
 RP_EXPORT void revprof_now_bounds(double *min, double *avg, double *max) {
+  int took = rp_mt_hold();
   if (min)
     *min = rp_g.active ? rp_g.clk.now[RP_MIN] : 0.0;
   if (avg)
     *avg = rp_g.active ? rp_g.clk.now[RP_AVG] : 0.0;
   if (max)
     *max = rp_g.active ? rp_g.clk.now[RP_MAX] : 0.0;
+  rp_mt_release(took);
 }
 
 RP_EXPORT int revprof_enabled(void) { return rp_g.active; }

@@ -25,9 +25,15 @@
 #if defined(__GNUC__)
 #define RP_PRINTF_(a, b) __attribute__((format(printf, a, b)))
 #define RP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* thread-local state of a library that is preloaded or linked, never
+   dlopen'ed late: the cheapest access (no __tls_get_addr call) */
+#define RP_TLS __attribute__((tls_model("initial-exec")))
 #else
 #define RP_PRINTF_(a, b)
 #define RP_LIKELY(x) (x)
+#define RP_UNLIKELY(x) (x)
+#define RP_TLS
 #endif
 
 /* ------------------------------------------------------------ piggyback */
@@ -72,6 +78,7 @@ enum rp_req_kind {
 typedef struct rp_req {
   struct rp_req *next;      /* hash chain, free list or zombie list */
   MPI_Request handle;       /* the application's request */
+  const void *owner;        /* the rp_t of the thread that filed it */
   int kind;                 /* enum rp_req_kind */
   int enc;                  /* enum rp_enc */
   int wid;                  /* wrapper that started it (statistics) */
@@ -135,11 +142,25 @@ typedef struct rp_fstat {
   double wait;     /* of which waiting */
 } rp_fstat;
 
-/* Everything librevprof knows about this rank. One instance, rp_g; only the
- * thread that calls MPI touches it (THREAD_MULTIPLE turns revprof off). */
+/* A thread's records of the blocking call under way and its scratch: the
+ * thread that initialized MPI uses rp_g.th0; under MPI_THREAD_MULTIPLE each
+ * other thread that calls MPI gets its own at its first call (rp_mt.c). */
+typedef struct rp_thr {
+  rp_req bsend, brecv;         /* blocking operations under way */
+  char *scratch_s, *scratch_r; /* their pack buffers (rp_g.scratch_cap) */
+  rp_req **recs;               /* completion calls: records of a request */
+  size_t recs_cap;             /* array, and statuses when the application */
+  MPI_Status *st;              /* ignores them (rp_reqs_claim, */
+  size_t st_cap;               /* rp_statuses_for) */
+  struct rp_thr *next;         /* all threads' blocks, freed at shutdown */
+} rp_thr;
+
+/* Everything librevprof knows about this rank. One instance, rp_g, shared
+ * by the threads: under MPI_THREAD_MULTIPLE a thread touches it only while
+ * it holds the engine lock (rp_mt_*); what belongs to one call lives in
+ * rp_t, per thread. */
 typedef struct rp_state {
   int active;      /* wrappers do their work */
-  int in_tool;     /* re-entry guard: set while a wrapper runs */
   int initialized; /* MPI_Init* wrapper ran */
   int finalized;   /* MPI_Finalize wrapper ran */
   int rank, size;  /* MPI_COMM_WORLD */
@@ -161,10 +182,6 @@ typedef struct rp_state {
                                   reached: spawned, connected, a parent */
   revprof_fn eff[REVPROF_FN_COUNT]; /* model row used for each function */
   unsigned char missing[REVPROF_FN_COUNT]; /* used but not in the model */
-  /* the call under way */
-  double t0;        /* avg clock at entry, seconds */
-  double cur_bytes;
-  double cur_wait;
   /* compute measurement */
   double cpu_mark;  /* CPU seconds at the last exit (when cpu_valid) */
   double wall_mark; /* monotonic seconds at the last exit */
@@ -177,9 +194,6 @@ typedef struct rp_state {
                            calibrated at MPI_Init */
   int short_run;    /* short measured gaps in a row (rp_gap_wants_cpu) */
   const char *spread_from; /* where cfg.compute_spread came from */
-  int poll;         /* the call under way is a poll (Iprobe, Test*): when it
-                       costs nothing on the clocks, its host time counts
-                       with the next gap */
   int compute_auto; /* REVPROF_COMPUTE=auto (cfg.compute: what it chose) */
   double auto_calls; /* auto switched to annotate after this many calls */
   double auto_t;     /* ... at this avg clock, s; -1: it did not switch */
@@ -187,18 +201,92 @@ typedef struct rp_state {
   double fast_max;  /* inline copy path up to this many bytes; -1: off */
   int tracing;      /* rp_trace_* active */
   int extras;       /* tracing or REVPROF_COMPUTE=measure: leave's slow part */
-  rp_req bsend, brecv; /* blocking operations under way */
-  char *scratch_s, *scratch_r; /* pack buffers of blocking calls */
-  size_t scratch_cap;
+  rp_thr th0;       /* blocking records of the thread that initialized */
+  size_t scratch_cap; /* bytes of each rp_thr pack buffer (0: none) */
+  /* MPI_THREAD_MULTIPLE (rp_mt.c): on in every process when one has it */
+  int mt;
+  int inflight;     /* threads inside a wrapper */
+  double overlap[RP_W_COUNT]; /* calls that began while another thread
+                                 was inside one */
+  double cm_other;  /* compensate: calls of other threads (not profiled) */
+  rp_thr *threads;  /* blocks of the other threads */
   int partial_done; /* a partial report was written */
 } rp_state;
 
 extern rp_state rp_g;
 
+/* The call under way, per thread. */
+typedef struct rp_call {
+  int in_tool;      /* re-entry guard: set while a wrapper runs */
+  int poll;         /* the call under way is a poll (Iprobe, Test*): when it
+                       costs nothing on the clocks, its host time counts
+                       with the next gap */
+  int held;         /* MPI_THREAD_MULTIPLE: this thread holds the lock */
+  int alone;        /* ... and no other thread was inside a wrapper when
+                       this call began */
+  int main;         /* the thread that initialized MPI */
+  double t0;        /* avg clock at entry, seconds */
+  double cur_bytes;
+  double cur_wait;
+  rp_thr *th;       /* this thread's records; NULL: rp_g.th0 */
+} rp_call;
+extern _Thread_local rp_call rp_t RP_TLS;
+
+static inline rp_thr *rp_th(void) {
+  return RP_LIKELY(rp_t.th == NULL) ? &rp_g.th0 : rp_t.th;
+}
+
 /* Wrappers call PMPI directly when this is true. */
 static inline int rp_bypass(void) {
-  return !RP_LIKELY(rp_g.active) || rp_g.in_tool;
+  return !RP_LIKELY(rp_g.active) || rp_t.in_tool;
 }
+
+/* ------------------------------------------------------------ rp_mt.c */
+
+/* Under MPI_THREAD_MULTIPLE (rp_g.mt) one lock guards rp_g and every table
+ * of the engine: a wrapper takes it at rp_enter and gives it back at
+ * rp_leave, and lets go of it around every MPI call that may wait for
+ * another thread or process (RP_UNLOCKED), so that a thread blocked in MPI
+ * never stops the others. Without MPI_THREAD_MULTIPLE these cost a branch. */
+void rp_mt_startup(int provided);
+void rp_mt_enter(rp_wid w); /* lock, this thread's records, overlap count */
+void rp_mt_leave(void);
+void rp_mt_lock(void);
+void rp_mt_unlock(void);
+/* Gives the lock back if this thread holds it; returns whether it did. */
+static inline int rp_mt_off(void) {
+  if (RP_LIKELY(!rp_g.mt) || !rp_t.held)
+    return 0;
+  rp_mt_unlock();
+  return 1;
+}
+static inline void rp_mt_on(int was) {
+  if (RP_UNLIKELY(was))
+    rp_mt_lock();
+}
+/* Takes the lock unless this thread holds it (callbacks that MPI runs
+ * inside a call made unlocked, the public API); returns whether it did. */
+static inline int rp_mt_hold(void) {
+  if (RP_LIKELY(!rp_g.mt) || rp_t.held)
+    return 0;
+  rp_mt_lock();
+  return 1;
+}
+static inline void rp_mt_release(int took) {
+  if (RP_UNLIKELY(took))
+    rp_mt_unlock();
+}
+/* stmt runs without the lock (an MPI call that may block). */
+#define RP_UNLOCKED(stmt)                                                   \
+  do {                                                                      \
+    int rp_was_ = rp_mt_off();                                              \
+    stmt;                                                                   \
+    rp_mt_on(rp_was_);                                                      \
+  } while (0)
+/* The report's "thread-order" flag (rp_shutdown), when calls overlapped. */
+void rp_mt_report(void);
+/* Frees the other threads' blocks (rp_p2p_shutdown). */
+void rp_mt_shutdown(void);
 
 /* ------------------------------------------------------- rp_engine.c */
 
@@ -229,12 +317,14 @@ void rp_cm_report_startup(void);
 /* Start of a wrapper's work: guard on, computation since the last MPI call
  * (REVPROF_COMPUTE=measure) added, entry time taken. */
 static inline void rp_enter(rp_wid w) {
-  rp_g.in_tool = 1;
+  rp_t.in_tool = 1;
+  if (RP_UNLIKELY(rp_g.mt))
+    rp_mt_enter(w);
   if (rp_g.extras)
     rp_enter_extras(w);
-  rp_g.t0 = rp_g.clk.now[RP_AVG];
-  rp_g.cur_bytes = 0.0;
-  rp_g.cur_wait = 0.0;
+  rp_t.t0 = rp_g.clk.now[RP_AVG];
+  rp_t.cur_bytes = 0.0;
+  rp_t.cur_wait = 0.0;
 }
 
 /* End: per-function statistics, trace state, guard off. */
@@ -243,26 +333,30 @@ static inline void rp_enter(rp_wid w) {
  * did not move) runs at host speed, its time counted with the next gap. */
 static inline void rp_enter_poll(rp_wid w) {
   rp_enter(w);
-  rp_g.poll = 1;
+  rp_t.poll = 1;
 }
 static inline void rp_leave(rp_wid w) {
   rp_fstat *f = &rp_g.fstat[w];
   double t1 = rp_g.clk.now[RP_AVG];
   f->calls += 1.0;
-  f->bytes += rp_g.cur_bytes;
-  f->time += t1 - rp_g.t0;
-  f->wait += rp_g.cur_wait;
+  f->bytes += rp_t.cur_bytes;
+  f->time += t1 - rp_t.t0;
+  f->wait += rp_t.cur_wait;
   if (rp_g.extras) {
     if (rp_g.tracing)
-      rp_trace_state(rp_wrap_name[w], rp_g.t0, t1, rp_g.cur_bytes);
+      rp_trace_state(rp_wrap_name[w], rp_t.t0, t1, rp_t.cur_bytes);
+    /* the call itself is not computation; with threads, computation is
+       host time while no thread is inside MPI */
     if (rp_g.cfg.compute == RP_COMPUTE_MEASURE &&
-        !(rp_g.poll && t1 == rp_g.t0))
-      rp_measure_mark(); /* the call itself is not computation */
-    rp_g.poll = 0;
-    if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
+        !(rp_t.poll && t1 == rp_t.t0) && (!rp_g.mt || rp_g.inflight == 1))
+      rp_measure_mark();
+    rp_t.poll = 0;
+    if (rp_g.cfg.mode == RP_MODE_COMPENSATE && (!rp_g.mt || rp_t.main))
       rp_cm_leave(w);
   }
-  rp_g.in_tool = 0;
+  rp_t.in_tool = 0;
+  if (RP_UNLIKELY(rp_g.mt))
+    rp_mt_leave();
 }
 
 /* Model time of fn for p ranks and d bytes, with the documented fallbacks
@@ -354,6 +448,9 @@ void rp_add_compute(const double dt[RP_NB], const char *what);
 
 void rp_p2p_startup(void);
 void rp_p2p_shutdown(void);
+/* A thread's blocking records and scratch (rp_thr), made and freed. */
+void rp_thr_init(rp_thr *t);
+void rp_thr_free(rp_thr *t);
 
 rp_req *rp_req_new(void);
 /* After the PMPI call that created *request: files the record under the
@@ -365,6 +462,11 @@ rp_req *rp_req_find(MPI_Request h);
 /* Same, skipping records claimed by this call already, and claims the one
  * returned (array completions: duplicates get distinct records). */
 rp_req *rp_req_claim(MPI_Request h);
+/* What a Wait or Test takes: rp_req_find; with threads rp_req_claim, the
+ * claim kept (like those of rp_reqs_claim) until rp_reqs_unclaim after the
+ * completion has run. */
+rp_req *rp_req_take(MPI_Request h);
+void rp_reqs_unclaim(rp_req **recs, int n);
 /* A completion call reported the request done with status st (the
  * library's status; want_status: the application looks at it). Runs the
  * completion rule, unpacks, fixes the status, releases the record unless it
@@ -442,7 +544,7 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
       count >= 0 && dest != MPI_PROC_NULL && !rp_g.dynamic) {
     double bytes = (double)count * rp_last_tinfo.size;
     if (bytes <= rp_g.fast_max) { /* copy path, blocking record */
-      rp_req *b = &rp_g.bsend;
+      rp_req *b = &rp_th()->bsend;
       double cost[RP_NB];
       double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
       rp_cost_fast(fn, 2.0, bytes, cost);
@@ -453,7 +555,7 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
       b->wbuf = b->pack;
       b->wcount = (int)bytes + RP_PB_BYTES;
       b->wtype = MPI_PACKED;
-      rp_g.cur_bytes += bytes;
+      rp_t.cur_bytes += bytes;
       return b;
     }
   }
@@ -473,7 +575,7 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
       count >= 0 && source != MPI_PROC_NULL && !rp_g.dynamic) {
     double cap = (double)count * rp_last_tinfo.size;
     if (cap <= rp_g.fast_max) {
-      rp_req *b = &rp_g.brecv; /* only what rp_recv_end's fast path reads */
+      rp_req *b = &rp_th()->brecv; /* only what rp_recv_end's fast path reads */
       b->fn = fn;
       b->ubuf = buf;
       b->peer_spec = source;
@@ -526,8 +628,8 @@ static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
     rp_copy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
     rp_cost_fast(r->fn, 2.0, d, cost);
     rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
-    rp_g.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
-    rp_g.cur_bytes += d;
+    rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
+    rp_t.cur_bytes += d;
     if (r->peer_spec == MPI_ANY_SOURCE || rp_g.tracing)
       rp_recv_after(r, st, pb, lat, d);
     return;

@@ -90,7 +90,7 @@ void rp_io_access(rp_wid w, MPI_File fh, revprof_fn fn, double d, int coll,
   } else if (rc == MPI_SUCCESS) {
     local(f->size, fn, d);
   }
-  rp_g.cur_bytes += d;
+  rp_t.cur_bytes += d;
 }
 
 /* After MPI_File_open on comm (every member): the file's private
@@ -104,7 +104,9 @@ static void opened(MPI_Comm comm, MPI_File fh, int rc, double host) {
   int rank = 0;
   MPI_Comm mine = MPI_COMM_NULL;
   PMPI_Comm_rank(comm, &rank);
-  if (PMPI_Comm_split(comm, 0, rank, &mine) != MPI_SUCCESS)
+  int src;
+  RP_UNLOCKED(src = PMPI_Comm_split(comm, 0, rank, &mine));
+  if (src != MPI_SUCCESS)
     mine = MPI_COMM_NULL;
   if (rc == MPI_SUCCESS && mine != MPI_COMM_NULL) {
     rp_file *grown = rp_grow(files, &files_cap, nfiles + 1, sizeof *files);
@@ -139,7 +141,8 @@ RP_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode,
     return PMPI_File_open(comm, filename, amode, info, fh);
   rp_enter(RP_W_MPI_File_open);
   double h0 = rp_host_seconds();
-  int rc = PMPI_File_open(comm, filename, amode, info, fh);
+  int rc;
+  RP_UNLOCKED(rc = PMPI_File_open(comm, filename, amode, info, fh));
   opened(comm, rc == MPI_SUCCESS ? *fh : MPI_FILE_NULL, rc,
          rp_host_seconds() - h0);
   rp_leave(RP_W_MPI_File_open);
@@ -150,14 +153,19 @@ RP_EXPORT int MPI_File_close(MPI_File *fh) {
   if (rp_bypass())
     return PMPI_File_close(fh);
   rp_enter(RP_W_MPI_File_close);
-  rp_file *f = find(*fh);
+  MPI_File was = *fh; /* the table may change while the call runs */
   double h0 = rp_host_seconds();
-  int rc = PMPI_File_close(fh);
+  int rc;
+  RP_UNLOCKED(rc = PMPI_File_close(fh));
   double host = rp_host_seconds() - h0;
+  rp_file *f = find(was);
   if (!costed(REVPROF_FN_FILE_CLOSE))
     rp_g.host_unc[RP_W_MPI_File_close] += host;
-  else if (f != NULL)
-    rp_coll_meet_on(f->comm, f->size, REVPROF_FN_FILE_CLOSE, 0.0);
+  else if (f != NULL) {
+    rp_file copy = *f;
+    rp_coll_meet_on(copy.comm, copy.size, REVPROF_FN_FILE_CLOSE, 0.0);
+    f = find(was);
+  }
   if (f != NULL)
     forget(f);
   rp_leave(RP_W_MPI_File_close);

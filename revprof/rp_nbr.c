@@ -63,7 +63,8 @@ void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d) {
   } else {
     for (int i = 0; i < slots * W; i++)
       in[i] = -1.0; /* MPI_PROC_NULL neighbours leave their slot alone */
-    PMPI_Neighbor_allgather(mine, W, MPI_DOUBLE, in, W, MPI_DOUBLE, comm);
+    RP_UNLOCKED(PMPI_Neighbor_allgather(mine, W, MPI_DOUBLE, in, W,
+                                        MPI_DOUBLE, comm));
     for (int i = 0; i < slots; i++)
       for (int b = 0; b < RP_NB; b++)
         if (in[i * W + b] > start[b])
@@ -72,8 +73,8 @@ void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d) {
       free(in);
   }
   rp_cost_fast(fn, (double)real + 1.0, d, cost);
-  rp_g.cur_wait += rp_clock_coll(&rp_g.clk, start, cost);
-  rp_g.cur_bytes += d;
+  rp_t.cur_wait += rp_clock_coll(&rp_g.clk, start, cost);
+  rp_t.cur_bytes += d;
 }
 
 /* The exchange of one start: this rank's clocks and d to its
@@ -143,8 +144,8 @@ void rp_pnbr_start(rp_req *r) {
 
 void rp_inbr_done(rp_req *r) {
   double cost[RP_NB];
-  if (r->sreq != MPI_REQUEST_NULL)
-    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* every member started it */
+  if (r->sreq != MPI_REQUEST_NULL) /* every member started it */
+    RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE));
   for (int i = 0; i < r->nbr_slots; i++)
     for (int b = 0; b < RP_NB; b++)
       if (r->nbr_in[i * RP_PB_DOUBLES + b] > r->cmax[b])
@@ -153,8 +154,8 @@ void rp_inbr_done(rp_req *r) {
   r->nbr_in = NULL;
   double d = r->cmine[RP_NB];
   rp_cost(r->fn, r->p, d, cost);
-  rp_g.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
-  rp_g.cur_bytes += d;
+  rp_t.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
+  rp_t.cur_bytes += d;
 }
 
 double rp_nbr_mean_bytes(MPI_Comm comm, rp_counts counts,

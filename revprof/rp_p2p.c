@@ -92,7 +92,7 @@ static void req_release(rp_req *r) {
   free(r->nbr_in); /* a neighbourhood exchange never completed */
   r->nbr_in = NULL;
   if (r->kind == RP_REQ_PSEND && r->sreq != MPI_REQUEST_NULL)
-    PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* its clocks live in r */
+    RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE)); /* clocks in r */
   r->next = free_list;
   free_list = r;
 }
@@ -149,17 +149,34 @@ static void table_remove(rp_req *r) {
   table_count--;
 }
 
+/* With threads (rp_g.mt) a handle shared by several records is taken by
+ * the thread that filed the record where it can be. */
 static rp_req *find_oldest(MPI_Request h, int unclaimed) {
-  rp_req *found = NULL;
+  rp_req *found = NULL, *mine = NULL;
   if (table_count == 0 || h == MPI_REQUEST_NULL)
     return NULL;
   for (rp_req *r = table[bucket_of(h)]; r; r = r->next) /* newest first */
-    if (r->handle == h && !(unclaimed && r->claimed))
+    if (r->handle == h && !(unclaimed && r->claimed)) {
       found = r;
-  return found;
+      if (r->owner == &rp_t)
+        mine = r;
+    }
+  return rp_g.mt && mine ? mine : found;
 }
 
-rp_req *rp_req_find(MPI_Request h) { return find_oldest(h, 0); }
+/* With threads, records claimed by a completion under way are another
+ * thread's: MPI may have given their handle to a new request already. */
+rp_req *rp_req_find(MPI_Request h) { return find_oldest(h, rp_g.mt); }
+
+rp_req *rp_req_take(MPI_Request h) {
+  return rp_g.mt ? rp_req_claim(h) : find_oldest(h, 0);
+}
+
+void rp_reqs_unclaim(rp_req **recs, int n) {
+  for (int i = 0; rp_g.mt && recs && i < n; i++)
+    if (recs[i])
+      recs[i]->claimed = 0;
+}
 
 rp_req *rp_req_claim(MPI_Request h) {
   rp_req *r = find_oldest(h, 1);
@@ -174,11 +191,12 @@ void rp_req_post(rp_req *r, int rc, MPI_Request *request) {
   if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL ||
       (r->kind <= RP_REQ_RECV && r->enc == RP_ENC_NATIVE && !r->partner)) {
     if (r->kind == RP_REQ_COLL && r->sreq != MPI_REQUEST_NULL)
-      PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE); /* others started it too */
+      RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE)); /* others too */
     req_release(r); /* nothing to do at completion */
     return;
   }
   r->handle = *request;
+  r->owner = &rp_t;
   if (table_insert(r) != 0) {
     static int warned;
     if (!warned++)
@@ -386,7 +404,7 @@ static void send_stamp(rp_req *r) {
   rp_cost_fast(r->fn, 2.0, r->ubytes, cost);
   rp_clock_send(&rp_g.clk, cost, r->pb);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
-  rp_g.cur_bytes += r->ubytes;
+  rp_t.cur_bytes += r->ubytes;
   if (r->enc == RP_ENC_PACK) {
     memcpy(r->pack, r->pb, RP_PB_BYTES);
     if (r->ubytes > 0)
@@ -397,7 +415,7 @@ static void send_stamp(rp_req *r) {
 static rp_req *prepare(rp_req *r, int blocking_send, rp_wid w,
                        revprof_fn fn, int kind) {
   if (r == NULL) {
-    r = blocking_send ? &rp_g.bsend : &rp_g.brecv;
+    r = blocking_send ? &rp_th()->bsend : &rp_th()->brecv;
     r->unpacked = 0;
   }
   r->wid = w;
@@ -534,8 +552,8 @@ static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
       cost[b] += c2[b];
   }
   rp_cost_fast(REVPROF_FN_LATENCY, 2.0, un, lat);
-  rp_g.cur_wait += rp_clock_recv(&rp_g.clk, cost, r->pb, lat);
-  rp_g.cur_bytes += un;
+  rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, r->pb, lat);
+  rp_t.cur_bytes += un;
   rp_recv_after(r, st, r->pb, lat, un);
 }
 
@@ -651,7 +669,7 @@ static void sendrecv_stamp(rp_req *s, int replace, MPI_Comm comm, char **tmp) {
     return;
   memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
   s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
-  rp_g.cur_bytes += s->ubytes;
+  rp_t.cur_bytes += s->ubytes;
   if (s->enc == RP_ENC_PACK) {
     memcpy(s->pack, s->pb, RP_PB_BYTES);
     if (s->ubytes > 0)
@@ -767,8 +785,9 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
     packed_recv(r);
   int rc;
   if (request == NULL) {
-    rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest, sendtag, r->wbuf,
-                       r->wcount, r->wtype, source, recvtag, comm, st);
+    RP_UNLOCKED(rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest,
+                                   sendtag, r->wbuf, r->wcount, r->wtype,
+                                   source, recvtag, comm, st));
     if (rc == MPI_SUCCESS)
       sendrecv_complete(r, st, st != &local, s->enc != RP_ENC_NATIVE,
                         s->ubytes);
@@ -824,9 +843,12 @@ static int foreign_message(MPI_Message m) {
 int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
              MPI_Status *status, MPI_Request *request) {
   if (*message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
-      (nforeign_msgs > 0 && foreign_message(*message)))
-    return request ? PMPI_Imrecv(buf, count, type, message, request)
-                   : PMPI_Mrecv(buf, count, type, message, status);
+      (nforeign_msgs > 0 && foreign_message(*message))) {
+    int rc;
+    RP_UNLOCKED(rc = request ? PMPI_Imrecv(buf, count, type, message, request)
+                             : PMPI_Mrecv(buf, count, type, message, status));
+    return rc;
+  }
   /* the source is known, so no wildcard bookkeeping: peer 0 stands in */
   if (request) {
     rp_req *r = rp_recv_begin(rp_req_new(), RP_W_MPI_Imrecv,
@@ -839,7 +861,8 @@ int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
   MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
   rp_req *r = rp_recv_begin(NULL, RP_W_MPI_Mrecv, REVPROF_FN_RECV, buf,
                             count, type, 0, 0, MPI_COMM_NULL);
-  int rc = PMPI_Mrecv(r->wbuf, r->wcount, r->wtype, message, st);
+  int rc;
+  RP_UNLOCKED(rc = PMPI_Mrecv(r->wbuf, r->wcount, r->wtype, message, st));
   rp_recv_end(r, rc, st, st != &local);
   return rc;
 }
@@ -900,7 +923,8 @@ int rp_buffer_attach(void *buf, int size) {
 int rp_buffer_detach(void *addr, int *size) {
   void *b = NULL;
   int s = 0;
-  int rc = PMPI_Buffer_detach(&b, &s);
+  int rc;
+  RP_UNLOCKED(rc = PMPI_Buffer_detach(&b, &s));
   if (rc == MPI_SUCCESS && b != NULL && b == own_bbuf) {
     free(own_bbuf);
     own_bbuf = NULL;
@@ -938,32 +962,54 @@ static int check_fast_copy(void) {
          memcmp(a, b, (size_t)pos) == 0;
 }
 
-void rp_p2p_startup(void) {
-  rp_g.fast_copy = check_fast_copy();
-  rp_g.scratch_cap = (size_t)rp_g.cfg.pack_max + RP_PB_BYTES;
-  rp_g.scratch_s = malloc(rp_g.scratch_cap);
-  rp_g.scratch_r = malloc(rp_g.scratch_cap);
-  if (rp_g.scratch_s == NULL || rp_g.scratch_r == NULL)
-    rp_g.scratch_cap = 0; /* every message takes the struct path */
-  rp_g.fast_max = rp_g.fast_copy && rp_g.scratch_cap ? rp_g.cfg.pack_max
-                                                      : -1.0;
-  rp_req *b[2] = {&rp_g.bsend, &rp_g.brecv};
-  char *sc[2] = {rp_g.scratch_s, rp_g.scratch_r};
+/* A thread's blocking records over its pack buffers (rp_g.scratch_cap
+ * bytes each; the inline space when there are none). */
+void rp_thr_init(rp_thr *t) {
+  memset(t, 0, sizeof *t);
+  if (rp_g.scratch_cap) {
+    t->scratch_s = malloc(rp_g.scratch_cap);
+    t->scratch_r = malloc(rp_g.scratch_cap);
+  }
+  rp_req *b[2] = {&t->bsend, &t->brecv};
+  char *sc[2] = {t->scratch_s, t->scratch_r};
+  int ok = t->scratch_s && t->scratch_r;
   for (int i = 0; i < 2; i++) {
-    memset(b[i], 0, sizeof *b[i]);
     b[i]->blocking = 1;
-    b[i]->pack = rp_g.scratch_cap ? sc[i] : b[i]->inl;
-    b[i]->packcap = rp_g.scratch_cap ? rp_g.scratch_cap : RP_REQ_INLINE;
+    b[i]->pack = ok ? sc[i] : b[i]->inl;
+    b[i]->packcap = ok ? rp_g.scratch_cap : RP_REQ_INLINE;
     b[i]->stype = MPI_DATATYPE_NULL;
     b[i]->handle = MPI_REQUEST_NULL;
     b[i]->sreq = MPI_REQUEST_NULL;
   }
 }
 
+void rp_thr_free(rp_thr *t) {
+  struct_release(&t->bsend);
+  struct_release(&t->brecv);
+  free(t->scratch_s);
+  free(t->scratch_r);
+  free(t->recs);
+  free(t->st);
+  t->scratch_s = t->scratch_r = NULL;
+  t->recs = NULL;
+  t->st = NULL;
+  t->recs_cap = t->st_cap = 0;
+}
+
+void rp_p2p_startup(void) {
+  rp_g.fast_copy = check_fast_copy();
+  rp_g.scratch_cap = (size_t)rp_g.cfg.pack_max + RP_PB_BYTES;
+  rp_thr_init(&rp_g.th0);
+  if (rp_g.th0.scratch_s == NULL || rp_g.th0.scratch_r == NULL)
+    rp_g.scratch_cap = 0; /* every message takes the struct path */
+  rp_g.fast_max = rp_g.fast_copy && rp_g.scratch_cap ? rp_g.cfg.pack_max
+                                                      : -1.0;
+}
+
 void rp_p2p_shutdown(void) {
   scache_purge(MPI_DATATYPE_NULL, 1);
-  struct_release(&rp_g.bsend);
-  struct_release(&rp_g.brecv);
+  rp_thr_free(&rp_g.th0);
+  rp_mt_shutdown();
   for (size_t i = 0; table && i < ((size_t)1 << table_bits); i++)
     for (rp_req *r = table[i]; r; r = r->next)
       struct_release(r);
@@ -976,41 +1022,42 @@ void rp_p2p_type_freed(MPI_Datatype t) {
 
 /* ------------------------------------ completion calls (Wait*, Test*) */
 
-static rp_req **recs_buf;
-static size_t recs_cap;
-static MPI_Status *st_buf;
-static size_t st_cap;
 
 /* Records of n requests (NULL for the ones revprof does not know); *found
  * counts the known ones. NULL when out of memory. */
 rp_req **rp_reqs_claim(int n, const MPI_Request reqs[], int *found) {
+  rp_thr *t = rp_th();
   *found = 0;
   if (n <= 0)
-    return recs_buf;
-  rp_req **nb = rp_grow(recs_buf, &recs_cap, (size_t)n, sizeof *nb);
+    return t->recs;
+  rp_req **nb = rp_grow(t->recs, &t->recs_cap, (size_t)n, sizeof *nb);
   if (nb == NULL)
     return NULL;
-  recs_buf = nb;
+  t->recs = nb;
   for (int i = 0; i < n; i++) {
-    recs_buf[i] = rp_req_claim(reqs[i]);
-    *found += recs_buf[i] != NULL;
+    nb[i] = rp_req_claim(reqs[i]);
+    *found += nb[i] != NULL;
   }
-  for (int i = 0; i < n; i++) /* claims last for this call only */
-    if (recs_buf[i])
-      recs_buf[i]->claimed = 0;
-  return recs_buf;
+  /* claims last for this call only; with threads until the completion
+     has run (rp_reqs_unclaim): meanwhile MPI may hand the same handle to
+     another thread's new request */
+  for (int i = 0; !rp_g.mt && i < n; i++)
+    if (nb[i])
+      nb[i]->claimed = 0;
+  return nb;
 }
 
 /* Statuses to pass to PMPI: the application's, or scratch when it ignores
  * them but revprof needs them. */
 MPI_Status *rp_statuses_for(int n, MPI_Status *user, int found) {
+  rp_thr *t = rp_th();
   if (user != MPI_STATUSES_IGNORE || !found || n <= 0)
     return user;
-  MPI_Status *nb = rp_grow(st_buf, &st_cap, (size_t)n, sizeof *nb);
+  MPI_Status *nb = rp_grow(t->st, &t->st_cap, (size_t)n, sizeof *nb);
   if (nb == NULL)
     return user;
-  st_buf = nb;
-  return st_buf;
+  t->st = nb;
+  return nb;
 }
 
 int rp_completed_ok(int rc, const MPI_Status *st) {

@@ -66,7 +66,7 @@ static void part_ready(MPI_Request request, int n) {
   rp_cost_fast(r->fn, 2.0, r->ubytes, cost);
   rp_clock_send(&rp_g.clk, cost, r->pb);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
-  rp_g.cur_bytes += r->ubytes;
+  rp_t.cur_bytes += r->ubytes;
   if (r->side != MPI_COMM_NULL &&
       PMPI_Isend(r->pb, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec, r->tag_spec,
                  r->side, &r->sreq) != MPI_SUCCESS)
@@ -78,7 +78,7 @@ void rp_part_done(rp_req *r) {
   double cost[RP_NB], lat[RP_NB];
   if (r->kind == RP_REQ_PSEND) {
     if (r->sreq != MPI_REQUEST_NULL)
-      PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE);
+      RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE));
     return; /* the send cost at its last MPI_Pready */
   }
   rp_cost_fast(r->fn, 2.0, r->ubytes, cost);
@@ -86,13 +86,13 @@ void rp_part_done(rp_req *r) {
     rp_clock_local(&rp_g.clk, cost);
   } else {
     MPI_Status st;
-    PMPI_Recv(r->pb, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec, r->tag_spec,
-              r->side, &st);
+    RP_UNLOCKED(PMPI_Recv(r->pb, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec,
+                          r->tag_spec, r->side, &st));
     rp_cost_fast(REVPROF_FN_LATENCY, 2.0, r->ubytes, lat);
-    rp_g.cur_wait += rp_clock_recv(&rp_g.clk, cost, r->pb, lat);
+    rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, r->pb, lat);
     rp_recv_after(r, &st, r->pb, lat, r->ubytes);
   }
-  rp_g.cur_bytes += r->ubytes;
+  rp_t.cur_bytes += r->ubytes;
 }
 
 #if MPI_VERSION >= 4

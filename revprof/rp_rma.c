@@ -52,11 +52,14 @@ static void win_free_state(rp_win *w) {
   free(w);
 }
 
+/* Runs inside MPI_Win_free, called without the engine lock (rp_mt.c). */
 static int win_delete(MPI_Win win, int key, void *val, void *extra) {
   (void)win;
   (void)key;
   (void)extra;
+  int took = rp_mt_hold();
   win_free_state(val);
+  rp_mt_release(took);
   return MPI_SUCCESS;
 }
 
@@ -103,8 +106,10 @@ void rp_rma_created(MPI_Win win, MPI_Comm comm) {
   PMPI_Comm_rank(comm, &rank);
   /* split, not dup: the application's copy callbacks never see it; every
      member creates the window, so every member takes part */
-  if (w == NULL ||
-      PMPI_Comm_split(comm, 0, rank, &w->comm) != MPI_SUCCESS ||
+  int rc = MPI_ERR_OTHER;
+  if (w)
+    RP_UNLOCKED(rc = PMPI_Comm_split(comm, 0, rank, &w->comm));
+  if (w == NULL || rc != MPI_SUCCESS ||
       PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS ||
       PMPI_Win_set_attr(win, keyval, w) != MPI_SUCCESS) {
     win_free_state(w);
@@ -122,7 +127,7 @@ void rp_rma_op(MPI_Win win, revprof_fn fn, double d) {
   double cost[RP_NB];
   rp_cost_fast(fn, 2.0, d, cost);
   rp_rma_queue(rp_g.clk.now, w->pending, cost);
-  rp_g.cur_bytes += d;
+  rp_t.cur_bytes += d;
 }
 
 void rp_rma_fence(MPI_Win win) {
@@ -174,12 +179,14 @@ static int members(rp_win *w, MPI_Group group, int **out, size_t *cap) {
 /* the clocks of a PSCW message from rank `from` of w->comm */
 static void recv_clocks(rp_win *w, int from, int tag) {
   double pb[RP_PB_DOUBLES], lat[RP_NB], zero[RP_NB] = {0.0, 0.0, 0.0};
-  if (from == MPI_UNDEFINED ||
-      PMPI_Recv(pb, RP_PB_DOUBLES, MPI_DOUBLE, from, tag, w->comm,
-                MPI_STATUS_IGNORE) != MPI_SUCCESS)
+  int rc = MPI_ERR_OTHER;
+  if (from != MPI_UNDEFINED)
+    RP_UNLOCKED(rc = PMPI_Recv(pb, RP_PB_DOUBLES, MPI_DOUBLE, from, tag,
+                               w->comm, MPI_STATUS_IGNORE));
+  if (rc != MPI_SUCCESS)
     return;
   rp_cost_fast(REVPROF_FN_LATENCY, 2.0, 0.0, lat);
-  rp_g.cur_wait += rp_clock_recv(&rp_g.clk, zero, pb, lat);
+  rp_t.cur_wait += rp_clock_recv(&rp_g.clk, zero, pb, lat);
 }
 
 void rp_rma_post(MPI_Group group, MPI_Win win) {
@@ -228,8 +235,8 @@ void rp_rma_complete(MPI_Win win) {
      MPI_Win_complete lets return: a send cannot block them */
   for (int i = 0; i < w->ntargets; i++)
     if (w->targets[i] != MPI_UNDEFINED)
-      PMPI_Send(pb, RP_PB_DOUBLES, MPI_DOUBLE, w->targets[i], TAG_COMPLETE,
-                w->comm);
+      RP_UNLOCKED(PMPI_Send(pb, RP_PB_DOUBLES, MPI_DOUBLE, w->targets[i],
+                            TAG_COMPLETE, w->comm));
   w->ntargets = 0;
 }
 
@@ -240,7 +247,7 @@ void rp_rma_wait(MPI_Win win) {
   for (int i = 0; i < w->norigins; i++)
     recv_clocks(w, w->origins[i], TAG_COMPLETE);
   for (int i = 0; i < w->norigins; i++)
-    PMPI_Wait(&w->post_reqs[i], MPI_STATUS_IGNORE);
+    RP_UNLOCKED(PMPI_Wait(&w->post_reqs[i], MPI_STATUS_IGNORE));
   w->norigins = 0;
 }
 

@@ -12,10 +12,10 @@
 RP_EXPORT int MPI_Init(int *argc, char ***argv) {
   int rc = PMPI_Init(argc, argv), provided = MPI_THREAD_SINGLE;
   if (rc == MPI_SUCCESS && !rp_g.initialized) {
-    rp_g.in_tool = 1;
+    rp_t.in_tool = 1;
     PMPI_Query_thread(&provided);
     rp_startup(provided);
-    rp_g.in_tool = 0;
+    rp_t.in_tool = 0;
   }
   return rc;
 }
@@ -24,9 +24,9 @@ RP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
                               int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS && !rp_g.initialized) {
-    rp_g.in_tool = 1;
+    rp_t.in_tool = 1;
     rp_startup(*provided);
-    rp_g.in_tool = 0;
+    rp_t.in_tool = 0;
   }
   return rc;
 }
@@ -52,20 +52,22 @@ RP_EXPORT int MPI_Finalize(void) {
   rp_enter(RP_W_MPI_Finalize);
   rp_zombies_progress(0);
   rp_leave(RP_W_MPI_Finalize);
-  rp_g.in_tool = 1;
+  rp_t.in_tool = 1;
+  int took = rp_mt_hold(); /* other threads are done with MPI by now */
   rp_shutdown(); /* report, traces, shadows */
   rp_fold_finalize();
+  rp_mt_release(took);
   int rc = PMPI_Finalize();
   rp_annotate_free(rp_g.lua);
   rp_g.lua = NULL;
-  rp_g.in_tool = 0;
+  rp_t.in_tool = 0;
   return rc;
 }
 
 RP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
   if (rp_g.active) {
     char reason[64];
-    rp_g.in_tool = 1;
+    rp_t.in_tool = 1;
     snprintf(reason, sizeof reason, "MPI_Abort with error code %d",
              errorcode);
     rp_report_partial(reason);
@@ -301,7 +303,8 @@ RP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm,
   if (rp_bypass())
     return PMPI_Probe(source, tag, comm, status);
   rp_enter(RP_W_MPI_Probe);
-  int rc = PMPI_Probe(source, tag, comm, status);
+  int rc;
+  RP_UNLOCKED(rc = PMPI_Probe(source, tag, comm, status));
   if (rc == MPI_SUCCESS)
     rp_status_unpiggyback(status, comm);
   rp_leave(RP_W_MPI_Probe);
@@ -325,7 +328,8 @@ RP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm,
   if (rp_bypass())
     return PMPI_Mprobe(source, tag, comm, message, status);
   rp_enter(RP_W_MPI_Mprobe);
-  int rc = PMPI_Mprobe(source, tag, comm, message, status);
+  int rc;
+  RP_UNLOCKED(rc = PMPI_Mprobe(source, tag, comm, message, status));
   if (rc == MPI_SUCCESS) {
     rp_status_unpiggyback(status, comm);
     rp_message_probed(*message, comm);
@@ -417,7 +421,8 @@ RP_EXPORT int MPI_Comm_free(MPI_Comm *comm) {
   if (rp_bypass())
     return PMPI_Comm_free(comm);
   rp_enter(RP_W_MPI_Comm_free);
-  int rc = PMPI_Comm_free(comm); /* the attribute's delete frees the shadow */
+  int rc; /* the attribute's delete frees the shadow */
+  RP_UNLOCKED(rc = PMPI_Comm_free(comm));
   rp_leave(RP_W_MPI_Comm_free);
   return rc;
 }
@@ -425,8 +430,11 @@ RP_EXPORT int MPI_Comm_free(MPI_Comm *comm) {
 /* ------------------------------------------------ datatypes and buffers */
 
 RP_EXPORT int MPI_Type_free(MPI_Datatype *datatype) {
-  if (rp_g.active && datatype)
-    rp_p2p_type_freed(*datatype); /* even inside the tool: handles recycle */
+  if (rp_g.active && datatype) { /* even inside the tool: handles recycle */
+    int took = rp_mt_hold();
+    rp_p2p_type_freed(*datatype);
+    rp_mt_release(took);
+  }
   if (rp_bypass())
     return PMPI_Type_free(datatype);
   rp_enter(RP_W_MPI_Type_free);

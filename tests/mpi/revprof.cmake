@@ -6,11 +6,13 @@
 if(NOT TARGET revprof_shared)
   return()
 endif()
-foreach(prog rp_semantics rp_early rp_compute)
+foreach(prog rp_semantics rp_early rp_compute rp_threads)
   add_executable(${prog}_native ${prog}.c)
   target_link_libraries(${prog}_native PRIVATE MPI::MPI_C)
   rp_target_defaults(${prog}_native)
 endforeach()
+find_package(Threads REQUIRED)
+target_link_libraries(rp_threads_native PRIVATE Threads::Threads)
 add_executable(rp_semantics_rp rp_semantics.c)
 add_executable(rp_exact_rp rp_exact.c)
 add_executable(rp_exact_rma_rp rp_exact_rma.c)
@@ -42,6 +44,19 @@ revprof_test(revprof_preload_np3 preload ${rp_nat} 3)
 foreach(np 2 3 4)
   revprof_test(revprof_exact_np${np} exact $<TARGET_FILE:rp_exact_rp> ${np})
 endforeach()
+# MPI_THREAD_MULTIPLE (rp_mt.c): a program that asks for it and calls MPI
+# from one thread gets the same semantics and the same clocks; one whose
+# two threads call MPI at once gets right data and a report that says so
+revprof_test(revprof_semantics_multiple_np2 compare ${rp_nat}
+             $<TARGET_FILE:rp_semantics_rp> 2 multiple)
+revprof_test(revprof_exact_multiple_np3 exact $<TARGET_FILE:rp_exact_rp> 3
+             multiple)
+foreach(np 2 3)
+  revprof_test(revprof_threads_np${np} threads
+               $<TARGET_FILE:rp_threads_native> ${np})
+endforeach()
+set_tests_properties(revprof_threads_np2 revprof_threads_np3 PROPERTIES
+                     SKIP_RETURN_CODE 77)
 # one-sided rules (fence, post-start-complete-wait, lock/unlock), exactly
 foreach(np 2 3 4)
   revprof_test(revprof_exact_rma_np${np} rma-exact $<TARGET_FILE:rp_exact_rma_rp> ${np})
@@ -55,7 +70,7 @@ foreach(np 2 3)
   revprof_test(revprof_extrapolated_np${np} extrapolated $<TARGET_FILE:rp_exact_rp> ${np})
 endforeach()
 foreach(fault missing-model broken-model bad-field lacking-function broken-lua
-        bad-mode multiple)
+        bad-mode)
   revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)
 endforeach()
 revprof_test(revprof_measure_np2 measure $<TARGET_FILE:rp_early_native> 2)

@@ -3,15 +3,18 @@
 # Environment: RP_MPIEXEC (launcher), RP_MPIFLAGS (e.g. --oversubscribe),
 # RP_WORK (a scratch directory for this test), RP_LIB (librevprof.so),
 # RP_MODEL (the exactness model).
-#   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP
+#   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP [multiple]
 #   rp_check.sh preload NATIVE_EXE NP
-#   rp_check.sh exact EXE NP
+#   rp_check.sh exact EXE NP [multiple]       "multiple": the program asks
+#                                             for MPI_THREAD_MULTIPLE
+#   rp_check.sh threads EXE NP                two threads in MPI at once:
+#                                             data right, report says so
 #   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
 #   rp_check.sh io-exact EXE NP               MPI-IO rules, exactly; then
 #                                             with no I/O rows: not predicted
 #   rp_check.sh fault KIND NATIVE_EXE NP      KIND: missing-model broken-model
 #                                             lacking-function broken-lua
-#                                             bad-mode multiple
+#                                             bad-mode
 #   rp_check.sh early MODE EXE NP             MODE: abort exit segv term
 #   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
@@ -41,6 +44,8 @@ export REVPROF_OUTPUT_DIR="$RP_WORK/revprof-out"
 case $cmd in
 compare)
   native=$1 rp=$2 np=$3
+  # "multiple": the program asks for MPI_THREAD_MULTIPLE
+  [ "${4:-}" = multiple ] && export RP_THREAD_MULTIPLE=1
   REVPROF_MODEL=$RP_MODEL run "$np" env REVPROF_MODE=off "$native" || { cat err; fail "native run failed"; }
   mv out native.out
   REVPROF_MODEL=$RP_MODEL run "$np" "$rp" || { cat out err; fail "revprof run failed"; }
@@ -50,6 +55,29 @@ compare)
   grep -q "predicted elapsed time" err || { cat err; fail "no report on stderr"; }
   test -s revprof-out/report.txt && test -s revprof-out/report.csv || fail "no report files"
   echo "compare: $np ranks, identical outputs"
+  ;;
+threads)
+  exe=$1 np=$2
+  run "$np" "$exe"; rc=$?
+  if grep -q "not provided" out; then cat out; exit 77; fi
+  [ $rc -eq 0 ] && grep -q ", 0 failed checks" out || { cat out err; fail "native run failed"; }
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "predict run failed"; }
+  grep -q ", 0 failed checks" out || { cat out err; fail "predict: the program's checks failed"; }
+  grep -q "not supported" err && { cat err; fail "revprof turned itself off"; }
+  r=revprof-out/report.txt
+  test -s $r || { cat err; fail "no report.txt"; }
+  head -n 1 $r | grep -q "(OFF)\|NOT PREDICTED" && { head $r; fail "report marked off"; }
+  grep -q "^  thread-order: MPI_THREAD_MULTIPLE: [0-9]* MPI calls .*began while another thread" $r || { head -n 20 $r; fail "report.txt lacks the thread-order flag"; }
+  grep -q '^flag,all,"thread-order: ' revprof-out/report.csv || { grep flag revprof-out/report.csv; fail "report.csv lacks the thread-order flag"; }
+  grep -q "^MPI_Recv " $r || fail "no MPI_Recv row"
+  awk -F, '$1 == "elapsed" && $7 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv || { grep elapsed revprof-out/report.csv; fail "no predicted time"; }
+  head -n 12 $r
+  rm -rf revprof-out
+  REVPROF_MODE=compensate run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "compensate run failed"; }
+  grep -q ", 0 failed checks" out || { cat out err; fail "compensate: the program's checks failed"; }
+  grep -q "^thread-profile: MPI_THREAD_MULTIPLE" revprof-out/compensate.txt || { head revprof-out/compensate.txt; fail "compensate.txt does not say other threads are left out"; }
+  grep -q '^all,"(flag) thread-profile' revprof-out/compensate.csv || { head -3 revprof-out/compensate.csv; fail "compensate.csv lacks the flag"; }
+  echo "threads: $np ranks, data right in predict and compensate, reports say so"
   ;;
 preload)
   native=$1 np=$2
@@ -65,6 +93,7 @@ preload)
   ;;
 exact)
   exe=$1 np=$2
+  [ "${3:-}" = multiple ] && export RP_THREAD_MULTIPLE=1
   REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
     REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
     run "$np" "$exe" || { cat out err; fail "exact run failed"; }
@@ -171,13 +200,11 @@ fault)
     printf 'function row(n)\n  return n *\nend\n' > "$lua"
     want="costs.lua:3: .*Lua region costs are off" ;;
   bad-mode) model=$RP_MODEL; want='REVPROF_MODE="measure": unknown mode.*not implemented yet.*runs without revprof' ;;
-  multiple) model=$RP_MODEL; want="MPI_THREAD_MULTIPLE is not supported" ;;
   *) fail "unknown fault $kind" ;;
   esac
   extra=""
   [ "$kind" = bad-mode ] && extra="REVPROF_MODE=measure"
   [ "$kind" = broken-lua ] && extra="REVPROF_LUA=$lua"
-  [ "$kind" = multiple ] && extra="RP_THREAD_MULTIPLE=1"
   # shellcheck disable=SC2086
   REVPROF_MODEL=$model run "$np" env $extra LD_PRELOAD="$RP_LIB" "$native" || { cat err; fail "the program did not run on (exit status)"; }
   diff native.out out > diff.txt || { cat diff.txt; fail "the program's output changed"; }

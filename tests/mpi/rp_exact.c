@@ -138,7 +138,11 @@ static void check(const char *phase) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  if (getenv("RP_THREAD_MULTIPLE")) { /* the same clocks with threads on */
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else
+    MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   if (P < 2 || P > MAXP || !revprof_enabled()) {

@@ -1043,7 +1043,7 @@ static void communicators(void) {
 }
 
 int main(int argc, char **argv) {
-  if (getenv("RP_THREAD_MULTIPLE")) { /* revprof must step aside */
+  if (getenv("RP_THREAD_MULTIPLE")) { /* the same semantics with threads */
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else
