@@ -27,7 +27,8 @@ options:
                       all three). The native run always happens: a test
                       counts under revprof only when it passes natively
   --dirs LIST         test directories, comma-separated (default pt2pt,coll,
-                      comm,datatype,group,init,attr,info,topo,errhan,rma,io)
+                      comm,datatype,group,init,attr,info,topo,errhan,rma,io;
+                      a sub-folder such as threads/pt2pt is a directory too)
   --max-np N          run only tests of at most N processes (default 4)
   --jobs N            tests built and run at the same time (default 1)
   --work DIR          scratch folder: builds, run folders, logs, results
@@ -140,7 +141,7 @@ for m in "${mode_list[@]}"; do
   esac
 done
 for d in "${dir_list[@]}"; do
-  case $d in ''|*/*|.*) die "--dirs: bad directory name '$d'" ;; esac
+  case $d in ''|/*|*/|.*|*/.*|*..*) die "--dirs: bad directory name '$d'" ;; esac
   [ -d "$testdir/$d" ] || die "$testdir/$d: no such test directory"
 done
 
@@ -280,19 +281,19 @@ incs=(-I"$gen/include" -I"$testdir/include" -I"$testdir/dtpools/include")
 # ----------------------------------------------------- util and dtpools libs
 build_libs() {
   local log=$libdir/build.log f o objs
-  if [ "$stale" = 0 ] && [ -f "$libdir/libmtest.a" ] && [ -f "$libdir/libdtypes.a" ] &&
+  if [ "$stale" = 0 ] && [ -f "$libdir/libmtest.a" ] && [ -f "$libdir/libmtest_thread.a" ] && [ -f "$libdir/libdtypes.a" ] &&
     [ -f "$libdir/libdtpools.a" ]; then
     return 0
   fi
   rm -f "$libdir"/*.a "$libdir"/*.o
   : >"$log"
-  objs=()
-  for f in mtest mtest_common mtest_single; do
+  for f in mtest mtest_common mtest_single mtest_thread; do
     "$MPICC" "${test_cflags[@]}" -w "${incs[@]}" -c "$testdir/util/$f.c" \
       -o "$libdir/$f.o" >>"$log" 2>&1 || { note "cannot build util/$f.c (see $log)"; exit 1; }
-    objs+=("$libdir/$f.o")
   done
-  ar rcs "$libdir/libmtest.a" "${objs[@]}"
+  ar rcs "$libdir/libmtest.a" "$libdir/mtest.o" "$libdir/mtest_common.o" "$libdir/mtest_single.o"
+  # the threads/ tests' MTest: MTest_Start_thread and friends
+  ar rcs "$libdir/libmtest_thread.a" "$libdir/mtest.o" "$libdir/mtest_common.o" "$libdir/mtest_thread.o"
   "$MPICC" "${test_cflags[@]}" -w "${incs[@]}" -c "$testdir/util/dtypes.c" \
     -o "$libdir/dtypes.o" >>"$log" 2>&1 || { note "cannot build util/dtypes.c (see $log)"; exit 1; }
   ar rcs "$libdir/libdtypes.a" "$libdir/dtypes.o"
@@ -383,6 +384,8 @@ build_prog() {
   local d=$1 p=$2 src=$testdir/$1 out=$work/build/$1
   local vars=$out/make.vars bin=$out/$2 log=$out/$2.log canon w
   local -a srcs=() cpp=() cfl=() lda=() words
+  local mtest=$libdir/libmtest.a
+  case $d in threads/*) mtest=$libdir/libmtest_thread.a ;; esac
   [ "$stale" = 0 ] && [ -x "$bin" ] && return 0
   rm -f "$bin"
   canon=${p//[^A-Za-z0-9_]/_}
@@ -407,8 +410,8 @@ build_prog() {
   read -ra words <<<"$(mvar "$vars" "${canon}_LDADD") $(mvar "$vars" "${canon}_LDFLAGS")"
   for w in "${words[@]}"; do case $w in -l*|-L*) lda+=("$w") ;; esac; done
   if "$MPICC" "${test_cflags[@]}" -w "${cfl[@]}" "${cpp[@]}" "${incs[@]}" -I"$src" \
-    -o "$bin" "${srcs[@]}" -Wl,--start-group "$libdir/libmtest.a" "$libdir/libdtypes.a" \
-    "$libdir/libdtpools.a" -Wl,--end-group "${lda[@]}" -lm >"$log" 2>&1; then
+    -o "$bin" "${srcs[@]}" -Wl,--start-group "$mtest" "$libdir/libdtypes.a" \
+    "$libdir/libdtpools.a" -Wl,--end-group "${lda[@]}" -lm -lpthread >"$log" 2>&1; then
     return 0
   fi
   rm -f "$bin"

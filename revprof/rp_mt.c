@@ -22,6 +22,13 @@ _Thread_local rp_call rp_t RP_TLS;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Blocks of threads that ended, for the next new thread: a program that
+ * starts a thread per task (MPICH's threads/pt2pt/alltoall: 10000) keeps as
+ * many blocks as it has threads at once. */
+static rp_thr *spare;
+static pthread_key_t thread_key;
+static int have_key;
+
 void rp_mt_lock(void) {
   pthread_mutex_lock(&lock);
   rp_t.held = 1;
@@ -29,6 +36,24 @@ void rp_mt_lock(void) {
 
 void rp_mt_unlock(void) {
   rp_t.held = 0;
+  pthread_mutex_unlock(&lock);
+}
+
+/* A thread that called MPI ended: its block goes to the spares (after
+ * MPI_Finalize, when the blocks are freed, there is nothing to do). */
+static void thread_ended(void *v) {
+  rp_thr *t = v;
+  pthread_mutex_lock(&lock);
+  if (rp_g.active) {
+    rp_thr **pp = &rp_g.threads;
+    while (*pp && *pp != t)
+      pp = &(*pp)->next;
+    if (*pp) {
+      *pp = t->next;
+      t->next = spare;
+      spare = t;
+    }
+  }
   pthread_mutex_unlock(&lock);
 }
 
@@ -45,12 +70,25 @@ void rp_mt_startup(int provided) {
   for (int i = 0; i < RP_W_COUNT; i++)
     rp_g.overlap[i] = 0.0;
   rp_g.mt = any;
+  if (any && !have_key)
+    have_key = pthread_key_create(&thread_key, thread_ended) == 0;
 }
 
-/* A thread's first call: its own blocking records. Out of memory, it
- * shares the main thread's (a race the report names). */
+/* A thread's first call: its own blocking records (a spare block, else a
+ * new one). Out of memory, it shares the main thread's (a race the report
+ * names). */
 static void thread_records(void) {
-  rp_thr *t = malloc(sizeof *t);
+  rp_thr *t = spare;
+  if (t != NULL) {
+    spare = t->next;
+    t->next = rp_g.threads;
+    rp_g.threads = t;
+    rp_t.th = t;
+    if (have_key)
+      pthread_setspecific(thread_key, t);
+    return;
+  }
+  t = malloc(sizeof *t);
   if (t == NULL) {
     rp_report_flag("thread-memory",
                    "no memory for a thread's records: threads share them, "
@@ -62,6 +100,8 @@ static void thread_records(void) {
   t->next = rp_g.threads;
   rp_g.threads = t;
   rp_t.th = t;
+  if (have_key)
+    pthread_setspecific(thread_key, t);
 }
 
 void rp_mt_enter(rp_wid w) {
@@ -130,10 +170,12 @@ void rp_mt_report(void) {
 }
 
 void rp_mt_shutdown(void) {
-  while (rp_g.threads) {
-    rp_thr *t = rp_g.threads;
-    rp_g.threads = t->next;
-    rp_thr_free(t);
-    free(t);
-  }
+  rp_thr **lists[2] = {&rp_g.threads, &spare};
+  for (int i = 0; i < 2; i++)
+    while (*lists[i]) {
+      rp_thr *t = *lists[i];
+      *lists[i] = t->next;
+      rp_thr_free(t);
+      free(t);
+    }
 }
