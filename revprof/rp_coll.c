@@ -290,9 +290,12 @@ rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d) {
 }
 
 /* Persistent collectives (MPI 4): the record made at *_init keeps what
- * each start needs (the shadow, d, the root); every start exchanges the
- * clocks as the non-blocking collective does, and its completion applies
- * the same rule (rp_icoll_done). */
+ * each start needs (d, the root) and a persistent collective of its own on
+ * the shadow, made at the same time: persistent collectives match in the
+ * order of their *_init, so the members may start them in different orders
+ * (MPICH's coll/p_order), and so may the exchanges. Every start exchanges
+ * the clocks of that start, and its completion applies the rule of the
+ * non-blocking collective (rp_icoll_done). */
 rp_req *rp_pcoll_init(rp_comm *c, rp_wid w, revprof_fn fn, double d,
                       int root) {
   rp_req *r = icoll_record(c, w, fn, d);
@@ -305,6 +308,26 @@ rp_req *rp_pcoll_init(rp_comm *c, rp_wid w, revprof_fn fn, double d,
     r->root_dir = rp_coll_root_dir(fn);
     r->is_root = c->rank == root;
   }
+#if MPI_VERSION >= 4
+  int rc = MPI_SUCCESS;
+  if (r->comm == MPI_COMM_NULL)
+    ; /* nothing exchanged: own clocks */
+  else if (r->root_dir == RP_ROOT_OUT)
+    rc = PMPI_Bcast_init(r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, root, r->comm,
+                         MPI_INFO_NULL, &r->preq);
+  else if (r->root_dir == RP_ROOT_IN)
+    rc = PMPI_Reduce_init(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
+                          MPI_MAX, root, r->comm, MPI_INFO_NULL, &r->preq);
+  else
+    rc = PMPI_Allreduce_init(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
+                             MPI_MAX, r->comm, MPI_INFO_NULL, &r->preq);
+  if (rc != MPI_SUCCESS) {
+    r->preq = MPI_REQUEST_NULL;
+    rp_report_flag("collective-clocks", "a persistent collective's clock "
+                   "exchange could not be made: its members' clocks are "
+                   "not combined");
+  }
+#endif
   return r;
 }
 
@@ -312,19 +335,10 @@ void rp_pcoll_start(rp_req *r) {
   rp_my_clocks(r->ubytes, r->cmine);
   memcpy(r->cmax, r->cmine, sizeof r->cmax);
   r->sreq = MPI_REQUEST_NULL;
-  if (r->comm == MPI_COMM_NULL)
+  if (r->preq == MPI_REQUEST_NULL)
     return; /* nothing exchanged: own clocks */
-  int rc;
-  if (r->root_dir == RP_ROOT_OUT)
-    rc = PMPI_Ibcast(r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec,
-                     r->comm, &r->sreq);
-  else if (r->root_dir == RP_ROOT_IN)
-    rc = PMPI_Ireduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX,
-                      r->peer_spec, r->comm, &r->sreq);
-  else
-    rc = PMPI_Iallreduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
-                         MPI_MAX, r->comm, &r->sreq);
-  if (rc != MPI_SUCCESS)
+  r->sreq = r->preq; /* the same handle: its Wait leaves it inactive */
+  if (PMPI_Start(&r->sreq) != MPI_SUCCESS)
     r->sreq = MPI_REQUEST_NULL;
 }
 
@@ -336,6 +350,7 @@ void rp_icoll_done(rp_req *r) {
   }
   if (r->sreq != MPI_REQUEST_NULL) /* every member started it */
     RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE));
+  r->sreq = MPI_REQUEST_NULL; /* a persistent one stays in r->preq */
   if (r->root_dir != 0) /* per component: known may be arrived */
     rp_root_known(r->root_dir, r->is_root, r->cmine, r->cmax, r->cmax,
                   RP_PB_DOUBLES);

@@ -111,6 +111,8 @@ typedef struct rp_req {
   double sr_send;
   /* non-blocking collectives and Comm_idup */
   MPI_Request sreq;         /* clock exchange (or shadow idup) request */
+  MPI_Request preq;         /* persistent collectives: the exchange's own
+                               persistent collective on the shadow */
   double cmine[RP_PB_DOUBLES], cmax[RP_PB_DOUBLES]; /* clocks + d, max */
   double p;                 /* group size */
   int root_dir, is_root;    /* rooted: RP_ROOT_OUT/IN (rp_clock.h), else 0 */

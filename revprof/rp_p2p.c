@@ -30,6 +30,7 @@ static void req_reset(rp_req *r) {
   memset(r, 0, offsetof(rp_req, inl));
   r->handle = MPI_REQUEST_NULL;
   r->sreq = MPI_REQUEST_NULL;
+  r->preq = MPI_REQUEST_NULL;
   r->stype = MPI_DATATYPE_NULL;
   r->utype = MPI_DATATYPE_NULL;
   r->wtype = MPI_DATATYPE_NULL;
@@ -87,6 +88,8 @@ static void req_release(rp_req *r) {
     req_release(r->partner);
     r->partner = NULL;
   }
+  if (r->preq != MPI_REQUEST_NULL) /* inactive: the application's is too */
+    PMPI_Request_free(&r->preq);
   table_remove(r); /* never on the free list and in the table at once */
   struct_release(r);
   free(r->nbr_in); /* a neighbourhood exchange never completed */

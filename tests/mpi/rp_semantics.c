@@ -986,6 +986,32 @@ static void collectives(MPI_Comm comm, const char *tag) {
   free(types);
 }
 
+/* MPI 4 persistent collectives match in the order of their *_init, so
+ * the members may start them in different orders (MPICH's coll/p_order):
+ * revprof's clock exchanges must match the same way. */
+static void persistent_collectives_order(void) {
+#if MPI_VERSION >= 4
+  int a = rank == 0 ? 4242 : -1;
+  MPI_Request rq[2];
+  MPI_Bcast_init(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &rq[0]);
+  MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &rq[1]);
+  for (int round = 0; round < 2; round++) {
+    if (rank % 2 == 0) {
+      MPI_Start(&rq[0]);
+      MPI_Start(&rq[1]);
+    } else {
+      MPI_Start(&rq[1]);
+      MPI_Start(&rq[0]);
+    }
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    CHECK(a == 4242, "persistent bcast started out of order: got %d", a);
+  }
+  MPI_Request_free(&rq[0]);
+  MPI_Request_free(&rq[1]);
+  say("persistent collectives started in different orders: %d", a);
+#endif
+}
+
 static void communicators(void) {
   MPI_Comm half, dup, cart, idup, first2;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
@@ -1065,6 +1091,7 @@ int main(int argc, char **argv) {
   collectives(MPI_COMM_WORLD, "world");
   barrier_synchronizes();
   communicators();
+  persistent_collectives_order();
 
   /* everybody's log to rank 0, printed in rank order */
   int len = (int)loglen, *lens = NULL, *displs = NULL, total = 0;
