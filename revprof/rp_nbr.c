@@ -132,26 +132,54 @@ rp_req *rp_pnbr_init(MPI_Comm comm, rp_wid w, revprof_fn fn, double d) {
   r->nbr = 1;
   r->comm = comm;
   r->ubytes = d;
-  r->nbr_slots = slots;
+  /* the exchange is a persistent collective of its own, made now: they
+     match in the order of their *_init, so the members may start them in
+     different orders (as for rp_pcoll_init) */
+  r->nbr_slots = 0;
+  r->nbr_in = malloc((size_t)(slots > 0 ? slots : 1) * RP_PB_DOUBLES *
+                     sizeof *r->nbr_in);
+#if MPI_VERSION >= 4
+  if (r->nbr_in != NULL &&
+      PMPI_Neighbor_allgather_init(r->cmine, RP_PB_DOUBLES, MPI_DOUBLE,
+                                   r->nbr_in, RP_PB_DOUBLES, MPI_DOUBLE, comm,
+                                   MPI_INFO_NULL, &r->preq) == MPI_SUCCESS)
+    r->nbr_slots = slots;
+  else
+    r->preq = MPI_REQUEST_NULL;
+#endif
+  if (r->nbr_slots == 0 && slots > 0)
+    rp_report_flag("collective-clocks", "a persistent neighbourhood "
+                   "collective's clock exchange could not be made: costed "
+                   "without its neighbours' clocks");
   return r;
 }
 
 void rp_pnbr_start(rp_req *r) {
-  free(r->nbr_in); /* a start whose completion was never seen */
-  r->nbr_in = NULL;
-  inbr_exchange(r, r->comm, r->nbr_slots, r->ubytes);
+  rp_my_clocks(r->ubytes, r->cmine);
+  memcpy(r->cmax, r->cmine, sizeof r->cmax);
+  r->sreq = MPI_REQUEST_NULL;
+  if (r->nbr_in == NULL || r->preq == MPI_REQUEST_NULL)
+    return; /* own clocks only */
+  for (int i = 0; i < r->nbr_slots * RP_PB_DOUBLES; i++)
+    r->nbr_in[i] = -1.0; /* MPI_PROC_NULL neighbours leave their slot */
+  r->sreq = r->preq; /* the same handle: its Wait leaves it inactive */
+  if (PMPI_Start(&r->sreq) != MPI_SUCCESS)
+    r->sreq = MPI_REQUEST_NULL;
 }
 
 void rp_inbr_done(rp_req *r) {
   double cost[RP_NB];
   if (r->sreq != MPI_REQUEST_NULL) /* every member started it */
     RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE));
+  r->sreq = MPI_REQUEST_NULL; /* a persistent one stays in r->preq */
   for (int i = 0; i < r->nbr_slots; i++)
     for (int b = 0; b < RP_NB; b++)
       if (r->nbr_in[i * RP_PB_DOUBLES + b] > r->cmax[b])
         r->cmax[b] = r->nbr_in[i * RP_PB_DOUBLES + b];
-  free(r->nbr_in);
-  r->nbr_in = NULL;
+  if (!r->persistent) { /* a persistent one keeps its buffer */
+    free(r->nbr_in);
+    r->nbr_in = NULL;
+  }
   double d = r->cmine[RP_NB];
   rp_cost(r->fn, r->p, d, cost);
   rp_t.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);

@@ -1009,6 +1009,29 @@ static void persistent_collectives_order(void) {
   MPI_Request_free(&rq[0]);
   MPI_Request_free(&rq[1]);
   say("persistent collectives started in different orders: %d", a);
+  /* the same for two persistent neighbourhood allgathers on a ring */
+  MPI_Comm ring;
+  int dims[1] = {size}, periods[1] = {1}, mine[2] = {rank, 100 + rank};
+  int got0[2] = {-1, -1}, got1[2] = {-1, -1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  MPI_Neighbor_allgather_init(&mine[0], 1, MPI_INT, got0, 1, MPI_INT, ring,
+                              MPI_INFO_NULL, &rq[0]);
+  MPI_Neighbor_allgather_init(&mine[1], 1, MPI_INT, got1, 1, MPI_INT, ring,
+                              MPI_INFO_NULL, &rq[1]);
+  for (int round = 0; round < 2; round++) {
+    MPI_Start(&rq[rank % 2]);
+    MPI_Start(&rq[1 - rank % 2]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    CHECK(got0[0] == left && got0[1] == right && got1[0] == 100 + left &&
+              got1[1] == 100 + right,
+          "persistent neighbour allgathers out of order: %d %d %d %d",
+          got0[0], got0[1], got1[0], got1[1]);
+  }
+  MPI_Request_free(&rq[0]);
+  MPI_Request_free(&rq[1]);
+  MPI_Comm_free(&ring);
+  say("persistent neighbourhood collectives started in different orders");
 #endif
 }
 
