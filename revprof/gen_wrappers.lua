@@ -199,25 +199,28 @@ for _, f in ipairs(funcs) do
   ids[#ids + 1] = f.name
   if f.twin then ids[#ids + 1] = f.name .. "_c" end
 end
-c[#c + 1] = "\nconst char *const rp_wrap_name[RP_W_COUNT] = {\n"
-for _, n in ipairs(ids) do c[#c + 1] = "    \"" .. n .. "\",\n" end
-c[#c + 1] = "};\n"
+-- the tables go to a file of their own (rp_wrap_ids.c, next to the
+-- header): every layer of the library reads them, none calls the wrappers
+local t = { banner, "#include \"rp_wrap_ids.h\"\n#include \"revprof_model.h\"\n" }
+t[#t + 1] = "\nconst char *const rp_wrap_name[RP_W_COUNT] = {\n"
+for _, n in ipairs(ids) do t[#t + 1] = "    \"" .. n .. "\",\n" end
+t[#t + 1] = "};\n"
 -- 1: no cost rule; 2: an I/O call, costed where the model has its row
-c[#c + 1] = "\nconst unsigned char rp_wrap_uncosted[RP_W_COUNT] = {\n"
+t[#t + 1] = "\nconst unsigned char rp_wrap_uncosted[RP_W_COUNT] = {\n"
 for _, f in ipairs(funcs) do
   local u = (f.kind == "uncosted" or f.kind == "dynamic") and "1" or
     ((f.model or ""):match("^REVPROF_FN_FILE_") and "2" or "0")
-  c[#c + 1] = "    " .. u .. ", /* " .. f.name .. " */\n"
-  if f.twin then c[#c + 1] = "    " .. u .. ", /* " .. f.name .. "_c */\n" end
+  t[#t + 1] = "    " .. u .. ", /* " .. f.name .. " */\n"
+  if f.twin then t[#t + 1] = "    " .. u .. ", /* " .. f.name .. "_c */\n" end
 end
-c[#c + 1] = "};\n"
-c[#c + 1] = "\nconst int rp_wrap_fn[RP_W_COUNT] = {\n"
+t[#t + 1] = "};\n"
+t[#t + 1] = "\nconst int rp_wrap_fn[RP_W_COUNT] = {\n"
 for _, f in ipairs(funcs) do
   local m = f.model or "REVPROF_FN_COUNT"
-  c[#c + 1] = "    " .. m .. ", /* " .. f.name .. " */\n"
-  if f.twin then c[#c + 1] = "    " .. m .. ", /* " .. f.name .. "_c */\n" end
+  t[#t + 1] = "    " .. m .. ", /* " .. f.name .. " */\n"
+  if f.twin then t[#t + 1] = "    " .. m .. ", /* " .. f.name .. "_c */\n" end
 end
-c[#c + 1] = "};\n"
+t[#t + 1] = "};\n"
 
 local h = { banner, "/* Ids of the MPI functions librevprof wraps (per-function statistics). */\n",
   "#ifndef RP_WRAP_IDS_H\n#define RP_WRAP_IDS_H\n\ntypedef enum rp_wid {\n" }
@@ -225,7 +228,7 @@ for _, n in ipairs(ids) do h[#h + 1] = "  RP_W_" .. n .. ",\n" end
 h[#h + 1] = "  RP_W_COUNT\n} rp_wid;\n\n/* \"MPI_Send\", ... indexed by rp_wid. */\nextern const char *const rp_wrap_name[RP_W_COUNT];\n" ..
   "/* 1 for the functions of kind uncosted: run natively, no cost rule;\n" ..
   " * 2 for the I/O calls: costed only where the model has their row\n" ..
-  " * (rp_wrap_fn); rp_uncosted() in rp_int.h decides. */\n" ..
+  " * (rp_wrap_fn); rp_uncosted() in rp_state.h decides. */\n" ..
   "extern const unsigned char rp_wrap_uncosted[RP_W_COUNT];\n" ..
   "/* The model row each wrapper is costed by (REVPROF_FN_COUNT: none). */\n" ..
   "extern const int rp_wrap_fn[RP_W_COUNT];\n\n#endif\n"
@@ -241,6 +244,7 @@ local function write(path, parts)
 end
 write(out_c, c)
 write(out_h, h)
+write((out_h:gsub("%.h$", "")) .. ".c", t)
 if out_f then
   local gen = dofile((arg[0]:gsub("[^/]*$", "")) .. "gen_fortran.lua")
   local fbanner = banner:gsub(" and " .. basename(tmpl_path), " and " .. basename(ftmpl_path))

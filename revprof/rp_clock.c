@@ -222,3 +222,14 @@ int rp_wild_record(rp_wild *w, unsigned long comm, int tag_spec, int src,
     w->n++;
   return bad;
 }
+
+rp_pb_way rp_pb_choose(int no_message, int foreign, double bytes, int plain,
+                       int copy_ok, double pack_max) {
+  if (no_message || foreign)
+    return RP_PB_NONE;
+  if (plain && copy_ok && bytes <= pack_max)
+    return RP_PB_COPY;
+  /* the clocks alone: the buffer may be NULL, and a struct over
+     MPI_BOTTOM would point at it */
+  return bytes == 0 ? RP_PB_CLOCKS : RP_PB_TYPE;
+}

@@ -226,6 +226,27 @@ typedef struct rp_wild {
   long suspicious;    /* those the predicted order would have given away */
 } rp_wild;
 
+/* ------------------------------------------------------------ piggyback */
+
+/* How a point-to-point message carries the sender's clocks (docs/revprof.md,
+ * "Piggyback"): */
+typedef enum rp_pb_way {
+  RP_PB_NONE = 0,   /* the user's arguments unchanged: no message
+                       (MPI_PROC_NULL, a negative count MPI will reject) or
+                       a peer in another job, which may not run revprof */
+  RP_PB_COPY = 1,   /* [clocks | data] copied into one MPI_PACKED buffer */
+  RP_PB_CLOCKS = 2, /* no data: the clocks alone, as doubles */
+  RP_PB_TYPE = 3    /* a struct datatype over the clocks and the data */
+} rp_pb_way;
+
+/* The choice for a message of bytes data bytes: no_message (MPI_PROC_NULL
+ * or count < 0), foreign (the peer may not run revprof), plain (a named,
+ * gap-free datatype: memcpy packs it), copy_ok (memcpy gives MPI_Pack's
+ * format here and a pack buffer is at hand), pack_max (REVPROF_PACK_MAX:
+ * larger data goes by datatype). */
+rp_pb_way rp_pb_choose(int no_message, int foreign, double bytes, int plain,
+                       int copy_ok, double pack_max);
+
 void rp_wild_init(rp_wild *w, int any_tag);
 
 /* Records a receive posted with MPI_ANY_SOURCE (tag_spec as posted) that

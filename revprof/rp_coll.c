@@ -1,181 +1,10 @@
-/* Collectives of librevprof: one shadow communicator per application
- * intra-communicator (cached as an attribute) carries the exchange of the
- * members' start clocks; the rule then sets now = max(starts) + T_fn(p, d). */
-#include "rp_int.h"
+/* Collectives of librevprof: the shadow communicator of each application
+ * intra-communicator (rp_comm.c) carries the exchange of the members' start
+ * clocks; the rule then sets now = max(starts) + T_fn(p, d). */
+#include "rp_coll.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int keyval = MPI_KEYVAL_INVALID;
-
-/* the communicator looked up last: programs call collectives on one or two
- * communicators, and the attribute lookup was a fifth of a small
- * collective's overhead. Cleared when its attribute goes. */
-static MPI_Comm last_comm = MPI_COMM_NULL;
-static rp_comm *last_info;
-
-/* Runs inside MPI_Comm_free, which the wrapper calls without the engine
- * lock (rp_mt.c): takes it. */
-static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
-  rp_comm *c = attr;
-  int fin = 0, took = rp_mt_hold();
-  (void)comm;
-  (void)kv;
-  (void)extra;
-  if (c == last_info) {
-    last_comm = MPI_COMM_NULL;
-    last_info = NULL;
-  }
-  PMPI_Finalized(&fin);
-  if (!fin && !rp_g.finalized && c->shadow != MPI_COMM_NULL)
-    PMPI_Comm_free(&c->shadow);
-  free(c);
-  rp_mt_release(took);
-  return MPI_SUCCESS;
-}
-
-static rp_comm *lookup(MPI_Comm comm) {
-  void *v = NULL;
-  int flag = 0;
-  if (comm == last_comm && comm != MPI_COMM_NULL)
-    return last_info;
-  if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
-      PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag)
-    return NULL;
-  last_comm = comm;
-  last_info = v;
-  return v;
-}
-
-/* ------------------------------------------- other jobs' processes */
-
-static int foreign_key = MPI_KEYVAL_INVALID;
-
-/* 1 when a member of g is not in this job's MPI_COMM_WORLD */
-static int outside_world(MPI_Group g) {
-  MPI_Group world;
-  int n = 0, out = 0;
-  if (PMPI_Group_size(g, &n) != MPI_SUCCESS || n <= 0 ||
-      PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
-    return 0;
-  int *in = malloc((size_t)n * sizeof *in), *tr = malloc((size_t)n * sizeof *tr);
-  if (in && tr) {
-    for (int i = 0; i < n; i++)
-      in[i] = i;
-    if (PMPI_Group_translate_ranks(g, n, in, world, tr) == MPI_SUCCESS)
-      for (int i = 0; i < n && !out; i++)
-        out = tr[i] == MPI_UNDEFINED;
-  } else
-    out = 1; /* cannot tell: the safe answer */
-  free(in);
-  free(tr);
-  PMPI_Group_free(&world);
-  return out;
-}
-
-int rp_comm_foreign(MPI_Comm comm) {
-  void *v = NULL;
-  int flag = 0, inter = 0, out = 0;
-  if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
-    return 0;
-  if (foreign_key == MPI_KEYVAL_INVALID &&
-      PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN,
-                              &foreign_key, NULL) != MPI_SUCCESS)
-    foreign_key = MPI_KEYVAL_INVALID;
-  if (foreign_key != MPI_KEYVAL_INVALID &&
-      PMPI_Comm_get_attr(comm, foreign_key, &v, &flag) == MPI_SUCCESS && flag)
-    return v == (void *)&foreign_key; /* cached: &key yes, NULL no */
-  MPI_Group g;
-  if (PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
-    out = outside_world(g);
-    PMPI_Group_free(&g);
-  }
-  if (!out && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter &&
-      PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
-    out = outside_world(g);
-    PMPI_Group_free(&g);
-  }
-  if (foreign_key != MPI_KEYVAL_INVALID)
-    PMPI_Comm_set_attr(comm, foreign_key, out ? (void *)&foreign_key : NULL);
-  if (out)
-    rp_report_flag("other-job", "messages to processes of another job "
-                   "(spawned, connected or the parent) went without clocks; "
-                   "collectives with them were costed locally");
-  return out;
-}
-
-/* Records comm with its shadow (shadow MPI_COMM_NULL: create one, a
- * collective call over comm). */
-static void attach(MPI_Comm comm, MPI_Comm shadow) {
-  int inter = 0;
-  rp_comm *c = calloc(1, sizeof *c);
-  if (c == NULL) {
-    if (shadow != MPI_COMM_NULL)
-      PMPI_Comm_free(&shadow);
-    return;
-  }
-  PMPI_Comm_test_inter(comm, &inter);
-  PMPI_Comm_rank(comm, &c->rank);
-  PMPI_Comm_size(comm, &c->size);
-  c->intra = !inter;
-  c->shadow = shadow;
-  if (c->intra && rp_g.dynamic && rp_comm_foreign(comm))
-    c->intra = 0; /* the other job may not take part in a shadow */
-  /* split rather than dup: no attribute copy callbacks of the application
-   * run for revprof's private communicator */
-  if (c->intra && c->shadow == MPI_COMM_NULL && c->size > 1) {
-    int rc;
-    RP_UNLOCKED(rc = PMPI_Comm_split(comm, 0, c->rank, &c->shadow));
-    if (rc != MPI_SUCCESS)
-      c->shadow = MPI_COMM_NULL;
-  }
-  if (PMPI_Comm_set_attr(comm, keyval, c) != MPI_SUCCESS) {
-    if (c->shadow != MPI_COMM_NULL)
-      PMPI_Comm_free(&c->shadow);
-    free(c);
-  }
-}
-
-void rp_comm_created(MPI_Comm newcomm) {
-  if (newcomm != MPI_COMM_NULL && keyval != MPI_KEYVAL_INVALID)
-    attach(newcomm, MPI_COMM_NULL);
-}
-
-static void fill(rp_comm *c, const rp_comm *info) {
-  if (info)
-    *c = *info;
-  else {
-    c->shadow = MPI_COMM_NULL;
-    c->rank = 0;
-    c->size = 1;
-    c->intra = 0;
-  }
-  if (c->intra && c->size > 1 && c->shadow == MPI_COMM_NULL)
-    c->intra = 0; /* no shadow after a fault: cost locally */
-}
-
-void rp_coll_start(rp_comm *c, MPI_Comm comm) {
-  rp_comm *info = lookup(comm);
-  if (info == NULL && comm != MPI_COMM_NULL) {
-    attach(comm, MPI_COMM_NULL); /* everybody is in this collective now */
-    info = lookup(comm);
-  }
-  fill(c, info);
-}
-
-void rp_coll_start_nb(rp_comm *c, MPI_Comm comm) {
-  rp_comm *info = lookup(comm);
-  if (info == NULL) {
-    static int warned;
-    if (!warned++)
-      rp_warn("a non-blocking collective runs on a communicator revprof did "
-              "not see created; its members' clocks are not combined");
-    rp_report_flag("collective-clocks", "%d non-blocking collective(s) on "
-                   "communicators revprof did not see created: members' "
-                   "clocks not combined", warned);
-  }
-  fill(c, info);
-}
 
 /* The exchange is a blocking allreduce, before the application's call. A
  * non-blocking one started before it and completed after it would overlap
@@ -369,7 +198,7 @@ void rp_icoll_done(rp_req *r) {
  * first blocking collective, like any communicator revprof did not see. */
 rp_req *rp_idup_begin(MPI_Comm comm, MPI_Comm *newcomm) {
   rp_req *r = rp_req_new();
-  rp_comm *parent = lookup(comm);
+  rp_comm *parent = rp_comm_lookup(comm);
   r->kind = RP_REQ_IDUP;
   r->wid = RP_W_MPI_Comm_idup;
   r->active = 1;
@@ -385,7 +214,7 @@ void rp_idup_done(rp_req *r) {
   if (r->sreq != MPI_REQUEST_NULL)
     RP_UNLOCKED(PMPI_Wait(&r->sreq, MPI_STATUS_IGNORE));
   if (*r->newcomm != MPI_COMM_NULL && r->shadow_new != MPI_COMM_NULL)
-    attach(*r->newcomm, r->shadow_new);
+    rp_comm_attach(*r->newcomm, r->shadow_new);
   else if (r->shadow_new != MPI_COMM_NULL)
     PMPI_Comm_free(&r->shadow_new);
 }
@@ -407,37 +236,23 @@ void rp_coll_meet_on(MPI_Comm comm, int p, revprof_fn fn, double d) {
   rp_t.cur_wait += rp_clock_coll(&rp_g.clk, all, cost);
 }
 
-MPI_Comm rp_comm_shadow(MPI_Comm comm) {
-  rp_comm *c = lookup(comm);
-  return c && c->intra ? c->shadow : MPI_COMM_NULL;
+/* ------------------------------------------------------------ set-up */
+
+/* The starts of persistent ones: a neighbourhood collective's own rule */
+static void coll_start(rp_req *r) {
+  if (r->nbr)
+    rp_pnbr_start(r);
+  else
+    rp_pcoll_start(r);
 }
 
-MPI_Comm rp_world_shadow(void) {
-  rp_comm *c = lookup(MPI_COMM_WORLD);
-  return c && c->shadow != MPI_COMM_NULL ? c->shadow : MPI_COMM_WORLD;
-}
+static const rp_req_kind_ops coll_ops = {coll_start, rp_icoll_done};
+static const rp_req_kind_ops idup_ops = {NULL, rp_idup_done};
+static const rp_req_kind_ops part_ops = {rp_part_start, rp_part_done};
 
 void rp_coll_startup(void) {
-  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &keyval,
-                              NULL) != MPI_SUCCESS) {
-    keyval = MPI_KEYVAL_INVALID;
-    rp_warn("cannot create an attribute key; collectives are costed "
-            "without combining clocks");
-    rp_report_flag("collective-clocks", "no MPI attribute key: collectives "
-                   "costed without combining clocks");
-    return;
-  }
-  rp_comm_created(MPI_COMM_WORLD);
-  rp_comm_created(MPI_COMM_SELF);
-}
-
-void rp_coll_shutdown(void) {
-  if (foreign_key != MPI_KEYVAL_INVALID)
-    PMPI_Comm_free_keyval(&foreign_key);
-  foreign_key = MPI_KEYVAL_INVALID;
-  if (keyval == MPI_KEYVAL_INVALID)
-    return;
-  PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
-  PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
-  PMPI_Comm_free_keyval(&keyval);
+  rp_req_kind_register(RP_REQ_COLL, &coll_ops);
+  rp_req_kind_register(RP_REQ_IDUP, &idup_ops);
+  rp_req_kind_register(RP_REQ_PSEND, &part_ops);
+  rp_req_kind_register(RP_REQ_PRECV, &part_ops);
 }

@@ -25,7 +25,7 @@
  *     keep the general path. MPI_Reduce: the same, to the root.
  *   MPI_Bcast, MPI_Scatter: the root's clocks travel in front of the data
  *     (every block); MPI_Gather: each member's in front of its block. */
-#include "rp_int.h"
+#include "rp_coll.h"
 
 #include <string.h>
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "rp_comp.h"
-#include "rp_int.h"
+#include "rp_mode.h"
 
 /* ------------------------------------------------------------- state */
 
@@ -282,7 +282,7 @@ static int wrapper_region(rp_wid w) {
  * and collectives keep each component's maximum, -now[RP_AVG] afterwards
  * is the least delay among the messages if it is below x, and now[RP_MIN]
  * the sender's delay if above. */
-void rp_cm_enter(rp_wid w) {
+static void cm_enter(rp_wid w) {
   double x = cm.st.x;
   rp_g.clk.now[RP_MIN] = x;
   rp_g.clk.now[RP_AVG] = -x;
@@ -291,7 +291,7 @@ void rp_cm_enter(rp_wid w) {
   push(wrapper_region(w), cm.mpi_t0);
 }
 
-void rp_cm_leave(rp_wid w) {
+static void cm_leave(rp_wid w) {
   (void)w;
   double t = now_s(), x = cm.st.x, xs = x;
   if (-rp_g.clk.now[RP_AVG] < x)
@@ -364,14 +364,14 @@ static void calibrate_mpi(double *wrapper, double *pb) {
   for (int r = 0; r < ROUNDS; r++) {
     double t0 = now_s();
     for (int i = 0; i < N; i++)
-      a += MPI_Wtime();
+      a += rp_g.entry->wtime();
     double t1 = now_s();
     for (int i = 0; i < N; i++)
       a += PMPI_Wtime();
     double t2 = now_s();
     for (int i = 0; i < N; i++)
-      MPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
-                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      rp_g.entry->sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me,
+                           7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     double t3 = now_s();
     for (int i = 0; i < N; i++)
       PMPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
@@ -390,12 +390,29 @@ static void calibrate_mpi(double *wrapper, double *pb) {
   *pb = best_p > 0.0 ? best_p : 0.0;
 }
 
-int rp_cm_startup(const revprof_model *m, char *err, size_t errlen) {
+/* The model's overhead table, taken at configure: compensate costs no MPI
+ * call on the clocks. */
+static revprof_model *cm_model;
+
+/* Real time, no simulated costs: the clocks carry delays only. */
+static void cm_configure(rp_config *cfg, revprof_model **model) {
+  cfg->compute = RP_COMPUTE_ZERO;
+  cfg->wtime_real = 1;
+  cfg->trace[0] = '\0';
+  cfg->lua[0] = '\0';
+  cm_model = *model;
+  *model = NULL;
+}
+
+static int cm_startup(char *err, size_t errlen) {
+  const revprof_model *m = cm_model;
   double enter = revprof_model_overhead(m, "region_enter", -1.0);
   double exit_ = revprof_model_overhead(m, "region_exit", -1.0);
   double mpi = revprof_model_overhead(m, "mpi_wrapper", -1.0);
   double pb = revprof_model_overhead(m, "piggyback", 0.0);
   int have = m && enter >= 0.0 && exit_ >= 0.0 && mpi >= 0.0;
+  revprof_model_free(cm_model); /* its numbers are all it was for */
+  cm_model = NULL;
   memset(&cm, 0, sizeof cm);
   memset(wid_region, 0, sizeof wid_region);
   rp_comp_init(&cm.st);
@@ -588,7 +605,7 @@ static int dump(const char *path, const cm_buf *b) {
   return 0;
 }
 
-void rp_cm_report_partial(const char *reason) {
+static void cm_report_partial(const char *reason) {
   static char tb[65536], cb[65536];
   static char tpath[RP_PATH_MAX + 64], cpath[RP_PATH_MAX + 64];
   cm_buf txt = {tb, 0, sizeof tb, 1}, csv = {cb, 0, sizeof cb, 1};
@@ -622,7 +639,7 @@ void rp_cm_report_partial(const char *reason) {
 }
 
 /* Removes partial reports of an earlier run with the same output folder. */
-void rp_cm_report_startup(void) {
+static void cm_report_startup(void) {
   char path[RP_PATH_MAX + 64];
   static const char *const ext[] = {"txt", "csv"};
   for (int i = 0; i < 2; i++) {
@@ -632,7 +649,7 @@ void rp_cm_report_startup(void) {
   }
 }
 
-void rp_cm_report(void) {
+static void cm_report(void) {
   cm_buf csv = {0}, txt = {0};
   cm.t_end = now_s();
   rank_rows(&csv, &txt, cm.t_end);
@@ -640,7 +657,7 @@ void rp_cm_report(void) {
   char *all_csv = gather_text(&csv), *all_txt = gather_text(&txt);
   /* MPI_THREAD_MULTIPLE: the calls of threads the profile leaves out */
   double other = 0.0;
-  PMPI_Reduce(&rp_g.cm_other, &other, 1, MPI_DOUBLE, MPI_SUM, 0,
+  PMPI_Reduce(&rp_g.other_calls, &other, 1, MPI_DOUBLE, MPI_SUM, 0,
               MPI_COMM_WORLD);
   rp_g.partial_done = 1; /* nothing partial from here on */
   if (r == 0 && all_csv && all_txt) {
@@ -675,3 +692,15 @@ void rp_cm_report(void) {
   free(csv.p);
   free(txt.p);
 }
+
+const rp_mode_ops rp_mode_compensate = {
+    .name = "compensate",
+    .what = "compensation",
+    .configure = cm_configure,
+    .startup = cm_startup,
+    .enter = cm_enter,
+    .leave = cm_leave,
+    .report = cm_report,
+    .report_partial = cm_report_partial,
+    .report_startup = cm_report_startup,
+};

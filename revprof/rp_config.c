@@ -76,6 +76,34 @@ int rp_quiet_env(void) {
   return q;
 }
 
+void rp_launcher_rank(rp_getenv_fn get, void *ud, int *rank, int *size) {
+  static const char *const rk[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                   "PMIX_RANK"};
+  static const char *const sz[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+  *rank = 0;
+  *size = 1;
+  for (size_t i = 0; i < sizeof rk / sizeof *rk; i++) {
+    const char *v = get(rk[i], ud);
+    if (v && *v) {
+      *rank = atoi(v);
+      break;
+    }
+  }
+  for (size_t i = 0; i < sizeof sz / sizeof *sz; i++) {
+    const char *v = get(sz[i], ud);
+    if (v && *v) {
+      *size = atoi(v);
+      break;
+    }
+  }
+}
+
+const char *rp_config_outdir(rp_getenv_fn get, void *ud,
+                             const char *fallback) {
+  const char *d = get("REVPROF_OUTPUT_DIR", ud);
+  return d && *d ? d : fallback;
+}
+
 int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
                    size_t errlen) {
   const char *v;

@@ -90,6 +90,16 @@ int rp_compute_switches(int is_auto, rp_compute_mode now);
  * it is seen. */
 int rp_quiet_env(void);
 
+/* This process's MPI_COMM_WORLD rank and size as the launcher put them in
+ * the environment (Open MPI, MPICH/Hydra, PMIx), for a report written
+ * without MPI; rank 0 of 1 when none says. */
+void rp_launcher_rank(rp_getenv_fn get, void *ud, int *rank, int *size);
+
+/* REVPROF_OUTPUT_DIR alone (even when another variable stopped
+ * rp_config_read): its value, else fallback when unset or empty. */
+const char *rp_config_outdir(rp_getenv_fn get, void *ud,
+                             const char *fallback);
+
 const char *rp_mode_name(rp_mode m);
 const char *rp_compute_name(rp_compute_mode m);
 

@@ -1,7 +1,7 @@
-/* librevprof engine: per-rank state, start-up and shut-down, model costs
- * with fallbacks, the enter/leave bookkeeping every wrapper does, compute
- * accounting (annotations, measured CPU time) and the public revprof_* API. */
-#include "rp_int.h"
+/* librevprof engine: start-up and shut-down of every layer, the choice of
+ * the mode (its hooks: rp_mode_ops), and the public revprof_* API of compute
+ * annotations. The state, costs and timers it starts are rp_state.c's. */
+#include "rp_engine.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,6 @@
 #include <papi.h>
 #endif
 
-rp_state rp_g;
 
 /* REVPROF_PACK_MAX default, bytes: above it the struct datatype carries
  * the piggyback. Measured with bench/pingpong-overhead.sh (docs/revprof.md):
@@ -29,463 +28,13 @@ rp_state rp_g;
 #else
 #define RP_DEFAULT_PACK_MAX 2048.0
 #endif
-rp_lastcost rp_lastcost_tab[REVPROF_FN_COUNT];
-MPI_Datatype rp_last_type = MPI_DATATYPE_NULL;
-rp_tinfo rp_last_tinfo;
 
-/* ------------------------------------------------------------ messages */
 
-void rp_warn(const char *fmt, ...) {
-  char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (rp_quiet_env())
-    return; /* what matters is also a report flag */
-  if (rp_g.size > 1)
-    fprintf(stderr, "revprof[rank %d]: %s\n", rp_g.rank, msg);
-  else
-    fprintf(stderr, "revprof: %s\n", msg);
-  fflush(stderr);
-}
+/* ----------------------------------------------------- start and stop */
 
-/* --------------------------------------------------------------- costs */
-
-/* When a model lacks a row, the row used instead: models/'s chain, the
- * one 'revprof model eval' uses (docs/revprof.md); REVPROF_FN_COUNT: none */
-static void resolve_fallbacks(void) {
-  for (int i = 0; i < REVPROF_FN_COUNT; i++)
-    rp_g.eff[i] = revprof_model_row_for(rp_g.model, (revprof_fn)i);
-}
-
-/* Last results of the model, direct-mapped: calls repeat (fn, p, d). */
-#define RP_MEMO 64
-static struct {
-  int fn;
-  double p, d;
-  double out[RP_NB];
-  int outside;
-} memo[RP_MEMO];
-
-rp_extrap rp_extrap_tab[REVPROF_FN_COUNT];
-
-/* Counts one use of fn at (p, d) outside the measured range of the model's
- * row e (memo misses only: the factors need the model). */
-static int note_extrap(revprof_fn fn, revprof_fn e, double p, double d) {
-  double fp, fd;
-  if (revprof_model_outside(rp_g.model, e, p, d, &fp, &fd) !=
-      REVPROF_OUTSIDE)
-    return 0;
-  rp_extrap *x = &rp_extrap_tab[fn];
-  x->calls += 1.0;
-  x->fp = fp > x->fp ? fp : x->fp;
-  x->fd = fd > x->fd ? fd : x->fd;
-  x->p = p > x->p ? p : x->p;
-  x->d = d > x->d ? d : x->d;
-  return 1;
-}
-
-void rp_extrap_reduce(MPI_Comm comm) {
-  double sum[REVPROF_FN_COUNT], mx[4 * REVPROF_FN_COUNT];
-  double rsum[REVPROF_FN_COUNT], rmx[4 * REVPROF_FN_COUNT];
-  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
-    sum[i] = rp_extrap_tab[i].calls;
-    mx[4 * i + 0] = rp_extrap_tab[i].fp;
-    mx[4 * i + 1] = rp_extrap_tab[i].fd;
-    mx[4 * i + 2] = rp_extrap_tab[i].p;
-    mx[4 * i + 3] = rp_extrap_tab[i].d;
-  }
-  if (PMPI_Reduce(sum, rsum, REVPROF_FN_COUNT, MPI_DOUBLE, MPI_SUM, 0,
-                  comm) != MPI_SUCCESS ||
-      PMPI_Reduce(mx, rmx, 4 * REVPROF_FN_COUNT, MPI_DOUBLE, MPI_MAX, 0,
-                  comm) != MPI_SUCCESS || rp_g.rank != 0)
-    return; /* rank 0 keeps its own counts: an undercount, never silent */
-  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
-    rp_extrap_tab[i].calls = rsum[i];
-    rp_extrap_tab[i].fp = rmx[4 * i + 0];
-    rp_extrap_tab[i].fd = rmx[4 * i + 1];
-    rp_extrap_tab[i].p = rmx[4 * i + 2];
-    rp_extrap_tab[i].d = rmx[4 * i + 3];
-  }
-}
-
-double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len) {
-  const rp_extrap *x = &rp_extrap_tab[fn];
-  revprof_fn e = rp_g.eff[fn];
-  char rb[96];
-  buf[0] = '\0';
-  if (x->calls <= 0.0 || e == REVPROF_FN_COUNT || rp_g.model == NULL)
-    return 0.0;
-  revprof_range_format(&rp_g.model->fn[e].range, rb, sizeof rb);
-  snprintf(buf, len, "%s %.0f at p<=%.0f d<=%.0f (%.3gx outside in p, %.3gx "
-           "in d; %s%s%smeasured %s)",
-           revprof_fn_name(fn), x->calls, x->p, x->d, x->fp, x->fd,
-           e != fn ? "costed as " : "", e != fn ? revprof_fn_name(e) : "",
-           e != fn ? ", " : "", rb);
-  return x->calls;
-}
-
-double rp_extrap_text(char *buf, size_t len) {
-  double total = 0.0;
-  int unknown = 0, nfn = 0;
-  size_t used;
-  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
-    total += rp_extrap_tab[i].calls;
-    nfn += rp_extrap_tab[i].calls > 0.0;
-    unknown += rp_g.model && revprof_model_has(rp_g.model, (revprof_fn)i) &&
-               !rp_g.model->fn[i].range.known;
-  }
-  if (total <= 0.0) {
-    snprintf(buf, len, unknown ? "not detected (the model records no measured "
-                                 "ranges for %d function(s))"
-                               : "none",
-             unknown);
-    return 0.0;
-  }
-  snprintf(buf, len, "%.0f calls of %d function(s) costed outside the "
-           "model's measured range:", total, nfn);
-  used = strlen(buf);
-  for (int i = 0; i < REVPROF_FN_COUNT && used + 1 < len; i++) {
-    char one[320];
-    if (rp_extrap_fn_text((revprof_fn)i, one, sizeof one) > 0.0) {
-      snprintf(buf + used, len - used, " %s;", one);
-      used += strlen(buf + used);
-    }
-  }
-  if (used > 0 && buf[used - 1] == ';')
-    buf[used - 1] = '\0';
-  return total;
-}
-
-static void note_missing(revprof_fn fn) {
-  revprof_fn e = rp_g.eff[fn];
-  rp_g.missing[fn] = 1;
-  if (fn == REVPROF_FN_WTIME || rp_g.rank != 0)
-    return; /* MPI_Wtime is free when absent; the report lists every rank's */
-  if (e == REVPROF_FN_COUNT)
-    rp_warn("model %s has no %s; its cost counts as 0 s", rp_g.cfg.model,
-            revprof_fn_name(fn));
-  else
-    rp_warn("model %s has no %s; costing it as %s", rp_g.cfg.model,
-            revprof_fn_name(fn), revprof_fn_name(e));
-}
-
-void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
-  unsigned h;
-  uint64_t bits;
-  memcpy(&bits, &d, sizeof bits);
-  h = (unsigned)((bits * 0x9E3779B97F4A7C15ull) >> 58) ^ (unsigned)fn ^
-      ((unsigned)p << 3);
-  h &= RP_MEMO - 1;
-  if (memo[h].fn == (int)fn && memo[h].p == p && memo[h].d == d) {
-    memcpy(out, memo[h].out, sizeof memo[h].out);
-    if (memo[h].outside)
-      rp_extrap_tab[fn].calls += 1.0;
-    return;
-  }
-  revprof_fn e = rp_g.eff[fn];
-  int outside = 0;
-  if (e != fn && !rp_g.missing[fn])
-    note_missing(fn);
-  if (e == REVPROF_FN_COUNT || rp_g.model == NULL)
-    out[0] = out[1] = out[2] = 0.0;
-  else {
-    revprof_model_eval(rp_g.model, e, p, d, out); /* 0 <= min <= avg <= max */
-    outside = note_extrap(fn, e, p, d);
-  }
-  memo[h].fn = (int)fn;
-  memo[h].p = p;
-  memo[h].d = d;
-  memo[h].outside = outside;
-  memcpy(memo[h].out, out, sizeof memo[h].out);
-  rp_lastcost_tab[fn].p = p;
-  rp_lastcost_tab[fn].d = d;
-  rp_lastcost_tab[fn].outside = outside;
-  memcpy(rp_lastcost_tab[fn].out, out, sizeof memo[h].out);
-}
-
-/* ------------------------------------------------------ datatype sizes */
-
-#define RP_TCACHE 128
-static struct {
-  uint64_t key;
-  int used;
-  rp_tinfo ti;
-} tcache[RP_TCACHE];
-
-static uint64_t type_bits(MPI_Datatype t) {
-  uint64_t k = 0;
-  memcpy(&k, &t, sizeof t < sizeof k ? sizeof t : sizeof k);
-  return k;
-}
-
-static unsigned type_slot(uint64_t k) {
-  return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 57) & (RP_TCACHE - 1);
-}
-
-rp_tinfo rp_type_info(MPI_Datatype t) {
-  rp_tinfo ti = {0.0, 0};
-  if (t == MPI_DATATYPE_NULL)
-    return ti;
-  uint64_t k = type_bits(t);
-  unsigned s = type_slot(k);
-  if (tcache[s].used && tcache[s].key == k) {
-    rp_last_type = t;
-    rp_last_tinfo = tcache[s].ti;
-    return tcache[s].ti;
-  }
-  MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
-  int combiner;
-#if MPI_VERSION >= 4 /* the int form refuses types of large counts */
-  MPI_Count ni, na, nc, nd;
-  int env = PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &combiner);
-#else
-  int ni, na, nd;
-  int env = PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
-#endif
-  if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0)
-    size = 0;
-  ti.size = (double)size;
-  /* count elements are then count * size bytes back to back (not so for
-   * MPI_DOUBLE_INT & co: size 12, extent 16) */
-  if (env == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED &&
-      PMPI_Type_get_extent_x(t, &lb, &extent) == MPI_SUCCESS &&
-      PMPI_Type_get_true_extent_x(t, &tlb, &textent) == MPI_SUCCESS &&
-      lb == 0 && tlb == 0 && extent == size && textent == size && size > 0)
-    ti.plain = 1;
-  tcache[s].key = k;
-  tcache[s].used = 1;
-  tcache[s].ti = ti;
-  rp_last_type = t;
-  rp_last_tinfo = ti;
-  return ti;
-}
-
-void rp_type_forget(MPI_Datatype t) {
-  if (t == rp_last_type) {
-    rp_last_type = MPI_DATATYPE_NULL;
-    rp_last_tinfo.size = 0.0;
-    rp_last_tinfo.plain = 0;
-  }
-  uint64_t k = type_bits(t);
-  unsigned s = type_slot(k);
-  if (tcache[s].used && tcache[s].key == k)
-    tcache[s].used = 0;
-}
-
-double rp_tsize(const void *type) {
-  return rp_type_info(*(const MPI_Datatype *)type).size;
-}
-
-/* ------------------------------------------------------------- compute */
-
-#ifdef RP_HAVE_PAPI
-static int papi_ok, papi_events = PAPI_NULL;
-#endif
-
-/* CPU seconds of the calling thread. */
-static double cpu_seconds(void) {
-#ifdef RP_HAVE_PAPI
-  if (papi_ok)
-    return (double)PAPI_get_virt_nsec() * 1e-9;
-#endif
-  struct timespec ts;
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-    return 0.0;
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Elapsed seconds (monotonic), for the calibration's time-sharing ratio. */
-static double mono_seconds(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-    return 0.0;
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The wall clock of measured gaps: two reads per MPI call. The cycle
- * counter where it ticks at a fixed rate (rp_tsc_usable), scaled by a rate
- * measured against CLOCK_MONOTONIC over 2 ms at start-up (error ~1e-5),
- * costs a third of clock_gettime on the development VM's kvm-clock (the
- * report prints the read cost of the one used, rp_g.gap_tool.wall);
- * REVPROF_TIMER=monotonic keeps clock_gettime. */
-static double tsc_sec; /* seconds per tick; 0: clock_gettime */
-static uint64_t tsc_base;
-static double tsc_mono;
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define RP_TSC() __rdtsc()
-#endif
-
-static double wall_seconds(void) {
-#ifdef RP_TSC
-  if (tsc_sec > 0.0)
-    return tsc_mono + (double)(RP_TSC() - tsc_base) * tsc_sec;
-#endif
-  return mono_seconds();
-}
-
-double rp_host_seconds(void) { return wall_seconds(); }
-
-static void timer_startup(void) {
-  tsc_sec = 0.0;
-  rp_g.timer_name = "monotonic clock";
-#ifdef RP_TSC
-  char line[4096];
-  int usable = 0;
-  FILE *f = rp_g.cfg.timer_monotonic ? NULL : fopen("/proc/cpuinfo", "r");
-  while (f && !usable && fgets(line, sizeof line, f))
-    if (strncmp(line, "flags", 5) == 0) {
-      usable = rp_tsc_usable(line);
-      break;
-    }
-  if (f)
-    fclose(f);
-  if (!usable)
-    return;
-  double m0 = mono_seconds(), m1;
-  uint64_t t0 = RP_TSC(), t1;
-  do {
-    m1 = mono_seconds();
-    t1 = RP_TSC();
-  } while (m1 - m0 < 2e-3 && m1 >= m0);
-  if (t1 > t0 && m1 > m0) {
-    tsc_sec = (m1 - m0) / (double)(t1 - t0);
-    tsc_base = t1;
-    tsc_mono = m1;
-    rp_g.timer_name = "cycle counter";
-  }
-#endif
-}
-
-static double instructions(void) {
-#ifdef RP_HAVE_PAPI
-  long long v = 0;
-  if (rp_g.use_papi_ins && PAPI_read(papi_events, &v) == PAPI_OK)
-    return (double)v;
-#endif
-  return 0.0;
-}
-
-static void measure_startup(void) {
-  timer_startup();
-#ifdef RP_HAVE_PAPI
-  if (PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT) {
-    papi_ok = 1;
-    if (rp_g.cfg.sec_per_ins > 0.0) {
-      if (PAPI_create_eventset(&papi_events) == PAPI_OK &&
-          PAPI_add_event(papi_events, PAPI_TOT_INS) == PAPI_OK &&
-          PAPI_start(papi_events) == PAPI_OK)
-        rp_g.use_papi_ins = 1;
-      else if (rp_g.rank == 0)
-        rp_warn("REVPROF_INSTRUCTION_TIME is set but PAPI has no "
-                "instruction counter here; measuring CPU time instead");
-    }
-  }
-#else
-  if (rp_g.cfg.sec_per_ins > 0.0 && rp_g.rank == 0)
-    rp_warn("REVPROF_INSTRUCTION_TIME is set but revprof was built without "
-            "PAPI; measuring CPU time instead");
-#endif
-  /* how much the same work's measured time varies here: the min and max
-     clocks of measured compute cover it (rp_noise.h) */
-  rp_g.cfg.compute_spread = rp_compute_spread(
-      rp_g.cfg.compute_spread,
-      rp_g.model ? rp_g.model->machine_compute_spread : -1.0,
-      &rp_g.spread_from);
-  rp_noise_calibrate(cpu_seconds, wall_seconds, rp_g.cfg.compute_spread,
-                     &rp_g.noise);
-  /* revprof's own part of every measured gap: from the clock read at one
-     call's exit to the read at the next call's entry, one whole read (the
-     wrapper's bookkeeping: calibrate_wrapper_gap) */
-  rp_g.gap_tool.wall = rp_read_cost(wall_seconds);
-  rp_g.gap_tool.cpu = rp_read_cost(cpu_seconds);
-  rp_g.gap_tool.wrap = 0.0;
-  rp_g.want_cpu = !rp_g.mt;
-  if (rp_g.noise.busy > 1.3)
-    rp_report_flag("host-busy",
-                   "the host was time-sharing cores while revprof "
-                   "calibrated (%.1fx elapsed per CPU second): a native run "
-                   "here is slower than predicted for dedicated cores",
-                   rp_g.noise.busy);
-  rp_measure_mark();
-}
-
-static void measure_shutdown(void) {
-#ifdef RP_HAVE_PAPI
-  long long v;
-  if (rp_g.use_papi_ins) {
-    PAPI_stop(papi_events, &v);
-    PAPI_cleanup_eventset(papi_events);
-    PAPI_destroy_eventset(&papi_events);
-    rp_g.use_papi_ins = 0;
-  }
-#endif
-}
-
-void rp_add_compute(const double dt[RP_NB], const char *what) {
-  if (!(dt[RP_MAX] > 0.0))
-    return;
-  double t0 = rp_g.clk.now[RP_AVG];
-  rp_clock_compute(&rp_g.clk, dt);
-  if (rp_g.tracing)
-    rp_trace_state(what, t0, rp_g.clk.now[RP_AVG], 0.0);
-}
-
-/* The gap since the last MPI call, measured, as computation: less
- * revprof's own part of it, and consumed, so that a call that does not mark
- * its exit (an uncosted poll) adds its host time to the next gap instead.
- * Gaps in a long run of short ones (a loop of polls) are timed by the
- * cheap monotonic clock; the CPU-time clock (a system call, ~1 us here) is
- * read around the others (rp_gap_wants_cpu, rp_gap_charge: rp_noise.h). */
-void rp_measure_gap(void) {
-  double dt[RP_NB];
-  if (rp_g.use_papi_ins) {
-    double ins = instructions();
-    rp_compute_instructions(ins - rp_g.ins_mark, rp_g.cfg.sec_per_ins, dt);
-    rp_g.ins_mark = ins;
-  } else {
-    double w = wall_seconds(), c = 0.0, wall_gap = w - rp_g.wall_mark;
-    if (rp_g.cpu_valid)
-      c = cpu_seconds();
-    rp_compute_measured(rp_gap_charge(wall_gap, rp_g.cpu_valid,
-                                      c - rp_g.cpu_mark, &rp_g.gap_tool),
-                        rp_g.cfg.cpu_scale, dt);
-    /* the CPU clock is the calling thread's: with threads, wall time */
-    rp_g.want_cpu = rp_gap_wants_cpu(wall_gap, &rp_g.short_run) && !rp_g.mt;
-    /* the next gap starts here when this call does not mark its exit (a
-       poll the model did not cost), with the clock that suits it */
-    if (rp_g.want_cpu && !rp_g.cpu_valid)
-      c = cpu_seconds();
-    rp_g.cpu_valid = rp_g.want_cpu;
-    rp_g.wall_mark = w;
-    rp_g.cpu_mark = c;
-  }
-  rp_noise_widen(dt, &rp_g.noise);
-  rp_add_compute(dt, "compute");
-}
-
-/* With threads (rp_mt.c) the computation measured is host time while no
- * thread is inside MPI: the gap ends at the entry of a call that finds no
- * other thread inside, and starts at the exit of the last one out. The
- * compensated profile is that of the thread that initialized MPI. */
-void rp_enter_extras(rp_wid w) {
-  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE && (!rp_g.mt || rp_t.alone))
-    rp_measure_gap();
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE && (!rp_g.mt || rp_t.main))
-    rp_cm_enter(w);
-}
-
-void rp_measure_mark(void) {
-  if (rp_g.use_papi_ins) {
-    rp_g.ins_mark = instructions();
-    return;
-  }
-  rp_g.cpu_valid = rp_g.want_cpu;
-  if (rp_g.cpu_valid)
-    rp_g.cpu_mark = cpu_seconds();
-  rp_g.wall_mark = wall_seconds();
+static const char *env_get(const char *name, void *ud) {
+  (void)ud;
+  return getenv(name);
 }
 
 /* revprof's own time left in a measured gap by the wrapper's bookkeeping
@@ -517,13 +66,6 @@ static void calibrate_wrapper_gap(void) {
   rp_measure_mark();
 }
 
-/* ----------------------------------------------------- start and stop */
-
-static const char *env_get(const char *name, void *ud) {
-  (void)ud;
-  return getenv(name);
-}
-
 /* All ranks agree on ok; the lowest failing rank says why. Returns the
  * agreed value. */
 static int agree(int ok, const char *why, const char *consequence) {
@@ -534,7 +76,26 @@ static int agree(int ok, const char *why, const char *consequence) {
   return v[0];
 }
 
-static revprof_model *cm_model; /* compensate mode: the overhead table */
+/* The modes by REVPROF_MODE (rp_config.h): a new mode is a file defining
+ * its rp_mode_ops and a line here. predict's rules are the engine's own clocks;
+ * it adds only its report. */
+static const rp_mode_ops mode_predict = {
+    .name = "predict", .what = "prediction", .report = rp_report_final};
+
+static const rp_mode_ops *const modes[] = {
+    [RP_MODE_PREDICT] = &mode_predict,
+    [RP_MODE_COMPENSATE] = &rp_mode_compensate,
+};
+
+static const rp_mode_ops *mode_of(int mode) {
+  int n = (int)(sizeof modes / sizeof *modes);
+  return mode >= 0 && mode < n && modes[mode] ? modes[mode] : &mode_predict;
+}
+
+/* The mode runs hooks at every call: rp_leave's slow part is needed. */
+static int mode_hooks_calls(void) {
+  return rp_g.mode->enter != NULL || rp_g.mode->leave != NULL;
+}
 
 /* revprof turned itself off at MPI_Init: rank 0's report says why (the
  * reason of the lowest rank that had one). */
@@ -594,13 +155,9 @@ void rp_startup(int provided) {
     return;
   }
 
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE) {
-    /* real time, no simulated costs: the clocks carry delays only */
-    rp_g.cfg.compute = RP_COMPUTE_ZERO;
-    rp_g.cfg.wtime_real = 1;
-    rp_g.cfg.trace[0] = '\0';
-    rp_g.cfg.lua[0] = '\0';
-  }
+  rp_g.mode = mode_of(rp_g.cfg.mode);
+  if (rp_g.mode->configure)
+    rp_g.mode->configure(&rp_g.cfg, &rp_g.model);
   /* auto: an unmodified program is measured; the first annotation call
      turns a run to annotate (auto_switch) */
   rp_g.compute_auto = rp_g.cfg.compute == RP_COMPUTE_AUTO;
@@ -624,42 +181,35 @@ void rp_startup(int provided) {
             "annotate)",
             rp_compute_name(rp_g.cfg.compute));
 
-  for (int i = 0; i < RP_MEMO; i++)
-    memo[i].fn = -1;
-  for (int i = 0; i < REVPROF_FN_COUNT; i++)
-    rp_lastcost_tab[i].d = rp_lastcost_tab[i].p = NAN; /* never equal */
-  resolve_fallbacks();
+  rp_cost_startup();
   rp_clock_init(&rp_g.clk);
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE) {
-    cm_model = rp_g.model; /* only its overhead table */
-    rp_g.model = NULL;     /* every MPI cost is 0 */
-    for (int i = 0; i < REVPROF_FN_COUNT; i++)
-      rp_g.eff[i] = (revprof_fn)i; /* nothing "missing" to warn about */
-  }
   rp_wild_init(&rp_g.wild, MPI_ANY_TAG);
   rp_mt_startup(provided);
   rp_p2p_startup();
+  rp_comm_startup();
   rp_coll_startup();
   rp_rma_startup();
   spawned_outdir();
   rp_report_startup();
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
-    measure_startup();
+    rp_measure_startup();
   if (rp_g.cfg.trace[0]) {
     rp_trace_config tc = {rp_g.cfg.outdir, rp_g.cfg.trace, rp_g.rank,
                           rp_g.size, rp_g.cfg.quiet};
     rp_g.tracing = rp_trace_open(&tc) == 0;
   }
   rp_g.extras = rp_g.tracing || rp_g.cfg.compute == RP_COMPUTE_MEASURE ||
-                rp_g.cfg.mode == RP_MODE_COMPENSATE;
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE) {
+                mode_hooks_calls();
+  if (rp_g.mode->startup) {
     rp_g.active = 1; /* calibration runs the hooks */
     rp_t.in_tool = 1;
     err[0] = '\0';
-    ok = rp_cm_startup(cm_model, err, sizeof err) == 0;
+    ok = rp_g.mode->startup(err, sizeof err) == 0;
     rp_t.in_tool = 0;
-    if (!agree(ok, err, "compensation is off, the program runs without "
-                        "revprof")) {
+    char off[200];
+    snprintf(off, sizeof off, "%s is off, the program runs without revprof",
+             rp_g.mode->what);
+    if (!agree(ok, err, off)) {
       rp_g.active = 0;
       rp_g.extras = 0;
       return;
@@ -674,10 +224,7 @@ void rp_startup(int provided) {
 
 void rp_shutdown(void) {
   rp_mt_report();
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE)
-    rp_cm_report();
-  else
-    rp_report_final();
+  rp_g.mode->report();
   if (rp_g.tracing)
     rp_trace_close(0);
   rp_g.tracing = 0;
@@ -685,9 +232,10 @@ void rp_shutdown(void) {
   rp_zombies_progress(1);
   rp_rma_shutdown();
   rp_io_shutdown();
-  rp_coll_shutdown();
+  rp_comm_shutdown();
   rp_p2p_shutdown();
-  measure_shutdown();
+  rp_mt_shutdown();
+  rp_measure_shutdown();
   rp_report_shutdown();
   rp_g.active = 0;
   rp_g.finalized = 1;
@@ -708,7 +256,7 @@ static void auto_switch(void) {
   rp_g.cfg.compute = RP_COMPUTE_ANNOTATE;
   rp_g.auto_t = rp_g.clk.now[RP_AVG];
   rp_g.auto_calls = calls;
-  rp_g.extras = rp_g.tracing || rp_g.cfg.mode == RP_MODE_COMPENSATE;
+  rp_g.extras = rp_g.tracing || mode_hooks_calls();
   rp_report_settings();
 }
 

@@ -19,7 +19,7 @@
  * Where the model has no row for a call (models without an I/O part,
  * compensate mode), the call runs natively and its host time is counted
  * in the report's "not predicted" line. */
-#include "rp_int.h"
+#include "rp_ops.h"
 
 #include <stdlib.h>
 
@@ -53,17 +53,6 @@ void rp_io_shutdown(void) {
   files_cap = 0;
 }
 
-/* 1 when the model costs fn (its own row or an I/O fallback) */
-static int costed(revprof_fn fn) {
-  return rp_g.model != NULL && fn != REVPROF_FN_COUNT &&
-         rp_g.eff[fn] != REVPROF_FN_COUNT;
-}
-
-int rp_uncosted(rp_wid w) {
-  return rp_wrap_uncosted[w] == 1 ||
-         (rp_wrap_uncosted[w] == 2 && !costed((revprof_fn)rp_wrap_fn[w]));
-}
-
 /* A call costed on this rank alone at p members */
 static void local(int p, revprof_fn fn, double d) {
   double cost[RP_NB];
@@ -75,7 +64,7 @@ void rp_io_access(rp_wid w, MPI_File fh, revprof_fn fn, double d, int coll,
                   int rc, double host) {
   if (fn == REVPROF_FN_COUNT)
     return; /* costs nothing (a split collective's _end, a seek) */
-  if (!costed(fn)) {
+  if (!rp_costed(fn)) {
     rp_g.host_unc[w] += host;
     return;
   }
@@ -122,7 +111,7 @@ static void opened(MPI_Comm comm, MPI_File fh, int rc, double host) {
     }
   }
   rp_file *f = find(fh);
-  if (!costed(REVPROF_FN_FILE_OPEN))
+  if (!rp_costed(REVPROF_FN_FILE_OPEN))
     rp_g.host_unc[RP_W_MPI_File_open] += host;
   else if (f != NULL)
     rp_coll_meet_on(f->comm, f->size, REVPROF_FN_FILE_OPEN, 0.0);
@@ -159,7 +148,7 @@ RP_EXPORT int MPI_File_close(MPI_File *fh) {
   RP_UNLOCKED(rc = PMPI_File_close(fh));
   double host = rp_host_seconds() - h0;
   rp_file *f = find(was);
-  if (!costed(REVPROF_FN_FILE_CLOSE))
+  if (!rp_costed(REVPROF_FN_FILE_CLOSE))
     rp_g.host_unc[RP_W_MPI_File_close] += host;
   else if (f != NULL) {
     rp_file copy = *f;

@@ -11,14 +11,12 @@
  * the predicted machine's: such calls are counted here and named in the
  * report's "thread-order" flag. Compensate mode profiles the thread that
  * initialized MPI; its report counts the calls of the others
- * (rp_cm_report). */
-#include "rp_int.h"
+ * (rp_g.other_calls). */
+#include "rp_state.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-_Thread_local rp_call rp_t RP_TLS;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -26,6 +24,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * starts a thread per task (MPICH's threads/pt2pt/alltoall: 10000) keeps as
  * many blocks as it has threads at once. */
 static rp_thr *spare;
+/* what makes and frees a thread's block (the point-to-point layer's,
+   registered at its start-up) */
+static void (*thr_init)(rp_thr *), (*thr_free)(rp_thr *);
 static pthread_key_t thread_key;
 static int have_key;
 
@@ -66,7 +67,7 @@ void rp_mt_startup(int provided) {
   PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   rp_t.main = 1;
   rp_g.inflight = 0;
-  rp_g.cm_other = 0.0;
+  rp_g.other_calls = 0.0;
   for (int i = 0; i < RP_W_COUNT; i++)
     rp_g.overlap[i] = 0.0;
   rp_g.mt = any;
@@ -96,12 +97,17 @@ static void thread_records(void) {
     rp_t.th = &rp_g.th0;
     return;
   }
-  rp_thr_init(t);
+  thr_init(t);
   t->next = rp_g.threads;
   rp_g.threads = t;
   rp_t.th = t;
   if (have_key)
     pthread_setspecific(thread_key, t);
+}
+
+void rp_mt_thread_hooks(void (*init)(rp_thr *), void (*fini)(rp_thr *)) {
+  thr_init = init;
+  thr_free = fini;
 }
 
 void rp_mt_enter(rp_wid w) {
@@ -112,8 +118,8 @@ void rp_mt_enter(rp_wid w) {
   if (!rp_t.alone)
     rp_g.overlap[w] += 1.0;
   rp_g.inflight++;
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.main)
-    rp_g.cm_other += 1.0;
+  if (!rp_t.main)
+    rp_g.other_calls += 1.0;
 }
 
 void rp_mt_leave(void) {
@@ -175,7 +181,8 @@ void rp_mt_shutdown(void) {
     while (*lists[i]) {
       rp_thr *t = *lists[i];
       *lists[i] = t->next;
-      rp_thr_free(t);
+      if (thr_free)
+        thr_free(t);
       free(t);
     }
 }

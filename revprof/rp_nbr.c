@@ -8,7 +8,7 @@
  *   now = max(own, in-neighbours' start clocks) + T_fn(k + 1, d),
  * k = the rank's real neighbours (MPI_PROC_NULL ones of a non-periodic
  * cartesian topology left out), d = bytes per block. */
-#include "rp_int.h"
+#include "rp_coll.h"
 
 #include <stdlib.h>
 #include <string.h>

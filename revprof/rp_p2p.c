@@ -3,7 +3,7 @@
  * with small gap-free data and sent as MPI_PACKED, or through a struct
  * datatype over MPI_BOTTOM (cached); request records for non-blocking and
  * persistent operations; statuses corrected to the user's counts. */
-#include "rp_int.h"
+#include "rp_p2p.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -364,21 +364,27 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
   r->wcount = count;
   r->wtype = type;
   r->ubytes = 0.0;
-  if (peer == MPI_PROC_NULL || count < 0)
-    return; /* no message (or MPI reports the error as usual) */
-  if (rp_g.dynamic && rp_comm_foreign(comm))
-    return; /* the other job may not run revprof: no piggyback */
-  rp_tinfo ti = rp_type_info_fast(type);
-  double bytes = (double)count * ti.size;
+  /* no message (or MPI reports the error as usual), or a peer in another
+     job: the type is not even looked at */
+  int none = peer == MPI_PROC_NULL || count < 0;
+  int foreign = !none && rp_g.dynamic && rp_comm_foreign(comm);
+  rp_tinfo ti = {0.0, 0};
+  if (!none && !foreign)
+    ti = rp_type_info_fast(type);
+  double bytes = none ? 0.0 : (double)count * ti.size;
+  rp_pb_way way = rp_pb_choose(none, foreign, bytes, ti.plain,
+                               rp_g.fast_copy, rp_g.cfg.pack_max);
+  if (way == RP_PB_COPY && ensure_pack(r, (size_t)bytes + RP_PB_BYTES) != 0)
+    way = rp_pb_choose(0, 0, bytes, ti.plain, 0, rp_g.cfg.pack_max);
+  if (way == RP_PB_NONE)
+    return;
   r->ubytes = bytes;
-  if (ti.plain && rp_g.fast_copy && bytes <= rp_g.cfg.pack_max &&
-      ensure_pack(r, (size_t)bytes + RP_PB_BYTES) == 0) {
+  if (way == RP_PB_COPY) {
     r->enc = RP_ENC_PACK;
     r->wbuf = r->pack;
     r->wcount = (int)bytes + RP_PB_BYTES;
     r->wtype = MPI_PACKED;
-  } else if (bytes == 0) { /* the clocks alone: buf may be NULL, and a
-                              struct over MPI_BOTTOM would point at it */
+  } else if (way == RP_PB_CLOCKS) {
     struct_release(r);
     r->enc = RP_ENC_STRUCT;
     r->wbuf = r->pb;
@@ -579,6 +585,14 @@ void rp_recv_end_slow(rp_req *r, int rc, MPI_Status *st, int want_status) {
 static void sendrecv_complete(rp_req *r, MPI_Status *st, int want_status,
                               int sent, double sent_bytes);
 
+/* the request kinds of the layers above (rp_req_kind_register) */
+static const rp_req_kind_ops *kind_ops[RP_REQ_KINDS];
+
+void rp_req_kind_register(int kind, const rp_req_kind_ops *ops) {
+  if (kind >= 0 && kind < RP_REQ_KINDS)
+    kind_ops[kind] = ops;
+}
+
 void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
   if (r->active) {
     switch (r->kind) {
@@ -588,11 +602,11 @@ void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
       else
         recv_complete(r, st, want_status, -1.0);
       break;
-    case RP_REQ_COLL: rp_icoll_done(r); break;
-    case RP_REQ_IDUP: rp_idup_done(r); break;
-    case RP_REQ_PSEND:
-    case RP_REQ_PRECV: rp_part_done(r); break;
-    default: break; /* a send costs at its start */
+    case RP_REQ_SEND: break; /* a send costs at its start */
+    default:
+      if (kind_ops[r->kind] && kind_ops[r->kind]->done)
+        kind_ops[r->kind]->done(r);
+      break;
     }
   }
   r->active = 0;
@@ -617,12 +631,8 @@ void rp_req_start(rp_req *r) {
   r->unpacked = 0;
   if (r->kind == RP_REQ_SEND)
     send_stamp(r);
-  else if (r->kind == RP_REQ_COLL && r->nbr)
-    rp_pnbr_start(r); /* a persistent neighbourhood collective */
-  else if (r->kind == RP_REQ_COLL)
-    rp_pcoll_start(r); /* a persistent collective */
-  else if (r->kind == RP_REQ_PSEND || r->kind == RP_REQ_PRECV)
-    rp_part_start(r);
+  else if (kind_ops[r->kind] && kind_ops[r->kind]->start)
+    kind_ops[r->kind]->start(r);
 }
 
 int rp_req_free_user(rp_req *r, MPI_Request *request) {
@@ -1002,6 +1012,7 @@ void rp_thr_free(rp_thr *t) {
 void rp_p2p_startup(void) {
   rp_g.fast_copy = check_fast_copy();
   rp_g.scratch_cap = (size_t)rp_g.cfg.pack_max + RP_PB_BYTES;
+  rp_mt_thread_hooks(rp_thr_init, rp_thr_free);
   rp_thr_init(&rp_g.th0);
   if (rp_g.th0.scratch_s == NULL || rp_g.th0.scratch_r == NULL)
     rp_g.scratch_cap = 0; /* every message takes the struct path */
@@ -1012,7 +1023,6 @@ void rp_p2p_startup(void) {
 void rp_p2p_shutdown(void) {
   scache_purge(MPI_DATATYPE_NULL, 1);
   rp_thr_free(&rp_g.th0);
-  rp_mt_shutdown();
   for (size_t i = 0; table && i < ((size_t)1 << table_bits); i++)
     for (rp_req *r = table[i]; r; r = r->next)
       struct_release(r);

@@ -14,7 +14,7 @@
  * stamps swapped (their data is untouched). Without a shadow (a
  * communicator revprof did not see created, another job's) the receive
  * costs T_Irecv(d) from its own clock and the report says so. */
-#include "rp_int.h"
+#include "rp_coll.h"
 
 #if MPI_VERSION >= 4
 static rp_req *part_init(int send, rp_wid w, int partitions,

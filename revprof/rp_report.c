@@ -3,7 +3,7 @@
  * report.csv), and a rank's PARTIAL report when the run ends early
  * (MPI_Abort, fatal signal, exit without MPI_Finalize), written with
  * async-signal-safe calls only. */
-#include "rp_int.h"
+#include "rp_report.h"
 #include "rp_flags.h"
 
 #include <errno.h>
@@ -243,16 +243,6 @@ static void putcsv(sink *s, const char *str) {
 
 /* --------------------------------------------------------------- flags */
 
-static rp_flag_store flags; /* this rank's */
-
-void rp_report_flag(const char *key, const char *fmt, ...) {
-  char text[RP_FLAG_TEXT];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  rp_flag_store_set(&flags, key, text);
-}
 
 typedef rp_flag_set flag_set;
 #define flagset_add rp_flag_set_add
@@ -704,7 +694,7 @@ static int write_file(const char *path, const char *text, size_t len) {
  * or when out of memory). */
 static char *gather_flags(void) {
   static char mine[RP_FLAGS_MAX * (RP_FLAG_KEY + RP_FLAG_TEXT + 2) + 1];
-  int len = (int)rp_flag_store_lines(&flags, mine, sizeof mine);
+  int len = (int)rp_flag_store_lines(&rp_g.flags, mine, sizeof mine);
   int *lens = NULL, *displs = NULL, total = 0;
   char *all = NULL;
   MPI_Comm w = rp_world_shadow();
@@ -870,9 +860,9 @@ void rp_report_partial(const char *reason) {
   static double v[V_COUNT]; /* no stack growth in a signal handler */
   if (rp_g.partial_done || !rp_g.initialized)
     return;
-  if (rp_g.cfg.mode == RP_MODE_COMPENSATE && rp_g.active) {
-    rp_g.partial_done = 1; /* no model here: the compensated profile */
-    rp_cm_report_partial(reason);
+  if (rp_g.active && rp_g.mode && rp_g.mode->report_partial) {
+    rp_g.partial_done = 1; /* the mode's own profile (compensate) */
+    rp_g.mode->report_partial(reason);
     return;
   }
   if (rp_g.model == NULL)
@@ -906,8 +896,8 @@ void rp_report_partial(const char *reason) {
   derive_flags(&fs, v + V_MISSING, any_missing, rp_g.lua_fault,
                v[V_COMPUTE + RP_AVG] == 0.0, calls_seen(v + V_FSTAT),
                v[V_SUSP], 1);
-  for (int i = 0; i < flags.n; i++)
-    flagset_add(&fs, flags.f[i].key, flags.f[i].text, 1);
+  for (int i = 0; i < rp_g.flags.n; i++)
+    flagset_add(&fs, rp_g.flags.f[i].key, rp_g.flags.f[i].text, 1);
   header_text(&t, status, rp_g.size, &fs);
   puts_(&t, "rank:      ");
   puti(&t, rp_g.rank);
@@ -962,7 +952,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
   int saved = errno;
   if (rp_g.initialized && !rp_g.finalized && !rp_g.partial_done &&
       (rp_g.model ||
-       (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE))) {
+       (rp_g.active && rp_g.mode && rp_g.mode->report_partial))) {
     static const char names[][8] = {"SIGINT", "SIGTERM", "SIGHUP",
                                     "SIGSEGV", "SIGBUS", "SIGFPE",
                                     "SIGILL", "SIGABRT"};
@@ -1049,8 +1039,8 @@ void rp_report_startup(void) {
     }
   }
   rp_g.partial_done = 0;
-  if (have_dir && rp_g.cfg.mode == RP_MODE_COMPENSATE)
-    rp_cm_report_startup();
+  if (have_dir && rp_g.mode && rp_g.mode->report_startup)
+    rp_g.mode->report_startup();
   if (!atexit_done++)
     atexit(on_exit_);
   if (!handlers_on) {
@@ -1074,30 +1064,6 @@ static const char *env_of(const char *name, void *ud) {
   return getenv(name);
 }
 
-/* This process's MPI_COMM_WORLD rank and size from the launcher (Open MPI,
- * MPICH/Hydra, PMIx); rank 0 of 1 when none says. */
-static void launcher_rank(int *rank, int *size) {
-  static const char *const rk[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
-                                   "PMIX_RANK"};
-  static const char *const sz[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
-  *rank = 0;
-  *size = 1;
-  for (int i = 0; i < 3; i++) {
-    const char *v = getenv(rk[i]);
-    if (v && *v) {
-      *rank = atoi(v);
-      break;
-    }
-  }
-  for (int i = 0; i < 2; i++) {
-    const char *v = getenv(sz[i]);
-    if (v && *v) {
-      *size = atoi(v);
-      break;
-    }
-  }
-}
-
 /* Rank 0's report of a run revprof did not predict at all: report.txt and
  * report.csv with status STATUS and the flag KEY: WHAT, said on stderr
  * too when ECHO (a warning did not say it already) unless REVPROF_QUIET=1. */
@@ -1111,9 +1077,8 @@ void rp_report_unpredicted(const char *status, const char *key,
   rp_g.size = size;
   settings_startup();
   /* the folder even when an earlier variable stopped rp_config_read */
-  const char *d = getenv("REVPROF_OUTPUT_DIR");
-  if (d == NULL || !*d)
-    d = rp_g.cfg.outdir[0] ? rp_g.cfg.outdir : "revprof-out";
+  const char *d = rp_config_outdir(
+      env_of, NULL, rp_g.cfg.outdir[0] ? rp_g.cfg.outdir : "revprof-out");
   snprintf(txt_path, sizeof txt_path, "%s/report.txt", d);
   snprintf(csv_path, sizeof csv_path, "%s/report.csv", d);
   sink t = {.fd = -1}, c = {.fd = -1};
@@ -1148,7 +1113,7 @@ static void nothing_intercepted(void) {
       (!rp_g.sessions &&
        (PMPI_Initialized(&init) != MPI_SUCCESS || !init)))
     return;
-  launcher_rank(&rank, &size);
+  rp_launcher_rank(env_of, NULL, &rank, &size);
   if (rank != 0)
     return;
   char err[1024];

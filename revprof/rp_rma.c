@@ -15,7 +15,7 @@
  *     MPI_Win_lock (lock + unlock); flush settles it. The target's clock
  *     is not involved, so contention between origins is left out.
  * Outside predict mode (no model) every hook returns at once. */
-#include "rp_int.h"
+#include "rp_ops.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -43,8 +43,6 @@ static struct {
   double last_flush;  /* CLOCK_MONOTONIC_COARSE seconds */
 } tr = {.fd = -1};
 
-int rp_trace_quiet;
-
 static void warn(const char *fmt, ...) {
   va_list ap;
   if (rp_trace_quiet)

@@ -12,6 +12,9 @@
 
 #include "rp_trace_int.h"
 
+/* set by rp_trace_open (rp_trace.c); here, below every writer that reads it */
+int rp_trace_quiet;
+
 const char *rp_trace_strerror(int code) {
   switch (code) {
 #define RP_TRACE_ERR_CASE_(id, c, msg)                                         \

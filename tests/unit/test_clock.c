@@ -391,6 +391,29 @@ static void test_clock_wildcard_ignores_same_sender_and_other_scope(
   assert_int_equal(w.suspicious, 0);
 }
 
+/* The piggyback's way for each kind of message (docs/revprof.md,
+ * "Piggyback"). */
+static void test_clock_piggyback_choice(void **state) {
+  (void)state;
+  /* no message, or a peer that may not run revprof: nothing added */
+  assert_int_equal(rp_pb_choose(1, 0, 8, 1, 1, 2048), RP_PB_NONE);
+  assert_int_equal(rp_pb_choose(0, 1, 8, 1, 1, 2048), RP_PB_NONE);
+  assert_int_equal(rp_pb_choose(1, 1, 0, 0, 0, 0), RP_PB_NONE);
+  /* small gap-free data: copied with the clocks, up to pack_max */
+  assert_int_equal(rp_pb_choose(0, 0, 8, 1, 1, 2048), RP_PB_COPY);
+  assert_int_equal(rp_pb_choose(0, 0, 2048, 1, 1, 2048), RP_PB_COPY);
+  assert_int_equal(rp_pb_choose(0, 0, 0, 1, 1, 2048), RP_PB_COPY);
+  /* larger, gappy, or where memcpy is not MPI_Pack: a datatype */
+  assert_int_equal(rp_pb_choose(0, 0, 2049, 1, 1, 2048), RP_PB_TYPE);
+  assert_int_equal(rp_pb_choose(0, 0, 8, 0, 1, 2048), RP_PB_TYPE);
+  assert_int_equal(rp_pb_choose(0, 0, 8, 1, 0, 2048), RP_PB_TYPE);
+  assert_int_equal(rp_pb_choose(0, 0, 8, 1, 1, -1), RP_PB_TYPE);
+  /* no data and no copy: the clocks alone, never a struct over a NULL
+     buffer */
+  assert_int_equal(rp_pb_choose(0, 0, 0, 0, 1, 2048), RP_PB_CLOCKS);
+  assert_int_equal(rp_pb_choose(0, 0, 0, 1, 0, 2048), RP_PB_CLOCKS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_clock_send_stamps_then_advances),
@@ -407,6 +430,7 @@ int main(void) {
       cmocka_unit_test(test_clock_compute_seconds_and_measured),
       cmocka_unit_test(test_clock_wildcard_flags_earlier_arrival_from_other),
       cmocka_unit_test(test_clock_wildcard_ignores_same_sender_and_other_scope),
+      cmocka_unit_test(test_clock_piggyback_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,6 +215,39 @@ static void test_revprof_config_predict_without_model(void **state) {
   assert_non_null(strstr(err, "REVPROF_MODEL is not set"));
 }
 
+/* A report written without MPI finds its rank and size where the
+ * launcher left them, and its folder even when other variables are bad. */
+static void test_revprof_config_launcher_and_outdir(void **state) {
+  (void)state;
+  int rank = -1, size = -1;
+  const char *none[] = {NULL};
+  rp_launcher_rank(table_get, (void *)none, &rank, &size);
+  assert_int_equal(rank, 0);
+  assert_int_equal(size, 1);
+  const char *ompi[] = {"OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE",
+                        "8", "PMI_RANK", "5", NULL};
+  rp_launcher_rank(table_get, (void *)ompi, &rank, &size);
+  assert_int_equal(rank, 3); /* Open MPI's first */
+  assert_int_equal(size, 8);
+  const char *hydra[] = {"OMPI_COMM_WORLD_RANK", "", "PMI_RANK", "2",
+                         "PMI_SIZE", "4", NULL};
+  rp_launcher_rank(table_get, (void *)hydra, &rank, &size);
+  assert_int_equal(rank, 2); /* an empty value says nothing */
+  assert_int_equal(size, 4);
+  const char *pmix[] = {"PMIX_RANK", "1", NULL};
+  rp_launcher_rank(table_get, (void *)pmix, &rank, &size);
+  assert_int_equal(rank, 1);
+  assert_int_equal(size, 1);
+
+  const char *dir[] = {"REVPROF_OUTPUT_DIR", "out/here", "REVPROF_MODE",
+                       "bogus", NULL};
+  assert_string_equal(rp_config_outdir(table_get, (void *)dir, "x"),
+                      "out/here");
+  const char *empty[] = {"REVPROF_OUTPUT_DIR", "", NULL};
+  assert_string_equal(rp_config_outdir(table_get, (void *)empty, "x"), "x");
+  assert_string_equal(rp_config_outdir(table_get, (void *)none, "y"), "y");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_revprof_config_defaults),
@@ -226,6 +259,7 @@ int main(void) {
       cmocka_unit_test(test_revprof_config_step_bounds_default_to_step),
       cmocka_unit_test(test_revprof_config_rejects_bad_values),
       cmocka_unit_test(test_revprof_config_predict_without_model),
+      cmocka_unit_test(test_revprof_config_launcher_and_outdir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,215 @@
+/* What librevprof knows of a communicator (rp_comm, cached as an MPI
+ * attribute): its rank, size and the private shadow communicator that
+ * carries the collectives' clock exchanges, and whether it reaches another
+ * job. Part of the engine's core: calls nothing above rp_state. */
+#include "rp_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+/* the communicator looked up last: programs call collectives on one or two
+ * communicators, and the attribute lookup was a fifth of a small
+ * collective's overhead. Cleared when its attribute goes. */
+static MPI_Comm last_comm = MPI_COMM_NULL;
+static rp_comm *last_info;
+
+/* Runs inside MPI_Comm_free, which the wrapper calls without the engine
+ * lock (rp_mt.c): takes it. */
+static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
+  rp_comm *c = attr;
+  int fin = 0, took = rp_mt_hold();
+  (void)comm;
+  (void)kv;
+  (void)extra;
+  if (c == last_info) {
+    last_comm = MPI_COMM_NULL;
+    last_info = NULL;
+  }
+  PMPI_Finalized(&fin);
+  if (!fin && !rp_g.finalized && c->shadow != MPI_COMM_NULL)
+    PMPI_Comm_free(&c->shadow);
+  free(c);
+  rp_mt_release(took);
+  return MPI_SUCCESS;
+}
+
+rp_comm *rp_comm_lookup(MPI_Comm comm) {
+  void *v = NULL;
+  int flag = 0;
+  if (comm == last_comm && comm != MPI_COMM_NULL)
+    return last_info;
+  if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+      PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag)
+    return NULL;
+  last_comm = comm;
+  last_info = v;
+  return v;
+}
+
+/* ------------------------------------------- other jobs' processes */
+
+static int foreign_key = MPI_KEYVAL_INVALID;
+
+/* 1 when a member of g is not in this job's MPI_COMM_WORLD */
+static int outside_world(MPI_Group g) {
+  MPI_Group world;
+  int n = 0, out = 0;
+  if (PMPI_Group_size(g, &n) != MPI_SUCCESS || n <= 0 ||
+      PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
+    return 0;
+  int *in = malloc((size_t)n * sizeof *in), *tr = malloc((size_t)n * sizeof *tr);
+  if (in && tr) {
+    for (int i = 0; i < n; i++)
+      in[i] = i;
+    if (PMPI_Group_translate_ranks(g, n, in, world, tr) == MPI_SUCCESS)
+      for (int i = 0; i < n && !out; i++)
+        out = tr[i] == MPI_UNDEFINED;
+  } else
+    out = 1; /* cannot tell: the safe answer */
+  free(in);
+  free(tr);
+  PMPI_Group_free(&world);
+  return out;
+}
+
+int rp_comm_foreign(MPI_Comm comm) {
+  void *v = NULL;
+  int flag = 0, inter = 0, out = 0;
+  if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+    return 0;
+  if (foreign_key == MPI_KEYVAL_INVALID &&
+      PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN,
+                              &foreign_key, NULL) != MPI_SUCCESS)
+    foreign_key = MPI_KEYVAL_INVALID;
+  if (foreign_key != MPI_KEYVAL_INVALID &&
+      PMPI_Comm_get_attr(comm, foreign_key, &v, &flag) == MPI_SUCCESS && flag)
+    return v == (void *)&foreign_key; /* cached: &key yes, NULL no */
+  MPI_Group g;
+  if (PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
+    out = outside_world(g);
+    PMPI_Group_free(&g);
+  }
+  if (!out && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter &&
+      PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
+    out = outside_world(g);
+    PMPI_Group_free(&g);
+  }
+  if (foreign_key != MPI_KEYVAL_INVALID)
+    PMPI_Comm_set_attr(comm, foreign_key, out ? (void *)&foreign_key : NULL);
+  if (out)
+    rp_report_flag("other-job", "messages to processes of another job "
+                   "(spawned, connected or the parent) went without clocks; "
+                   "collectives with them were costed locally");
+  return out;
+}
+
+/* Records comm with its shadow (shadow MPI_COMM_NULL: create one, a
+ * collective call over comm). */
+void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow) {
+  int inter = 0;
+  rp_comm *c = calloc(1, sizeof *c);
+  if (c == NULL) {
+    if (shadow != MPI_COMM_NULL)
+      PMPI_Comm_free(&shadow);
+    return;
+  }
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_rank(comm, &c->rank);
+  PMPI_Comm_size(comm, &c->size);
+  c->intra = !inter;
+  c->shadow = shadow;
+  if (c->intra && rp_g.dynamic && rp_comm_foreign(comm))
+    c->intra = 0; /* the other job may not take part in a shadow */
+  /* split rather than dup: no attribute copy callbacks of the application
+   * run for revprof's private communicator */
+  if (c->intra && c->shadow == MPI_COMM_NULL && c->size > 1) {
+    int rc;
+    RP_UNLOCKED(rc = PMPI_Comm_split(comm, 0, c->rank, &c->shadow));
+    if (rc != MPI_SUCCESS)
+      c->shadow = MPI_COMM_NULL;
+  }
+  if (PMPI_Comm_set_attr(comm, keyval, c) != MPI_SUCCESS) {
+    if (c->shadow != MPI_COMM_NULL)
+      PMPI_Comm_free(&c->shadow);
+    free(c);
+  }
+}
+
+void rp_comm_created(MPI_Comm newcomm) {
+  if (newcomm != MPI_COMM_NULL && keyval != MPI_KEYVAL_INVALID)
+    rp_comm_attach(newcomm, MPI_COMM_NULL);
+}
+
+static void fill(rp_comm *c, const rp_comm *info) {
+  if (info)
+    *c = *info;
+  else {
+    c->shadow = MPI_COMM_NULL;
+    c->rank = 0;
+    c->size = 1;
+    c->intra = 0;
+  }
+  if (c->intra && c->size > 1 && c->shadow == MPI_COMM_NULL)
+    c->intra = 0; /* no shadow after a fault: cost locally */
+}
+
+void rp_coll_start(rp_comm *c, MPI_Comm comm) {
+  rp_comm *info = rp_comm_lookup(comm);
+  if (info == NULL && comm != MPI_COMM_NULL) {
+    /* everybody is in this collective now */
+    rp_comm_attach(comm, MPI_COMM_NULL);
+    info = rp_comm_lookup(comm);
+  }
+  fill(c, info);
+}
+
+void rp_coll_start_nb(rp_comm *c, MPI_Comm comm) {
+  rp_comm *info = rp_comm_lookup(comm);
+  if (info == NULL) {
+    static int warned;
+    if (!warned++)
+      rp_warn("a non-blocking collective runs on a communicator revprof did "
+              "not see created; its members' clocks are not combined");
+    rp_report_flag("collective-clocks", "%d non-blocking collective(s) on "
+                   "communicators revprof did not see created: members' "
+                   "clocks not combined", warned);
+  }
+  fill(c, info);
+}
+
+MPI_Comm rp_comm_shadow(MPI_Comm comm) {
+  rp_comm *c = rp_comm_lookup(comm);
+  return c && c->intra ? c->shadow : MPI_COMM_NULL;
+}
+
+MPI_Comm rp_world_shadow(void) {
+  rp_comm *c = rp_comm_lookup(MPI_COMM_WORLD);
+  return c && c->shadow != MPI_COMM_NULL ? c->shadow : MPI_COMM_WORLD;
+}
+
+void rp_comm_startup(void) {
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &keyval,
+                              NULL) != MPI_SUCCESS) {
+    keyval = MPI_KEYVAL_INVALID;
+    rp_warn("cannot create an attribute key; collectives are costed "
+            "without combining clocks");
+    rp_report_flag("collective-clocks", "no MPI attribute key: collectives "
+                   "costed without combining clocks");
+    return;
+  }
+  rp_comm_created(MPI_COMM_WORLD);
+  rp_comm_created(MPI_COMM_SELF);
+}
+
+void rp_comm_shutdown(void) {
+  if (foreign_key != MPI_KEYVAL_INVALID)
+    PMPI_Comm_free_keyval(&foreign_key);
+  foreign_key = MPI_KEYVAL_INVALID;
+  if (keyval == MPI_KEYVAL_INVALID)
+    return;
+  PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+  PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+  PMPI_Comm_free_keyval(&keyval);
+}

@@ -1,0 +1,18 @@
+/* The engine of librevprof (rp_engine.c): start-up and shut-down of every
+ * layer below it, and the choice of the mode. Only the wrappers are above
+ * it. */
+#ifndef RP_ENGINE_H
+#define RP_ENGINE_H
+
+#include "rp_mode.h"
+#include "rp_ops.h"
+#include "rp_report.h"
+
+/* Called from MPI_Init* after PMPI succeeded (rp_g.entry set): settings,
+ * model, agreement among ranks, shadows, handlers. Leaves rp_g.active set
+ * or not. */
+void rp_startup(int provided);
+/* Called from MPI_Finalize before PMPI_Finalize. */
+void rp_shutdown(void);
+
+#endif

@@ -1,0 +1,265 @@
+/* Point-to-point of librevprof (rp_p2p.c): the request table, the
+ * piggyback on every message, completions, Sendrecv, matched receives,
+ * large counts, the Bsend buffer. Above rp_state.h, below the collectives. */
+#ifndef RP_P2P_H
+#define RP_P2P_H
+
+#include "rp_state.h"
+
+
+void rp_p2p_startup(void);
+void rp_p2p_shutdown(void);
+/* A thread's blocking records and scratch (rp_thr), made and freed. */
+void rp_thr_init(rp_thr *t);
+void rp_thr_free(rp_thr *t);
+
+rp_req *rp_req_new(void);
+/* After the PMPI call that created *request: files the record under the
+ * handle, or drops it when the call failed. */
+void rp_req_post(rp_req *r, int rc, MPI_Request *request);
+/* The oldest record filed under h. Handles are not unique: Open MPI hands
+ * out one shared handle for operations that completed at once. */
+rp_req *rp_req_find(MPI_Request h);
+/* Same, skipping records claimed by this call already, and claims the one
+ * returned (array completions: duplicates get distinct records). */
+rp_req *rp_req_claim(MPI_Request h);
+/* What a Wait or Test takes: rp_req_find; with threads rp_req_claim, the
+ * claim kept (like those of rp_reqs_claim) until rp_reqs_unclaim after the
+ * completion has run. */
+rp_req *rp_req_take(MPI_Request h);
+void rp_reqs_unclaim(rp_req **recs, int n);
+/* A completion call reported the request done with status st (the
+ * library's status; want_status: the application looks at it). Runs the
+ * completion rule, unpacks, fixes the status, releases the record unless it
+ * is persistent. */
+void rp_req_done(rp_req *r, MPI_Status *st, int want_status);
+/* MPI_Request_get_status saw it complete: deliver data and status early. */
+void rp_req_peek(rp_req *r, MPI_Status *st, int want_status);
+/* MPI_Start on a persistent request. */
+void rp_req_start(rp_req *r);
+/* What a layer above does with its kinds of request (collectives,
+ * Comm_idup, partitioned): at each start of a persistent one and at
+ * completion. Registered once at MPI_Init (rp_coll_startup): the table
+ * keeps this layer from calling up into theirs. */
+typedef struct rp_req_kind_ops {
+  void (*start)(rp_req *r);
+  void (*done)(rp_req *r);
+} rp_req_kind_ops;
+void rp_req_kind_register(int kind, const rp_req_kind_ops *ops);
+/* MPI_Request_free on a request revprof knows. */
+int rp_req_free_user(rp_req *r, MPI_Request *request);
+/* Progress of requests the application freed while active. */
+void rp_zombies_progress(int final);
+
+/* The completion calls (Wait*, Test*: kinds complete_* of wrappers.spec).
+ * Records of n requests, NULL for the ones revprof does not know (*found
+ * counts the known ones; NULL when out of memory); statuses to pass to
+ * PMPI (the application's, or scratch when it ignores them but revprof
+ * needs them); whether array entry st completed without error; the
+ * records of a Waitsome/Testsome, whose statuses follow the indices. */
+rp_req **rp_reqs_claim(int n, const MPI_Request reqs[], int *found);
+MPI_Status *rp_statuses_for(int n, MPI_Status *user, int found);
+int rp_completed_ok(int rc, const MPI_Status *st);
+void rp_done_some(rp_req **recs, int found, int rc, int outcount,
+                  const int *indices, MPI_Status *st, int want);
+
+/* Sends: r NULL for a blocking call (uses the built-in record). The
+ * inline versions below handle the common blocking case (small gap-free
+ * data to a real peer) without calls; everything else goes here. */
+rp_req *rp_send_begin_slow(rp_req *r, rp_wid w, revprof_fn fn,
+                           const void *buf, int count, MPI_Datatype type,
+                           int dest, MPI_Comm comm);
+rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
+                     MPI_Datatype type, int dest, MPI_Comm comm);
+rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
+                           int count, MPI_Datatype type, int source, int tag,
+                           MPI_Comm comm);
+void rp_recv_end_slow(rp_req *r, int rc, MPI_Status *st, int want_status);
+/* After a receive's rule: wildcard bookkeeping and the trace message. */
+void rp_recv_after(rp_req *r, const MPI_Status *st, const double *pb,
+                   const double lat[RP_NB], double bytes);
+rp_req *rp_recv_init(rp_wid w, revprof_fn fn, void *buf, int count,
+                     MPI_Datatype type, int source, int tag, MPI_Comm comm);
+
+/* memcpy for the copy path: payloads of up to 16 bytes (the latency-bound
+ * ones) without a library call, as two possibly overlapping moves. */
+static inline void rp_copy(void *dst, const void *src, size_t n) {
+  char *d = dst;
+  const char *s = src;
+  if (n >= 8 && n <= 16) {
+    uint64_t a, b;
+    __builtin_memcpy(&a, s, 8);
+    __builtin_memcpy(&b, s + n - 8, 8);
+    __builtin_memcpy(d, &a, 8);
+    __builtin_memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t a, b;
+    __builtin_memcpy(&a, s, 4);
+    __builtin_memcpy(&b, s + n - 4, 4);
+    __builtin_memcpy(d, &a, 4);
+    __builtin_memcpy(d + n - 4, &b, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      d[i] = s[i];
+  } else
+    __builtin_memcpy(d, s, n);
+}
+
+/* Sends the wrapper passes to PMPI as (r->wbuf, r->wcount, r->wtype). */
+static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
+                                    const void *buf, int count,
+                                    MPI_Datatype type, int dest,
+                                    MPI_Comm comm) {
+  if (r == NULL && type == rp_last_type && rp_last_tinfo.plain &&
+      count >= 0 && dest != MPI_PROC_NULL && !rp_g.dynamic) {
+    double bytes = (double)count * rp_last_tinfo.size;
+    if (bytes <= rp_g.fast_max) { /* copy path, blocking record */
+      rp_req *b = &rp_th()->bsend;
+      double cost[RP_NB];
+      double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
+      rp_cost_fast(fn, 2.0, bytes, cost);
+      rp_clock_send(&rp_g.clk, cost, pb);
+      pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
+      rp_copy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
+      b->enc = RP_ENC_PACK;
+      b->wbuf = b->pack;
+      b->wcount = (int)bytes + RP_PB_BYTES;
+      b->wtype = MPI_PACKED;
+      rp_t.cur_bytes += bytes;
+      return b;
+    }
+  }
+  return rp_send_begin_slow(r, w, fn, buf, count, type, dest, comm);
+}
+
+static inline void rp_send_end(rp_req *r, int rc) {
+  (void)r;
+  (void)rc;
+}
+
+/* Receives: the wrapper passes (r->wbuf, r->wcount, r->wtype) to PMPI. */
+static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
+                                    void *buf, int count, MPI_Datatype type,
+                                    int source, int tag, MPI_Comm comm) {
+  if (r == NULL && type == rp_last_type && rp_last_tinfo.plain &&
+      count >= 0 && source != MPI_PROC_NULL && !rp_g.dynamic) {
+    double cap = (double)count * rp_last_tinfo.size;
+    if (cap <= rp_g.fast_max) {
+      rp_req *b = &rp_th()->brecv; /* only what rp_recv_end's fast path reads */
+      b->fn = fn;
+      b->ubuf = buf;
+      b->peer_spec = source;
+      b->tag_spec = tag;
+      b->comm = comm;
+      b->enc = RP_ENC_PACK;
+      b->unpacked = 0;
+      b->wbuf = b->pack;
+      b->wcount = (int)cap + RP_PB_BYTES;
+      b->wtype = MPI_PACKED;
+      return b;
+    }
+  }
+  return rp_recv_begin_slow(r, w, fn, buf, count, type, source, tag, comm);
+}
+
+/* The status to give PMPI: the application's; else none at all when the
+ * copy path needs nothing from it (the size travels in the piggyback; no
+ * wildcard to record, no trace); else revprof's own. */
+static inline MPI_Status *rp_recv_status(const rp_req *r, MPI_Status *user,
+                                         MPI_Status *local) {
+  if (user != MPI_STATUS_IGNORE)
+    return user;
+  if (r->enc == RP_ENC_PACK && r->blocking &&
+      r->peer_spec != MPI_ANY_SOURCE && !rp_g.tracing)
+    return MPI_STATUS_IGNORE;
+  return local;
+}
+
+/* After the PMPI receive: data and piggyback out, status corrected (when
+ * want_status), receive rule applied. st may be MPI_STATUS_IGNORE only as
+ * rp_recv_status allows. */
+static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
+                               int want_status) {
+  if (rc == MPI_SUCCESS && r->enc == RP_ENC_PACK && r->blocking) {
+    double pb[RP_PB_DOUBLES], cost[RP_NB], lat[RP_NB];
+    __builtin_memcpy(pb, r->pack, RP_PB_BYTES);
+    double d = rp_pb_size(pb), cap = (double)(r->wcount - RP_PB_BYTES);
+    int n = 0;
+    if (st == MPI_STATUS_IGNORE) {
+      if (d > cap) /* cannot be: more would have been a truncation error */
+        d = cap;
+    } else if (d > cap || want_status) {
+      if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n < RP_PB_BYTES)
+        goto slow; /* no piggyback? let the general path say so */
+      d = n - RP_PB_BYTES;
+      if (want_status)
+        PMPI_Status_set_elements(st, MPI_BYTE, n - RP_PB_BYTES);
+    }
+    rp_copy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
+    rp_cost_fast(r->fn, 2.0, d, cost);
+    rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
+    rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
+    rp_t.cur_bytes += d;
+    if (r->peer_spec == MPI_ANY_SOURCE || rp_g.tracing)
+      rp_recv_after(r, st, pb, lat, d);
+    return;
+  }
+slow:
+  rp_recv_end_slow(r, rc, st, want_status);
+}
+
+/* Removes the piggyback from a probed message's status (count - 32 B). */
+void rp_status_unpiggyback(MPI_Status *st, MPI_Comm comm);
+/* A message matched by MPI_(I)mprobe on comm: remembered when comm reaches
+ * another job, so that its MPI_(I)mrecv is native. */
+void rp_message_probed(MPI_Message message, MPI_Comm comm);
+
+/* MPI_Sendrecv and MPI_Sendrecv_replace (request NULL), MPI_Isendrecv and
+ * MPI_Isendrecv_replace (MPI 4); w: the wrapper, for the statistics. */
+int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
+                MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                MPI_Comm comm, MPI_Status *status, int replace,
+                MPI_Request *request);
+
+/* Mrecv / Imrecv: receive a matched message (request NULL: blocking). */
+int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+             MPI_Status *status, MPI_Request *request);
+
+/* ------------------------------------------------ MPI-4 large counts */
+
+/* MPI_Count arrays are read as 64-bit integers (rp_counts). */
+_Static_assert(sizeof(MPI_Count) == 8, "MPI_Count is not 64 bits");
+
+/* Whether a large-count argument fits the int path. */
+static inline int rp_fits_int(MPI_Count n) {
+  return n >= INT_MIN && n <= INT_MAX;
+}
+
+/* A point-to-point (count, type) of a _c binding as the int path takes it:
+ * the same when count fits in an int, else one element of a contiguous
+ * type of count elements (same type signature, so any binding on the
+ * other side matches it), freed by rp_big_out once the call is posted. */
+typedef struct rp_bigc {
+  int count;
+  MPI_Datatype type;
+  MPI_Datatype made; /* MPI_DATATYPE_NULL: none */
+} rp_bigc;
+void rp_big_make(rp_bigc *b, MPI_Count count, MPI_Datatype type);
+void rp_big_out(rp_bigc *b);
+static inline void rp_big_in(rp_bigc *b, MPI_Count count, MPI_Datatype type) {
+  b->made = MPI_DATATYPE_NULL;
+  b->count = (int)count;
+  b->type = type;
+  if (!rp_fits_int(count))
+    rp_big_make(b, count, type);
+}
+
+/* The MPI_Type_free wrapper: forget cached types built on t. */
+void rp_p2p_type_freed(MPI_Datatype t);
+
+/* Bsend buffer: revprof attaches a larger one so piggybacks fit. */
+int rp_buffer_attach(void *buf, int size);
+int rp_buffer_detach(void *addr, int *size);
+
+#endif
