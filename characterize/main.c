@@ -687,10 +687,10 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
   int rc = revprof_fit(raw, &fo, m, err, sizeof err);
   snprintf(path, sizeof path, "%s/model.lua", dir);
   if (rc != 0) {
-    fprintf(stderr, PROG ": fitting failed: %s\n"
-                    "  the raw data are kept in %s/raw.csv; fit them later "
+    rp_perror(PROG ": fitting failed", rc, err);
+    fprintf(stderr, "  the raw data are kept in %s/raw.csv; fit them later "
                     "with 'revprof fit %s/raw.csv -o MODEL.lua'\n",
-            err[0] ? err : revprof_strerror(rc), dir, dir);
+            dir, dir);
     if (access(path, F_OK) == 0)
       fprintf(stderr, "  note: %s is left from an earlier run\n", path);
     revprof_model_free(m);
@@ -698,7 +698,7 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
   }
   rc = revprof_model_write(m, path, err, sizeof err);
   if (rc != 0) {
-    fprintf(stderr, PROG ": cannot write the model: %s\n", err);
+    rp_perror(PROG ": cannot write the model", rc, err);
     revprof_model_free(m);
     return 1;
   }
@@ -713,8 +713,7 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
     rc = rp_datasheet_write(m, raw, path, &dso, pdf, sizeof pdf, err,
                             sizeof err);
     if (rc != 0) {
-      fprintf(stderr, PROG ": datasheet failed: %s\n",
-              err[0] ? err : revprof_strerror(rc));
+      rp_perror(PROG ": datasheet failed", rc, err);
       revprof_model_free(m);
       return 1;
     }
@@ -754,8 +753,9 @@ static int finish(run *r) {
     if (revprof_raw_add(raw, &r->res[i].pt) != 0)
       oom("raw data");
   snprintf(path, sizeof path, "%s/run.txt", dir);
-  if (write_summary(r, path, seconds, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s\n", err);
+  int rc = write_summary(r, path, seconds, err, sizeof err);
+  if (rc != 0) {
+    rp_perror(PROG, rc, err);
     status = 1;
   }
   if (raw->n == 0) {
@@ -777,8 +777,8 @@ static int finish(run *r) {
   rp_char_describe(&r->o, r->world, raw->machine_notes,
                    sizeof raw->machine_notes);
   snprintf(path, sizeof path, "%s/raw.csv", dir);
-  if (revprof_raw_write(raw, path, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s\n", err);
+  if ((rc = revprof_raw_write(raw, path, err, sizeof err)) != 0) {
+    rp_perror(PROG, rc, err);
     revprof_raw_free(raw);
     return 1;
   }
@@ -870,7 +870,7 @@ static int characterize(run *r) {
   int rc = rp_char_plan_build(&r->o, r->world, &plan, err, sizeof err);
   if (rc != 0) { /* same on every rank */
     if (r->rank == 0)
-      fprintf(stderr, PROG ": %s\n", err);
+      rp_perror(PROG, rc, err);
     return 2;
   }
   r->nlimited = plan.nlimited;
@@ -916,7 +916,7 @@ static int characterize(run *r) {
 int main(int argc, char **argv) {
   run r;
   char err[ERRLEN] = "";
-  int status = 0;
+  int status = 0, rc;
   MPI_Init(&argc, &argv);
   memset(&r, 0, sizeof r);
   r.p2p = MPI_COMM_NULL;
@@ -925,9 +925,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r.world);
   /* Parsing and validation give the same verdict on every rank. */
-  if (rp_char_parse(argc, argv, &r.o, err, sizeof err) != 0) {
+  if ((rc = rp_char_parse(argc, argv, &r.o, err, sizeof err)) != 0) {
     if (r.rank == 0)
-      fprintf(stderr, PROG ": %s\n", err);
+      rp_perror(PROG, rc, err);
     status = 2;
   } else if (r.o.help) {
     if (r.rank == 0)
@@ -935,9 +935,9 @@ int main(int argc, char **argv) {
   } else if (r.o.list) {
     if (r.rank == 0)
       rp_char_list(stdout);
-  } else if (rp_char_validate(&r.o, r.world, err, sizeof err) != 0) {
+  } else if ((rc = rp_char_validate(&r.o, r.world, err, sizeof err)) != 0) {
     if (r.rank == 0)
-      fprintf(stderr, PROG ": %s\n", err);
+      rp_perror(PROG, rc, err);
     status = 2;
   } else {
     int verdict = 0, all = rp_char_all_on(&r.o);
@@ -965,12 +965,13 @@ int main(int argc, char **argv) {
       if (r.o.np && r.o.np != r.world)
         fprintf(stderr, PROG ": note: -n %d ignored, %d ranks were "
                             "launched\n", r.o.np, r.world);
-      if (io_timed(&r.o) && check_iodir(r.o.io_dir, r.io_fs, sizeof r.io_fs,
-                                        err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+      if (io_timed(&r.o) &&
+          (rc = check_iodir(r.o.io_dir, r.io_fs, sizeof r.io_fs, err,
+                            sizeof err)) != 0) {
+        rp_perror(PROG, rc, err);
         verdict = 2; /* bad usage: before anything is written */
-      } else if (check_outdir(r.o.outdir, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+      } else if ((rc = check_outdir(r.o.outdir, err, sizeof err)) != 0) {
+        rp_perror(PROG, rc, err);
         verdict = 1;
       }
     }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model_int.h" /* rp_perror */
 #include "revprof_model.h"
 #include "rp_tools.h"
 #include "rp_util.h"
@@ -195,9 +196,11 @@ static int common_setup(const char *cmd, const common *c, char *lib,
     return -1;
   }
   revprof_model *m = NULL;
-  if (revprof_model_load(model, &m, err, sizeof err) != 0) {
-    fprintf(stderr, "revprof %s: %s\n", cmd, err);
-    return -1;
+  int rc = revprof_model_load(model, &m, err, sizeof err);
+  if (rc != 0) {
+    char who[32];
+    snprintf(who, sizeof who, "revprof %s", cmd);
+    return rp_perror(who, rc, err);
   }
   revprof_model_free(m);
   if (rp_find_revprof_lib(lib, liblen) != 0) {
@@ -853,8 +856,11 @@ int rp_cmd_sweep(int argc, char **argv) {
       tail(out, 15);
       return 1;
     }
-    if (read_report(rep, pt[i].t, err, sizeof err) != 0) {
-      fprintf(stderr, "revprof sweep: p = %d: %s\n", np[i], err);
+    int rc = read_report(rep, pt[i].t, err, sizeof err);
+    if (rc != 0) {
+      char who[64];
+      snprintf(who, sizeof who, "revprof sweep: p = %d", np[i]);
+      rp_perror(who, rc, err);
       return 1;
     }
     read_flags(rep, pt[i].flags, sizeof pt[i].flags);
