@@ -37,7 +37,8 @@ extern "C" {
   X(ERANGE, -11, "value out of range")                                         \
   X(EMISSING, -12, "file or program not found")                                \
   X(ENOOTF2, -13, "revprof was built without OTF2")                            \
-  X(EOTF2, -14, "OTF2 error")
+  X(EOTF2, -14, "OTF2 error")                                                  \
+  X(ESPAWN, -15, "a program could not be run or failed")
 
 enum revprof_error {
 #define RP_ERR_ENUM_(id, code, msg) REVPROF_##id = code,

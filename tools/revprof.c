@@ -359,13 +359,14 @@ static int cmd_datasheet(int argc, char **argv) {
 /* --------------------------------------------------------- characterize */
 
 /* Path of the characterization MPI program: $REVPROF_CHARACTERIZE, else
- * next to this binary in the build tree, else the installed libexec one. */
+ * next to this binary in the build tree, else the installed libexec one.
+ * 0, or REVPROF_EMISSING (no message). */
 static int find_characterize(char *buf, size_t len) {
   const char *env = getenv("REVPROF_CHARACTERIZE");
   char self[PATH_MAX / 2];
   if (env && *env) {
     snprintf(buf, len, "%s", env);
-    return access(buf, X_OK) == 0 ? 0 : -1;
+    return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
   }
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) {
@@ -382,7 +383,7 @@ static int find_characterize(char *buf, size_t len) {
     }
   }
   snprintf(buf, len, "%s/revprof-characterize", RP_LIBEXECDIR);
-  return access(buf, X_OK) == 0 ? 0 : -1;
+  return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
 }
 
 static int under_mpi_launcher(void) {

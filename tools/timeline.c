@@ -299,6 +299,8 @@ static const char *ext_of(const char *path) {
   return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
+/* Writes the gnuplot script of the picture to f: 0, or REVPROF_EIO when a
+ * write failed (the caller names the file). */
 static int write_script(FILE *f, const opts *o, int size, int partial,
                         const vec *states, const vec *arrows,
                         size_t nshown) {
@@ -425,7 +427,7 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
   if (first) /* nothing in the window: an empty frame */
     fputs("NaN notitle", f);
   fputc('\n', f);
-  return ferror(f) ? -1 : 0;
+  return ferror(f) ? REVPROF_EIO : 0;
 }
 
 int rp_cmd_timeline(int argc, char **argv) {
