@@ -111,18 +111,19 @@ static void bcast_sleepy(void *buf, int count, MPI_Datatype type) {
 }
 
 /* Creates dir if needed and proves a file can be written and renamed in
- * it, before any time is spent measuring. */
+ * it, before any time is spent measuring. 0, or with a message naming dir
+ * REVPROF_EINVAL (it is no directory) or REVPROF_EIO. */
 static int check_outdir(const char *dir, char *err, size_t errlen) {
   struct stat st;
   char probe[PATHLEN], probe2[PATHLEN];
   if (rp_mkdir_p(dir) != 0 && errno != EEXIST) { /* EEXIST: a file, below */
     rp_errf(err, errlen, "cannot create output directory %s: %s", dir,
              strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
     rp_errf(err, errlen, "output %s is not a directory", dir);
-    return -1;
+    return REVPROF_EINVAL;
   }
   snprintf(probe, sizeof probe, "%s/.revprof-probe-%ld.tmp", dir,
            (long)getpid());
@@ -140,25 +141,28 @@ static int check_outdir(const char *dir, char *err, size_t errlen) {
   if (!ok) {
     rp_errf(err, errlen, "cannot write in output directory %s: %s", dir,
              strerror(saved));
-    return -1;
+    return REVPROF_EIO;
   }
   return 0;
 }
 
 /* --io-dir: dir must be a directory in which a file can be created (the
  * file I/O rows make theirs there); its file system is named into fs,
- * e.g. "ext2/3/4 at /tmp" (statfs's type, the resolved path). */
+ * e.g. "ext2/3/4 at /tmp" (statfs's type, the resolved path). 0, or with
+ * a message naming the option and dir REVPROF_EMISSING (no such dir),
+ * REVPROF_EINVAL (no directory) or REVPROF_EIO. */
 static int check_iodir(const char *dir, char *fs, size_t fslen, char *err,
                        size_t errlen) {
   struct stat st;
   char probe[PATHLEN], type[64] = "unknown type";
   if (stat(dir, &st) != 0) {
-    rp_errf(err, errlen, "--io-dir %s: %s", dir, strerror(errno));
-    return -1;
+    int e = errno;
+    rp_errf(err, errlen, "--io-dir %s: %s", dir, strerror(e));
+    return e == ENOENT ? REVPROF_EMISSING : REVPROF_EIO;
   }
   if (!S_ISDIR(st.st_mode)) {
     rp_errf(err, errlen, "--io-dir %s: not a directory", dir);
-    return -1;
+    return REVPROF_EINVAL;
   }
   snprintf(probe, sizeof probe, "%s/.revprof-io-probe-%ld", dir,
            (long)getpid());
@@ -171,7 +175,7 @@ static int check_iodir(const char *dir, char *fs, size_t fslen, char *err,
   if (!ok) {
     rp_errf(err, errlen, "--io-dir %s: cannot create a file there: %s", dir,
             strerror(saved));
-    return -1;
+    return REVPROF_EIO;
   }
 #ifdef __linux__
   struct statfs sf;
@@ -289,8 +293,9 @@ static void adapt_slack(run *r, int late) {
 }
 
 /* Measures one point on the members of its group c with a time cap (s).
- * Returns 0 with the statistics, or -1 when fewer than 2 repetitions were
- * made (or buffers could not be allocated on some member). */
+ * Returns 0 with the statistics, or REVPROF_EMEASURE when fewer than 2
+ * repetitions were made or the buffers or file of the point failed on some
+ * member (the caller lists the point as left out). */
 static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
                    rp_stats *st, rp_stop *why) {
   const rp_kernel *K = rp_kernel_get(s->fn);
@@ -300,7 +305,7 @@ static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
   if (!all_ok) {
     rp_kctx_free(&k); /* every member: it may hold a window */
     *why = RP_STOP_NO;
-    return -1;
+    return REVPROF_EMEASURE;
   }
   double t_point = MPI_Wtime(), offset = 0.0, start = 0.0, red[4];
   if (r->o.sync == RP_SYNC_WINDOW) {
@@ -348,7 +353,7 @@ static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
   }
   rp_kctx_free(&k);
   if (n < 2)
-    return -1;
+    return REVPROF_EMEASURE;
   rp_stats_compute(r->samples, (size_t)n, r->work, st);
   return 0;
 }
@@ -591,7 +596,8 @@ static void spec_list(FILE *f, const char *title, const rp_char_spec *s,
 }
 
 /* DIR/run.txt: settings, counts and every point that was skipped, left out
- * or missed the rse target. Written to a temporary name and renamed. */
+ * or missed the rse target. Written to a temporary name and renamed. 0, or
+ * REVPROF_EIO with a message naming the file. */
 static int write_summary(const run *r, const char *path, double seconds,
                          char *err, size_t errlen) {
   char tmp[PATHLEN + 8], desc[1024], mpi[256], host[256] = "?", date[32];
@@ -599,7 +605,7 @@ static int write_summary(const run *r, const char *path, double seconds,
   FILE *f = fopen(tmp, "w");
   if (f == NULL) {
     rp_errf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   rp_char_describe(&r->o, r->world, desc, sizeof desc);
   mpi_library(mpi, sizeof mpi);
@@ -645,7 +651,7 @@ static int write_summary(const run *r, const char *path, double seconds,
   if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
     rp_errf(err, errlen, "%s: write failed: %s", path, strerror(errno));
     remove(tmp);
-    return -1;
+    return REVPROF_EIO;
   }
   return 0;
 }

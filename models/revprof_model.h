@@ -38,7 +38,8 @@ extern "C" {
   X(EMISSING, -12, "file or program not found")                                \
   X(ENOOTF2, -13, "revprof was built without OTF2")                            \
   X(EOTF2, -14, "OTF2 error")                                                  \
-  X(ESPAWN, -15, "a program could not be run or failed")
+  X(ESPAWN, -15, "a program could not be run or failed")                       \
+  X(EMEASURE, -16, "measurement failed")
 
 enum revprof_error {
 #define RP_ERR_ENUM_(id, code, msg) REVPROF_##id = code,
