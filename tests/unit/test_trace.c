@@ -710,6 +710,7 @@ int main(void) {
       cmocka_unit_test(test_trace_stream_round_trips),
       cmocka_unit_test(test_trace_stream_is_bounded_in_memory),
       cmocka_unit_test(test_trace_reader_rejects_bad_streams),
+      cmocka_unit_test(test_trace_lost_ranks_are_left_out),
       cmocka_unit_test(test_trace_chrome_merges_ranks),
       cmocka_unit_test(test_trace_partial_is_marked),
       cmocka_unit_test(test_trace_missing_rank_merges_partial),
@@ -718,7 +719,6 @@ int main(void) {
       cmocka_unit_test(test_trace_stale_files_removed),
 #ifdef RP_HAVE_OTF2
       cmocka_unit_test(test_trace_otf2_reads_back),
-      cmocka_unit_test(test_trace_lost_ranks_are_left_out),
       cmocka_unit_test(test_trace_otf2_zero_length_calls_are_sequential),
 #endif
       cmocka_unit_test(test_trace_otf2_without_library_says_so),
