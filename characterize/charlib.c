@@ -427,7 +427,8 @@ static int parse_procs(const char *s, rp_char_options *o, char *err,
 }
 
 /* Finds the option row for arg ("--sizes", "--sizes=1:2", "-o"); sets
- * *inline_val to the text after '=' when present. */
+ * *inline_val to the text after '=' when present. OPT_COUNT when arg is no
+ * option. */
 static int find_option(const char *arg, const char **inline_val) {
   *inline_val = NULL;
   for (int i = 0; i < OPT_COUNT; i++) {
@@ -444,7 +445,7 @@ static int find_option(const char *arg, const char **inline_val) {
       }
     }
   }
-  return -1;
+  return OPT_COUNT;
 }
 
 /* Applies option id with value v (NULL for flags) to o; named gets the
@@ -607,7 +608,7 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
         return REVPROF_EINVAL;
       }
       preset = p;
-    } else if (id >= 0 && opt_table[id].arg && iv == NULL)
+    } else if (id < OPT_COUNT && opt_table[id].arg && iv == NULL)
       i++; /* skip the value */
   }
   rp_char_options_init(o, preset);
@@ -625,7 +626,7 @@ int rp_char_parse(int argc, char **argv, rp_char_options *o, char *err,
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int id = find_option(a, &iv);
-    if (id < 0) {
+    if (id == OPT_COUNT) {
       if (a[0] == '-')
         rp_errf(err, errlen, "unknown option '%s' (--help lists them)", a);
       else

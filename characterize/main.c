@@ -111,18 +111,19 @@ static void bcast_sleepy(void *buf, int count, MPI_Datatype type) {
 }
 
 /* Creates dir if needed and proves a file can be written and renamed in
- * it, before any time is spent measuring. */
+ * it, before any time is spent measuring. 0, or with a message naming dir
+ * REVPROF_EINVAL (it is no directory) or REVPROF_EIO. */
 static int check_outdir(const char *dir, char *err, size_t errlen) {
   struct stat st;
   char probe[PATHLEN], probe2[PATHLEN];
   if (rp_mkdir_p(dir) != 0 && errno != EEXIST) { /* EEXIST: a file, below */
     rp_errf(err, errlen, "cannot create output directory %s: %s", dir,
              strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
     rp_errf(err, errlen, "output %s is not a directory", dir);
-    return -1;
+    return REVPROF_EINVAL;
   }
   snprintf(probe, sizeof probe, "%s/.revprof-probe-%ld.tmp", dir,
            (long)getpid());
@@ -140,25 +141,28 @@ static int check_outdir(const char *dir, char *err, size_t errlen) {
   if (!ok) {
     rp_errf(err, errlen, "cannot write in output directory %s: %s", dir,
              strerror(saved));
-    return -1;
+    return REVPROF_EIO;
   }
   return 0;
 }
 
 /* --io-dir: dir must be a directory in which a file can be created (the
  * file I/O rows make theirs there); its file system is named into fs,
- * e.g. "ext2/3/4 at /tmp" (statfs's type, the resolved path). */
+ * e.g. "ext2/3/4 at /tmp" (statfs's type, the resolved path). 0, or with
+ * a message naming the option and dir REVPROF_EMISSING (no such dir),
+ * REVPROF_EINVAL (no directory) or REVPROF_EIO. */
 static int check_iodir(const char *dir, char *fs, size_t fslen, char *err,
                        size_t errlen) {
   struct stat st;
   char probe[PATHLEN], type[64] = "unknown type";
   if (stat(dir, &st) != 0) {
-    rp_errf(err, errlen, "--io-dir %s: %s", dir, strerror(errno));
-    return -1;
+    int e = errno;
+    rp_errf(err, errlen, "--io-dir %s: %s", dir, strerror(e));
+    return e == ENOENT ? REVPROF_EMISSING : REVPROF_EIO;
   }
   if (!S_ISDIR(st.st_mode)) {
     rp_errf(err, errlen, "--io-dir %s: not a directory", dir);
-    return -1;
+    return REVPROF_EINVAL;
   }
   snprintf(probe, sizeof probe, "%s/.revprof-io-probe-%ld", dir,
            (long)getpid());
@@ -171,7 +175,7 @@ static int check_iodir(const char *dir, char *fs, size_t fslen, char *err,
   if (!ok) {
     rp_errf(err, errlen, "--io-dir %s: cannot create a file there: %s", dir,
             strerror(saved));
-    return -1;
+    return REVPROF_EIO;
   }
 #ifdef __linux__
   struct statfs sf;
@@ -289,8 +293,9 @@ static void adapt_slack(run *r, int late) {
 }
 
 /* Measures one point on the members of its group c with a time cap (s).
- * Returns 0 with the statistics, or -1 when fewer than 2 repetitions were
- * made (or buffers could not be allocated on some member). */
+ * Returns 0 with the statistics, or REVPROF_EMEASURE when fewer than 2
+ * repetitions were made or the buffers or file of the point failed on some
+ * member (the caller lists the point as left out). */
 static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
                    rp_stats *st, rp_stop *why) {
   const rp_kernel *K = rp_kernel_get(s->fn);
@@ -300,7 +305,7 @@ static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
   if (!all_ok) {
     rp_kctx_free(&k); /* every member: it may hold a window */
     *why = RP_STOP_NO;
-    return -1;
+    return REVPROF_EMEASURE;
   }
   double t_point = MPI_Wtime(), offset = 0.0, start = 0.0, red[4];
   if (r->o.sync == RP_SYNC_WINDOW) {
@@ -348,7 +353,7 @@ static int measure(run *r, const rp_char_spec *s, MPI_Comm c, double cap,
   }
   rp_kctx_free(&k);
   if (n < 2)
-    return -1;
+    return REVPROF_EMEASURE;
   rp_stats_compute(r->samples, (size_t)n, r->work, st);
   return 0;
 }
@@ -591,7 +596,8 @@ static void spec_list(FILE *f, const char *title, const rp_char_spec *s,
 }
 
 /* DIR/run.txt: settings, counts and every point that was skipped, left out
- * or missed the rse target. Written to a temporary name and renamed. */
+ * or missed the rse target. Written to a temporary name and renamed. 0, or
+ * REVPROF_EIO with a message naming the file. */
 static int write_summary(const run *r, const char *path, double seconds,
                          char *err, size_t errlen) {
   char tmp[PATHLEN + 8], desc[1024], mpi[256], host[256] = "?", date[32];
@@ -599,7 +605,7 @@ static int write_summary(const run *r, const char *path, double seconds,
   FILE *f = fopen(tmp, "w");
   if (f == NULL) {
     rp_errf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   rp_char_describe(&r->o, r->world, desc, sizeof desc);
   mpi_library(mpi, sizeof mpi);
@@ -645,7 +651,7 @@ static int write_summary(const run *r, const char *path, double seconds,
   if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
     rp_errf(err, errlen, "%s: write failed: %s", path, strerror(errno));
     remove(tmp);
-    return -1;
+    return REVPROF_EIO;
   }
   return 0;
 }
@@ -687,10 +693,10 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
   int rc = revprof_fit(raw, &fo, m, err, sizeof err);
   snprintf(path, sizeof path, "%s/model.lua", dir);
   if (rc != 0) {
-    fprintf(stderr, PROG ": fitting failed: %s\n"
-                    "  the raw data are kept in %s/raw.csv; fit them later "
+    rp_perror(PROG ": fitting failed", rc, err);
+    fprintf(stderr, "  the raw data are kept in %s/raw.csv; fit them later "
                     "with 'revprof fit %s/raw.csv -o MODEL.lua'\n",
-            err[0] ? err : revprof_strerror(rc), dir, dir);
+            dir, dir);
     if (access(path, F_OK) == 0)
       fprintf(stderr, "  note: %s is left from an earlier run\n", path);
     revprof_model_free(m);
@@ -698,7 +704,7 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
   }
   rc = revprof_model_write(m, path, err, sizeof err);
   if (rc != 0) {
-    fprintf(stderr, PROG ": cannot write the model: %s\n", err);
+    rp_perror(PROG ": cannot write the model", rc, err);
     revprof_model_free(m);
     return 1;
   }
@@ -713,8 +719,7 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
     rc = rp_datasheet_write(m, raw, path, &dso, pdf, sizeof pdf, err,
                             sizeof err);
     if (rc != 0) {
-      fprintf(stderr, PROG ": datasheet failed: %s\n",
-              err[0] ? err : revprof_strerror(rc));
+      rp_perror(PROG ": datasheet failed", rc, err);
       revprof_model_free(m);
       return 1;
     }
@@ -754,8 +759,9 @@ static int finish(run *r) {
     if (revprof_raw_add(raw, &r->res[i].pt) != 0)
       oom("raw data");
   snprintf(path, sizeof path, "%s/run.txt", dir);
-  if (write_summary(r, path, seconds, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s\n", err);
+  int rc = write_summary(r, path, seconds, err, sizeof err);
+  if (rc != 0) {
+    rp_perror(PROG, rc, err);
     status = 1;
   }
   if (raw->n == 0) {
@@ -777,8 +783,8 @@ static int finish(run *r) {
   rp_char_describe(&r->o, r->world, raw->machine_notes,
                    sizeof raw->machine_notes);
   snprintf(path, sizeof path, "%s/raw.csv", dir);
-  if (revprof_raw_write(raw, path, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s\n", err);
+  if ((rc = revprof_raw_write(raw, path, err, sizeof err)) != 0) {
+    rp_perror(PROG, rc, err);
     revprof_raw_free(raw);
     return 1;
   }
@@ -870,7 +876,7 @@ static int characterize(run *r) {
   int rc = rp_char_plan_build(&r->o, r->world, &plan, err, sizeof err);
   if (rc != 0) { /* same on every rank */
     if (r->rank == 0)
-      fprintf(stderr, PROG ": %s\n", err);
+      rp_perror(PROG, rc, err);
     return 2;
   }
   r->nlimited = plan.nlimited;
@@ -916,7 +922,7 @@ static int characterize(run *r) {
 int main(int argc, char **argv) {
   run r;
   char err[ERRLEN] = "";
-  int status = 0;
+  int status = 0, rc;
   MPI_Init(&argc, &argv);
   memset(&r, 0, sizeof r);
   r.p2p = MPI_COMM_NULL;
@@ -925,9 +931,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r.world);
   /* Parsing and validation give the same verdict on every rank. */
-  if (rp_char_parse(argc, argv, &r.o, err, sizeof err) != 0) {
+  if ((rc = rp_char_parse(argc, argv, &r.o, err, sizeof err)) != 0) {
     if (r.rank == 0)
-      fprintf(stderr, PROG ": %s\n", err);
+      rp_perror(PROG, rc, err);
     status = 2;
   } else if (r.o.help) {
     if (r.rank == 0)
@@ -935,9 +941,9 @@ int main(int argc, char **argv) {
   } else if (r.o.list) {
     if (r.rank == 0)
       rp_char_list(stdout);
-  } else if (rp_char_validate(&r.o, r.world, err, sizeof err) != 0) {
+  } else if ((rc = rp_char_validate(&r.o, r.world, err, sizeof err)) != 0) {
     if (r.rank == 0)
-      fprintf(stderr, PROG ": %s\n", err);
+      rp_perror(PROG, rc, err);
     status = 2;
   } else {
     int verdict = 0, all = rp_char_all_on(&r.o);
@@ -965,12 +971,13 @@ int main(int argc, char **argv) {
       if (r.o.np && r.o.np != r.world)
         fprintf(stderr, PROG ": note: -n %d ignored, %d ranks were "
                             "launched\n", r.o.np, r.world);
-      if (io_timed(&r.o) && check_iodir(r.o.io_dir, r.io_fs, sizeof r.io_fs,
-                                        err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+      if (io_timed(&r.o) &&
+          (rc = check_iodir(r.o.io_dir, r.io_fs, sizeof r.io_fs, err,
+                            sizeof err)) != 0) {
+        rp_perror(PROG, rc, err);
         verdict = 2; /* bad usage: before anything is written */
-      } else if (check_outdir(r.o.outdir, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+      } else if ((rc = check_outdir(r.o.outdir, err, sizeof err)) != 0) {
+        rp_perror(PROG, rc, err);
         verdict = 1;
       }
     }

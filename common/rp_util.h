@@ -1,6 +1,9 @@
 /* Small POSIX helpers shared by every part of revprof: mkdir -p, running a
  * program and waiting for it, growing an array. libc only (no MPI, Lua or
- * GSL); linked statically with hidden symbols, so never exported. */
+ * GSL); linked statically with hidden symbols, so never exported. They fail
+ * as the POSIX calls they wrap do, with -1 (or NULL) and errno set, not
+ * with REVPROF_E* codes: errno says more than a code would (callers print
+ * strerror(errno)), and common/ stays below the model library. */
 #ifndef RP_UTIL_H
 #define RP_UTIL_H
 

@@ -424,8 +424,9 @@ static double gram(const segctx *sc, revprof_basis u, revprof_basis v) {
 }
 
 /* Normal-equation fit of cd->f on the segment (Cholesky of the Jacobi-scaled
- * Gram matrix). Returns -1 when the terms are collinear over the segment or
- * a coefficient is negative beyond round-off, else 0. */
+ * Gram matrix). Returns REVPROF_EFIT when the terms are collinear over the
+ * segment or a coefficient is negative beyond round-off (the form is
+ * rejected, no message), else 0. */
 static int screen(const segctx *sc, cand *cd) {
   const form *f = &cd->f;
   int k = f->k;
@@ -433,7 +434,7 @@ static int screen(const segctx *sc, cand *cd) {
   for (int a = 0; a < k; a++) {
     double g = gram(sc, f->t[a], f->t[a]);
     if (!(g > 0.0) || !isfinite(g))
-      return -1;
+      return REVPROF_EFIT;
     cd->s[a] = 1.0 / sqrt(g);
   }
   for (int a = 0; a < k; a++) {
@@ -446,7 +447,7 @@ static int screen(const segctx *sc, cand *cd) {
     for (int m = 0; m < j; m++)
       dj -= cd->L[j][m] * cd->L[j][m];
     if (!(dj > pivot_tol))
-      return -1;
+      return REVPROF_EFIT;
     cd->L[j][j] = sqrt(dj);
     for (int i = j + 1; i < k; i++) {
       double v = A[i][j];
@@ -469,7 +470,7 @@ static int screen(const segctx *sc, cand *cd) {
     cd->c[a] = u[a] * cd->s[a];
     if (cd->c[a] < 0.0) {
       if (-cd->c[a] * sc->zmax[f->t[a]] > neg_tol)
-        return -1;
+        return REVPROF_EFIT;
       cd->c[a] = 0.0;
     }
   }
@@ -530,7 +531,8 @@ static void shortlist_add(cand *list, int *len, int keep, const cand *cd) {
  * in-sample fit, the SHORT_KEEP best of each size get their leave-one-out
  * error, then a second d-term is tried on the
  * best one-d-term model. Winner: the fewest terms whose error is within
- * cv_tol of the smallest. Returns -1 when nothing could be fitted. */
+ * cv_tol of the smallest. Returns REVPROF_EFIT when nothing could be
+ * fitted (no message: the caller tries other segments). */
 static int select_segment(const segctx *sc, form *out, double *cv) {
   cand list[4][SHORT_KEEP], pool[4 * SHORT_KEEP + 1], cd;
   int len[4] = {0, 0, 0, 0}, npool = 0;
@@ -586,7 +588,7 @@ static int select_segment(const segctx *sc, form *out, double *cv) {
     }
   }
   if (npool == 0)
-    return -1;
+    return REVPROF_EFIT;
   double emin = HUGE_VAL;
   for (int j = 0; j < npool; j++)
     if (pool[j].cv < emin)

@@ -21,6 +21,12 @@ const char *revprof_strerror(int code) {
   }
 }
 
+int rp_perror(const char *who, int code, const char *msg) {
+  fprintf(stderr, "%s: %s\n", who,
+          msg && *msg ? msg : revprof_strerror(code));
+  return code;
+}
+
 static const struct {
   const char *name, *what;
   revprof_fn_kind kind;

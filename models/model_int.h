@@ -1,4 +1,5 @@
-/* Internals shared by the files of the model library (not installed). */
+/* Internals shared by the files of the model library (not installed); the
+ * revprof tool and revprof-characterize use rp_errf and rp_perror too. */
 #ifndef RP_MODEL_INT_H
 #define RP_MODEL_INT_H
 
@@ -12,6 +13,13 @@
 
 /* snprintf into err (no-op when err is NULL). */
 void rp_errf(char *err, size_t errlen, const char *fmt, ...) RP_PRINTF(3, 4);
+
+/* How the programs report a failed call: prints "who: msg" and a newline
+ * on stderr, or "who: revprof_strerror(code)" when msg is NULL or empty
+ * (the call wrote no message). who names the program with its subcommand
+ * ("revprof sweep"), and may add the step that failed ("revprof-characterize:
+ * datasheet failed"). Returns code. Library code never calls it. */
+int rp_perror(const char *who, int code, const char *msg);
 
 /* Writes x with the fewest digits (up to 17) that read back to x exactly. */
 void rp_fmt_double(char *buf, size_t len, double x);

@@ -15,9 +15,13 @@ extern "C" {
 
 /* ---------------------------------------------------------------- errors */
 
-/* Every function that can fail returns 0 or one of these negative codes.
- * Functions taking (char *err, size_t errlen) also write a full message there
- * naming the file, line or field at fault (err may be NULL). */
+/* The error codes of all of revprof: this library, the trace writers, the
+ * revprof tool and revprof-characterize. Every function that can fail
+ * returns 0 or one of these negative codes (functions that return -1 and
+ * set errno, as POSIX calls do, say so where they are declared). Functions
+ * taking (char *err, size_t errlen) also write a full message there naming
+ * the file, line, option or field at fault (err may be NULL). Codes are
+ * never reused: a new one takes the next free value. */
 #define REVPROF_ERROR_TABLE(X)                                                 \
   X(OK, 0, "success")                                                          \
   X(EINVAL, -1, "invalid argument")                                            \
@@ -30,7 +34,12 @@ extern "C" {
   X(EFIT, -8, "fit failed")                                                    \
   X(EMPI, -9, "MPI error")                                                     \
   X(ELUA, -10, "Lua error")                                                    \
-  X(ERANGE, -11, "value out of range")
+  X(ERANGE, -11, "value out of range")                                         \
+  X(EMISSING, -12, "file or program not found")                                \
+  X(ENOOTF2, -13, "revprof was built without OTF2")                            \
+  X(EOTF2, -14, "OTF2 error")                                                  \
+  X(ESPAWN, -15, "a program could not be run or failed")                       \
+  X(EMEASURE, -16, "measurement failed")
 
 enum revprof_error {
 #define RP_ERR_ENUM_(id, code, msg) REVPROF_##id = code,
@@ -38,7 +47,8 @@ enum revprof_error {
 #undef RP_ERR_ENUM_
 };
 
-/* Message for a REVPROF_E* code; never NULL. */
+/* Message for a REVPROF_E* code; "unknown error" for any other value,
+ * never NULL. */
 const char *revprof_strerror(int code);
 
 /* ------------------------------------------------------- basis functions */

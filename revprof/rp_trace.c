@@ -67,21 +67,23 @@ static void fail_off(const char *path, const char *what) {
   tr.buf = NULL;
 }
 
-/* Writes n bytes whole; async-signal-safe. 0 or -1 with errno. */
+/* Writes n bytes whole; async-signal-safe. 0, or REVPROF_EIO with errno
+ * set by write(2). */
 static int write_all(int fd, const char *p, size_t n) {
   while (n > 0) {
     ssize_t w = write(fd, p, n);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
-      return -1;
+      return REVPROF_EIO;
     p += w;
     n -= (size_t)w;
   }
   return 0;
 }
 
-/* Writes the buffer out; async-signal-safe. 0 or -1. */
+/* Writes the buffer out; async-signal-safe. 0, or REVPROF_EIO with errno
+ * set. */
 static int flush_buf(void) {
   if (tr.len == 0)
     return 0;
@@ -175,14 +177,14 @@ int rp_trace_open(const rp_trace_config *c) {
   const char *dir = c->dir && *c->dir ? c->dir : ".";
   if (snprintf(tr.dir, sizeof tr.dir, "%s", dir) >= (int)sizeof tr.dir) {
     warn("output directory name too long: %.60s...; tracing is off", dir);
-    return RP_TRACE_EIO;
+    return REVPROF_EIO;
   }
   snprintf(tr.part, sizeof tr.part, "%s/p%d.trace.part", tr.dir, tr.rank);
   snprintf(tr.done, sizeof tr.done, "%s/p%d.trace", tr.dir, tr.rank);
   tr.opened = 1;
   if (rp_mkdir_p(tr.dir) != 0) {
     fail_off(tr.dir, strerror(errno));
-    return RP_TRACE_EIO;
+    return REVPROF_EIO;
   }
   remove(tr.done);
   remove_file(tr.dir, "trace-%d.json", tr.rank);
@@ -194,7 +196,7 @@ int rp_trace_open(const rp_trace_config *c) {
                  : -1;
   if (tr.fd < 0) {
     fail_off(tr.part, tr.buf ? strerror(errno) : "out of memory");
-    return RP_TRACE_EIO;
+    return REVPROF_EIO;
   }
   tr.len = (size_t)snprintf(tr.buf, BUFSIZE_, RP_TRACE_MAGIC "\nH %d %d\n",
                             tr.rank, tr.size);
@@ -202,7 +204,7 @@ int rp_trace_open(const rp_trace_config *c) {
      leaves a readable, truncated stream, not an empty file */
   if (flush_buf() != 0) {
     fail_off(tr.part, strerror(errno));
-    return RP_TRACE_EIO;
+    return REVPROF_EIO;
   }
   tr.last_flush = now_coarse();
   tr.on = 1;

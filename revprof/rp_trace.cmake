@@ -19,6 +19,8 @@ if(NOT TARGET rp_trace)
     message(STATUS "revprof: OTF2 not found: traces in Chrome JSON and text only")
     set(REVPROF_HAVE_OTF2 OFF CACHE INTERNAL "OTF2 trace writer built")
   endif()
-  target_link_libraries(rp_trace PRIVATE rp_util ${MATH_LIBRARY})
+  # its errors are the REVPROF_E* codes of revprof_model.h
+  target_link_libraries(rp_trace PUBLIC revprof_model_static
+                        PRIVATE rp_util ${MATH_LIBRARY})
   rp_target_defaults(rp_trace)
 endif()

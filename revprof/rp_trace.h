@@ -14,7 +14,10 @@ typedef struct rp_trace_config {
   int quiet;          /* REVPROF_QUIET=1: no warnings on stderr */
 } rp_trace_config;
 
-/* Starts this rank's trace; called once in MPI_Init after the clocks start. */
+/* Starts this rank's trace; called once in MPI_Init after the clocks start.
+ * Returns 0 (also when no format asks for a trace), or REVPROF_EIO
+ * (revprof_model.h) after warning once when the stream cannot be made:
+ * tracing is then off for this rank. */
 int rp_trace_open(const rp_trace_config *c);
 
 /* A state of the rank from t0 to t1 (seconds, simulated): name is an MPI

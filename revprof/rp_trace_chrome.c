@@ -87,10 +87,11 @@ int rp_trace_chrome_write(const char *dir, int first, int n, int size,
   char tmp[4096];
   int rc = 0;
   if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-    return rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: path too long", path);
+    return rp_trace_fail(REVPROF_EIO, err, errlen, "%s: path too long", path);
   FILE *out = fopen(tmp, "w");
   if (!out)
-    return rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: %s", tmp, strerror(errno));
+    return rp_trace_fail(REVPROF_EIO, err, errlen, "%s: %s", tmp,
+                         strerror(errno));
   fputs("{\"traceEvents\":[\n"
         "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
         "\"args\":{\"name\":\"revprof (simulated time)\"}}",
@@ -103,11 +104,13 @@ int rp_trace_chrome_write(const char *dir, int first, int n, int size,
           "\"ranks\":%d,\"first_rank\":%d,\"nranks\":%d,\"partial\":%s}}\n",
           size, first, n, *partial ? "true" : "false");
   if (ferror(out) && rc == 0)
-    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: write error", tmp);
+    rc = rp_trace_fail(REVPROF_EIO, err, errlen, "%s: write error", tmp);
   if (fclose(out) != 0 && rc == 0)
-    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: %s", tmp, strerror(errno));
+    rc = rp_trace_fail(REVPROF_EIO, err, errlen, "%s: %s", tmp,
+                       strerror(errno));
   if (rc == 0 && rename(tmp, path) != 0)
-    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "%s: %s", path, strerror(errno));
+    rc = rp_trace_fail(REVPROF_EIO, err, errlen, "%s: %s", path,
+                       strerror(errno));
   if (rc != 0)
     remove(tmp);
   return rc;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "revprof_model.h" /* REVPROF_E* codes */
+
 /* ------------------------------------------------------------ stream format
  *
  * Each rank writes DIR/p<rank>.trace (DIR/p<rank>.trace.part while running),
@@ -40,13 +42,15 @@ typedef struct rp_trace_event {
 
 typedef struct rp_trace_reader rp_trace_reader;
 
-/* Opens a stream and reads its header. Returns 0 or a negative RP_TRACE_E*
- * code with a message naming the file in err. */
+/* Opens a stream and reads its header. Returns 0, or REVPROF_EMISSING (no
+ * such file), REVPROF_EIO, REVPROF_ENOMEM or REVPROF_EFORMAT (no revprof
+ * header) with a message naming the file in err. */
 int rp_trace_reader_open(const char *path, rp_trace_reader **out, char *err,
                          size_t errlen);
-/* Next event: 1 when *ev was filled, 0 at the end of the stream, negative on
- * a malformed line (message with file and line in err). A last line cut off
- * by a crash ends the stream quietly (see rp_trace_reader_end). */
+/* Next event: 1 when *ev was filled, 0 at the end of the stream,
+ * REVPROF_ESYNTAX on a malformed line (message with file and line in err).
+ * A last line cut off by a crash ends the stream quietly (see
+ * rp_trace_reader_end). */
 int rp_trace_reader_next(rp_trace_reader *r, rp_trace_event *ev, char *err,
                          size_t errlen);
 int rp_trace_reader_rank(const rp_trace_reader *r);
@@ -56,40 +60,29 @@ enum rp_trace_end rp_trace_reader_end(const rp_trace_reader *r);
 void rp_trace_reader_close(rp_trace_reader *r); /* NULL is a no-op */
 
 /* Finds rank's stream in dir: p<rank>.trace, else p<rank>.trace.part (a run
- * that died). Returns 0 and the path, or -1 when there is neither. */
+ * that died). Returns 0 and the path, or REVPROF_EMISSING when there is
+ * neither. */
 int rp_trace_stream_path(const char *dir, int rank, char *buf, size_t len);
 
 /* Opens rank's stream in dir. 0: *out is open. 1: the rank has no usable
  * stream (missing, or empty or headerless: a rank killed before it wrote
  * anything); *out is NULL and err says which; readers leave the rank out
- * and say so. Another value: an error (err). */
+ * and say so. A negative REVPROF_E* code: an error (err). */
 int rp_trace_open_rank(const char *dir, int rank, rp_trace_reader **out,
                        char *err, size_t errlen);
 
 /* Number of ranks of the traced run in dir, from the first rank's stream
- * that opens (rank 0's may be the one lost); < 0 with err when none. */
+ * that opens (rank 0's may be the one lost); REVPROF_EMISSING with err
+ * when none, another negative code when a stream is unreadable. */
 int rp_trace_dir_size(const char *dir, char *err, size_t errlen);
 
 /* ----------------------------------------------------------------- errors */
 
-#define RP_TRACE_ERROR_TABLE(X)                                                \
-  X(OK, 0, "success")                                                          \
-  X(EIO, -1, "input/output error")                                             \
-  X(ENOMEM, -2, "out of memory")                                               \
-  X(EFORMAT, -3, "not a revprof trace stream")                                 \
-  X(ESYNTAX, -4, "malformed trace line")                                       \
-  X(EMISSING, -5, "trace stream missing")                                      \
-  X(ENOOTF2, -6, "revprof was built without OTF2")                             \
-  X(EOTF2, -7, "OTF2 error")
-
-enum rp_trace_error {
-#define RP_TRACE_ERR_ENUM_(id, code, msg) RP_TRACE_##id = code,
-  RP_TRACE_ERROR_TABLE(RP_TRACE_ERR_ENUM_)
-#undef RP_TRACE_ERR_ENUM_
-};
-
-const char *rp_trace_strerror(int code); /* never NULL */
-/* Writes the message to err (when not NULL) and returns code. */
+/* The trace code fails with the codes of REVPROF_ERROR_TABLE
+ * (revprof_model.h): EIO, ENOMEM, EFORMAT (not a revprof trace stream),
+ * ESYNTAX (a malformed line), EMISSING (no stream), ENOOTF2, EOTF2.
+ * rp_trace_fail writes the message to err (when not NULL) and returns
+ * code. */
 int rp_trace_fail(int code, char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -149,7 +142,8 @@ int rp_trace_chrome_write(const char *dir, int first, int n, int size,
  * functions, compute and user regions, MpiSend/MpiRecv for messages; time
  * in ns of simulated time. Replaces an earlier archive. *partial as for
  * rp_trace_chrome_write (the archive's REVPROF::PARTIAL property). Returns
- * RP_TRACE_ENOOTF2 when built without OTF2. */
+ * REVPROF_ENOOTF2 when built without OTF2, REVPROF_EOTF2 when the OTF2
+ * library fails. */
 int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
                         size_t errlen);
 

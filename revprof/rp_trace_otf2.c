@@ -19,9 +19,9 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
                         size_t errlen) {
   (void)size;
   (void)partial;
-  return rp_trace_fail(RP_TRACE_ENOOTF2, err, errlen,
-              "%s/traces.otf2 not written: revprof was built without OTF2 "
-              "(install libotf2-dev and rebuild)", dir);
+  return rp_trace_fail(REVPROF_ENOOTF2, err, errlen,
+                       "%s/traces.otf2 not written: revprof was built "
+                       "without OTF2 (install libotf2-dev and rebuild)", dir);
 }
 
 #else
@@ -55,11 +55,12 @@ static void names_free(names *t) {
   free(t->slot);
 }
 
+/* Doubles the hash table; 0 or REVPROF_ENOMEM. */
 static int names_grow(names *t) {
   uint32_t nslot = t->nslot ? 2 * t->nslot : 64;
   uint32_t *slot = calloc(nslot, sizeof *slot);
   if (!slot)
-    return -1;
+    return REVPROF_ENOMEM;
   for (uint32_t i = 0; i < t->n; i++) {
     uint32_t h = hash(t->name[i]) & (nslot - 1);
     while (slot[h])
@@ -170,7 +171,7 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
       uint32_t id = names_id(&w->regions, ev.name);
       state *s = id == UINT32_MAX ? NULL : states ? rp_vec_push(states) : NULL;
       if (id == UINT32_MAX || (states && !s))
-        rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+        rc = rp_trace_fail(REVPROF_ENOMEM, err, errlen, "out of memory");
       else if (s)
         *s = (state){ev.t0, ev.t1 > ev.t0 ? ev.t1 : ev.t0, id, -1, -1};
     } else if (ev.src < size) {
@@ -180,13 +181,13 @@ static int read_stream(const char *dir, int rank, int size, writer *w,
         sendrec sr = {ev.t0, ev.bytes, rank, ev.tag};
         off_t at = (off_t)(fill[ev.src]++ * sizeof sr);
         if (pwrite(bucket_fd, &sr, sizeof sr, at) != (ssize_t)sizeof sr)
-          rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
-                    strerror(errno));
+          rc = rp_trace_fail(REVPROF_EIO, err, errlen, "temporary file: %s",
+                             strerror(errno));
       }
       if (points) {
         point *p = rp_vec_push(points);
         if (!p)
-          rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+          rc = rp_trace_fail(REVPROF_ENOMEM, err, errlen, "out of memory");
         else
           *p = (point){ev.t1, ev.bytes, ev.src, ev.tag, 1, seq};
       }
@@ -423,16 +424,17 @@ static int remove_archive(const char *dir, char *err, size_t errlen) {
   }
   closedir(d);
   if (rmdir(path) != 0)
-    return rp_trace_fail(RP_TRACE_EIO, err, errlen,
-                "cannot replace the OTF2 archive %s: %s", path,
-                strerror(errno));
+    return rp_trace_fail(REVPROF_EIO, err, errlen,
+                         "cannot replace the OTF2 archive %s: %s", path,
+                         strerror(errno));
   return 0;
 }
 
 static int otf2_fail(OTF2_ErrorCode e, const char *dir, char *err,
                      size_t errlen) {
-  return rp_trace_fail(RP_TRACE_EOTF2, err, errlen, "%s/traces.otf2: %s: %s", dir,
-              OTF2_Error_GetName(e), OTF2_Error_GetDescription(e));
+  return rp_trace_fail(REVPROF_EOTF2, err, errlen, "%s/traces.otf2: %s: %s",
+                       dir, OTF2_Error_GetName(e),
+                       OTF2_Error_GetDescription(e));
 }
 
 int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
@@ -447,10 +449,10 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
   int rc = 0;
   OTF2_ErrorCode e = OTF2_SUCCESS;
   if (!count || !start || !fill || !nevents)
-    rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+    rc = rp_trace_fail(REVPROF_ENOMEM, err, errlen, "out of memory");
   else if (!bucket)
-    rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
-              strerror(errno));
+    rc = rp_trace_fail(REVPROF_EIO, err, errlen, "temporary file: %s",
+                       strerror(errno));
   /* pass 0: region names and sends per sender; pass 1: sends into their
    * sender's bucket, so each location gets its sends in one read */
   for (int r = 0; r < size && rc == 0; r++)
@@ -471,8 +473,8 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
                                   OTF2_SUBSTRATE_POSIX,
                                   OTF2_COMPRESSION_NONE);
     if (!w.archive)
-      rc = rp_trace_fail(RP_TRACE_EOTF2, err, errlen,
-                "%s/traces.otf2: cannot create the OTF2 archive", dir);
+      rc = rp_trace_fail(REVPROF_EOTF2, err, errlen,
+                         "%s/traces.otf2: cannot create the OTF2 archive", dir);
   }
   if (rc == 0) {
     static const OTF2_FlushCallbacks fcb = {pre_flush, post_flush};
@@ -505,10 +507,10 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
       point *p = rp_vec_push(&points);
       off_t at = (off_t)((start[r] + i) * sizeof sr);
       if (!p)
-        rc = rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "out of memory");
+        rc = rp_trace_fail(REVPROF_ENOMEM, err, errlen, "out of memory");
       else if (pread(fileno(bucket), &sr, sizeof sr, at) != (ssize_t)sizeof sr)
-        rc = rp_trace_fail(RP_TRACE_EIO, err, errlen, "temporary file: %s",
-                  strerror(errno));
+        rc = rp_trace_fail(REVPROF_EIO, err, errlen, "temporary file: %s",
+                           strerror(errno));
       else
         *p = (point){sr.t, sr.bytes, sr.dst, sr.tag, 0, (uint32_t)i};
     }
@@ -517,8 +519,8 @@ int rp_trace_otf2_write(const char *dir, int size, int *partial, char *err,
     OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w.archive,
                                                    (OTF2_LocationRef)r);
     if (!ew) {
-      rc = rp_trace_fail(RP_TRACE_EOTF2, err, errlen,
-                "%s/traces.otf2: no event writer for rank %d", dir, r);
+      rc = rp_trace_fail(REVPROF_EOTF2, err, errlen,
+                         "%s/traces.otf2: no event writer for rank %d", dir, r);
       break;
     }
     w.last = 0;

@@ -15,17 +15,6 @@
 /* set by rp_trace_open (rp_trace.c); here, below every writer that reads it */
 int rp_trace_quiet;
 
-const char *rp_trace_strerror(int code) {
-  switch (code) {
-#define RP_TRACE_ERR_CASE_(id, c, msg)                                         \
-  case c:                                                                      \
-    return msg;
-    RP_TRACE_ERROR_TABLE(RP_TRACE_ERR_CASE_)
-#undef RP_TRACE_ERR_CASE_
-  }
-  return "unknown error";
-}
-
 int rp_trace_fail(int code, char *err, size_t errlen, const char *fmt, ...) {
   if (err && errlen) {
     va_list ap;
@@ -50,7 +39,8 @@ struct rp_trace_reader {
 };
 
 /* Reads one line without its newline; 1 on success, 0 at EOF or when the
- * last line has no newline (cut off by a crash), -1 when too long. */
+ * last line has no newline (cut off by a crash), REVPROF_ESYNTAX when it
+ * is too long. */
 static int read_line(rp_trace_reader *r) {
   if (!fgets(r->buf, sizeof r->buf, r->f))
     return 0;
@@ -58,7 +48,7 @@ static int read_line(rp_trace_reader *r) {
   r->line++;
   if (n == 0 || r->buf[n - 1] != '\n') {
     if (n + 1 >= sizeof r->buf)
-      return -1;
+      return REVPROF_ESYNTAX;
     return 0;
   }
   r->buf[n - 1] = '\0';
@@ -70,37 +60,39 @@ int rp_trace_reader_open(const char *path, rp_trace_reader **out, char *err,
   *out = NULL;
   rp_trace_reader *r = calloc(1, sizeof *r);
   if (!r)
-    return rp_trace_fail(RP_TRACE_ENOMEM, err, errlen, "%s: out of memory", path);
+    return rp_trace_fail(REVPROF_ENOMEM, err, errlen, "%s: out of memory",
+                         path);
   snprintf(r->path, sizeof r->path, "%s", path);
   r->end = RP_TRACE_END_TRUNCATED;
   r->f = fopen(path, "r");
   if (!r->f) {
     int e = errno;
     free(r);
-    return rp_trace_fail(e == ENOENT ? RP_TRACE_EMISSING : RP_TRACE_EIO, err, errlen,
-                "%s: %s", path, strerror(e));
+    return rp_trace_fail(e == ENOENT ? REVPROF_EMISSING : REVPROF_EIO, err,
+                         errlen, "%s: %s", path, strerror(e));
   }
   if (read_line(r) != 1 || strcmp(r->buf, RP_TRACE_MAGIC) != 0) {
     rp_trace_reader_close(r);
-    return rp_trace_fail(RP_TRACE_EFORMAT, err, errlen,
-                "%s: not a revprof trace stream (no '" RP_TRACE_MAGIC
-                "' line)", path);
+    return rp_trace_fail(REVPROF_EFORMAT, err, errlen,
+                         "%s: not a revprof trace stream (no '" RP_TRACE_MAGIC
+                         "' line)", path);
   }
   char c;
   if (read_line(r) != 1 ||
       sscanf(r->buf, "H %d %d %c", &r->rank, &r->size, &c) != 2 ||
       r->rank < 0 || r->size < 1 || r->rank >= r->size) {
     rp_trace_reader_close(r);
-    return rp_trace_fail(RP_TRACE_EFORMAT, err, errlen,
-                "%s:2: bad header, expected 'H RANK SIZE'", path);
+    return rp_trace_fail(REVPROF_EFORMAT, err, errlen,
+                         "%s:2: bad header, expected 'H RANK SIZE'", path);
   }
   *out = r;
   return 0;
 }
 
 static int bad_line(rp_trace_reader *r, char *err, size_t errlen) {
-  return rp_trace_fail(RP_TRACE_ESYNTAX, err, errlen, "%s:%ld: malformed line '%.60s'",
-              r->path, r->line, r->buf);
+  return rp_trace_fail(REVPROF_ESYNTAX, err, errlen,
+                       "%s:%ld: malformed line '%.60s'", r->path, r->line,
+                       r->buf);
 }
 
 int rp_trace_reader_next(rp_trace_reader *r, rp_trace_event *ev, char *err,
@@ -108,8 +100,8 @@ int rp_trace_reader_next(rp_trace_reader *r, rp_trace_event *ev, char *err,
   for (;;) {
     int got = read_line(r);
     if (got < 0)
-      return rp_trace_fail(RP_TRACE_ESYNTAX, err, errlen, "%s:%ld: line too long",
-                  r->path, r->line);
+      return rp_trace_fail(REVPROF_ESYNTAX, err, errlen,
+                           "%s:%ld: line too long", r->path, r->line);
     if (got == 0)
       return 0;
     const char *s = r->buf;
@@ -167,7 +159,7 @@ int rp_trace_stream_path(const char *dir, int rank, char *buf, size_t len) {
   if (access(buf, R_OK) == 0)
     return 0;
   snprintf(buf, len, "%s/p%d.trace.part", dir, rank);
-  return access(buf, R_OK) == 0 ? 0 : -1;
+  return access(buf, R_OK) == 0 ? 0 : REVPROF_EMISSING;
 }
 
 int rp_trace_open_rank(const char *dir, int rank, rp_trace_reader **out,
@@ -175,13 +167,13 @@ int rp_trace_open_rank(const char *dir, int rank, rp_trace_reader **out,
   char path[4096];
   *out = NULL;
   if (rp_trace_stream_path(dir, rank, path, sizeof path) != 0) {
-    rp_trace_fail(RP_TRACE_EMISSING, err, errlen,
+    rp_trace_fail(REVPROF_EMISSING, err, errlen,
                   "%s: rank %d has no trace stream (p%d.trace)", dir, rank,
                   rank);
     return 1;
   }
   int rc = rp_trace_reader_open(path, out, err, errlen);
-  if (rc == RP_TRACE_EFORMAT) {
+  if (rc == REVPROF_EFORMAT) {
     struct stat sb;
     if (stat(path, &sb) == 0 && sb.st_size == 0)
       rp_trace_fail(rc, err, errlen, "%s: empty (rank %d ended before it "
@@ -194,7 +186,7 @@ int rp_trace_open_rank(const char *dir, int rank, rp_trace_reader **out,
 int rp_trace_dir_size(const char *dir, char *err, size_t errlen) {
   enum { GAP = 64 }; /* missing ranks in a row before giving up */
   int missing = 0;
-  rp_trace_fail(RP_TRACE_EMISSING, err, errlen,
+  rp_trace_fail(REVPROF_EMISSING, err, errlen,
                 "%s: no trace stream p0.trace", dir);
   for (int rank = 0; missing < GAP; rank++) {
     rp_trace_reader *r = NULL;
@@ -209,7 +201,7 @@ int rp_trace_dir_size(const char *dir, char *err, size_t errlen) {
       return rp_trace_fail(rc, err, errlen, "%s", e);
     missing++;
   }
-  return RP_TRACE_EMISSING;
+  return REVPROF_EMISSING;
 }
 
 /* --------------------------------------------------------------- classes */

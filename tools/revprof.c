@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model_int.h" /* rp_perror */
 #include "revprof_model.h"
 #include "rp_datasheet.h"
-#include "rp_tools.h"
 #include "rp_tools.h"
 
 #define ERRLEN 1024
@@ -187,8 +187,7 @@ static int cmd_fit(int argc, char **argv) {
   if (rc == 0)
     rc = revprof_model_write(m, out, err, sizeof err);
   if (rc != 0)
-    fprintf(stderr, "%s fit: %s\n", prog,
-            err[0] ? err : revprof_strerror(rc));
+    rp_perror("revprof fit", rc, err);
   else
     fprintf(stderr, "%s fit: wrote %s\n", prog, out);
   revprof_raw_free(raw);
@@ -234,8 +233,11 @@ static int cmd_model(int argc, char **argv) {
     model_usage(stderr);
     return 2;
   }
-  if (revprof_model_load(file, &m, err, sizeof err) != 0) {
-    fprintf(stderr, "%s model %s: %s\n", prog, sub, err);
+  int rc = revprof_model_load(file, &m, err, sizeof err);
+  if (rc != 0) {
+    char who[64];
+    snprintf(who, sizeof who, "revprof model %s", sub);
+    rp_perror(who, rc, err);
     return 1;
   }
   int status = 0;
@@ -345,7 +347,7 @@ static int cmd_datasheet(int argc, char **argv) {
     rc = rp_datasheet_write(m, raw, dir, &o, pdf, sizeof pdf, err,
                             sizeof err);
   if (rc != 0)
-    fprintf(stderr, "%s datasheet: %s\n", prog, err);
+    rp_perror("revprof datasheet", rc, err);
   else
     printf("datasheet: %s/datasheet.tex%s%s\n", dir, pdf[0] ? ", " : "",
            pdf);
@@ -357,13 +359,14 @@ static int cmd_datasheet(int argc, char **argv) {
 /* --------------------------------------------------------- characterize */
 
 /* Path of the characterization MPI program: $REVPROF_CHARACTERIZE, else
- * next to this binary in the build tree, else the installed libexec one. */
+ * next to this binary in the build tree, else the installed libexec one.
+ * 0, or REVPROF_EMISSING (no message). */
 static int find_characterize(char *buf, size_t len) {
   const char *env = getenv("REVPROF_CHARACTERIZE");
   char self[PATH_MAX / 2];
   if (env && *env) {
     snprintf(buf, len, "%s", env);
-    return access(buf, X_OK) == 0 ? 0 : -1;
+    return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
   }
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) {
@@ -380,7 +383,7 @@ static int find_characterize(char *buf, size_t len) {
     }
   }
   snprintf(buf, len, "%s/revprof-characterize", RP_LIBEXECDIR);
-  return access(buf, X_OK) == 0 ? 0 : -1;
+  return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
 }
 
 static int under_mpi_launcher(void) {
@@ -468,8 +471,8 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
     return 0;
   }
   revprof_model *m = NULL;
-  if (revprof_model_load(model, &m, err, sizeof err) != 0) {
-    fprintf(stderr, "%s characterize: %s\n", prog, err);
+  if ((rc = revprof_model_load(model, &m, err, sizeof err)) != 0) {
+    rp_perror("revprof characterize", rc, err);
     return 1;
   }
   static const char *const names[] = {"region_enter", "region_exit",
@@ -490,7 +493,7 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
   rc = revprof_model_write(m, model, err, sizeof err);
   revprof_model_free(m);
   if (rc != 0) {
-    fprintf(stderr, "%s characterize: %s\n", prog, err);
+    rp_perror("revprof characterize", rc, err);
     return 1;
   }
   fprintf(stderr, "%s characterize: librevprof overhead per event written "

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model_int.h" /* rp_perror */
 #include "revprof_model.h"
 #include "rp_tools.h"
 #include "rp_util.h"
@@ -96,12 +97,14 @@ static char **launch_argv(const launch *l, char *npbuf, char **own) {
   return argv;
 }
 
+/* Runs l through mpiexec: the exit status as rp_spawn returns it, or
+ * REVPROF_ENOMEM (reported). */
 static int run_launch(const launch *l, const char *out, double *seconds) {
   char npbuf[16], *own = NULL;
   char **argv = launch_argv(l, npbuf, &own);
   if (!argv) {
     fprintf(stderr, "revprof: out of memory\n");
-    return -1;
+    return REVPROF_ENOMEM;
   }
   int st = rp_spawn(argv, out, 1, seconds);
   free(own);
@@ -116,10 +119,12 @@ static int parse_double(const char *s, double *out) {
   return end != s && *end == '\0' && errno == 0 && isfinite(*out);
 }
 
+/* A whole number 1..1e6 into *out: 0, or REVPROF_EINVAL (the caller
+ * names the option). */
 static int parse_count(const char *s, int *out) {
   double d;
   if (!parse_double(s, &d) || d < 1 || d > 1e6 || d != floor(d))
-    return -1;
+    return REVPROF_EINVAL;
   *out = (int)d;
   return 0;
 }
@@ -141,7 +146,7 @@ static int compute_mode_ok(const char *v) {
 }
 
 /* Consumes one shared option at argv[*i]: 1 when taken, 0 when not one,
- * -1 on a bad value (reported). */
+ * REVPROF_EINVAL on a bad value (reported). */
 static int common_option(const char *cmd, int argc, char **argv, int *i,
                          common *c) {
   static const struct {
@@ -163,19 +168,19 @@ static int common_option(const char *cmd, int argc, char **argv, int *i,
       continue;
     if (*i + 1 >= argc) {
       fprintf(stderr, "revprof %s: %s needs a value\n", cmd, flags[k].flag);
-      return -1;
+      return REVPROF_EINVAL;
     }
     const char *v = argv[++*i];
     double d;
     if (flags[k].seconds && (!parse_double(v, &d) || d < 0)) {
       fprintf(stderr, "revprof %s: %s needs seconds >= 0, not '%s'\n", cmd,
               flags[k].flag, v);
-      return -1;
+      return REVPROF_EINVAL;
     }
     if (flags[k].off == offsetof(common, compute) && !compute_mode_ok(v)) {
       fprintf(stderr, "revprof %s: --compute needs auto, zero, annotate or "
                       "measure, not '%s'\n", cmd, v);
-      return -1;
+      return REVPROF_EINVAL;
     }
     *(const char **)((char *)c + flags[k].off) = v;
     return 1;
@@ -183,7 +188,8 @@ static int common_option(const char *cmd, int argc, char **argv, int *i,
   return 0;
 }
 
-/* Checks the model and the library and exports the settings. */
+/* Checks the model and the library and exports the settings: 0, or a
+ * REVPROF_E* code (reported). */
 static int common_setup(const char *cmd, const common *c, char *lib,
                         size_t liblen) {
   char err[1024];
@@ -192,19 +198,21 @@ static int common_setup(const char *cmd, const common *c, char *lib,
     fprintf(stderr, "revprof %s: no machine model: give --model FILE.lua "
                     "(e.g. from 'revprof characterize') or set "
                     "REVPROF_MODEL\n", cmd);
-    return -1;
+    return REVPROF_EINVAL;
   }
   revprof_model *m = NULL;
-  if (revprof_model_load(model, &m, err, sizeof err) != 0) {
-    fprintf(stderr, "revprof %s: %s\n", cmd, err);
-    return -1;
+  int rc = revprof_model_load(model, &m, err, sizeof err);
+  if (rc != 0) {
+    char who[32];
+    snprintf(who, sizeof who, "revprof %s", cmd);
+    return rp_perror(who, rc, err);
   }
   revprof_model_free(m);
   if (rp_find_revprof_lib(lib, liblen) != 0) {
     fprintf(stderr, "revprof %s: cannot find librevprof.so (build the "
                     "revprof library, or set REVPROF_LIB to its path)\n",
             cmd);
-    return -1;
+    return REVPROF_EMISSING;
   }
   char abs[4096];
   setenv("REVPROF_MODEL", realpath(model, abs) ? abs : model, 1);
@@ -443,7 +451,8 @@ static int whole_run(const char *v) {
  *    (first row, or the row whose rank/scope column says all/total/-1);
  *  - long: rows "elapsed,<min>,<avg>,<max>" under a header naming min, avg
  *    and max columns, or "elapsed_avg,<value>" key/value rows.
- * A missing min or max is set to avg. Returns 0, or -1 with a message. */
+ * A missing min or max is set to avg. Returns 0, or with a message naming
+ * the file REVPROF_EIO (unreadable) or REVPROF_EFIELD (no elapsed time). */
 static int read_report(const char *path, double t[3], char *err,
                        size_t errlen) {
   FILE *f = fopen(path, "r");
@@ -452,7 +461,7 @@ static int read_report(const char *path, double t[3], char *err,
   if (!f) {
     snprintf(err, errlen, "%.900s: %s (did the program call MPI_Finalize "
                           "under revprof?)", path, strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   while (fgets(line, sizeof line, f)) {
     if (line[0] == '#' || line[strspn(line, " \r\n")] == '\0')
@@ -519,7 +528,7 @@ static int read_report(const char *path, double t[3], char *err,
     snprintf(err, errlen, "%.900s: no predicted elapsed time found (looked for "
                           "columns or rows named elapsed with min/avg/max)",
              path);
-    return -1;
+    return REVPROF_EFIELD;
   }
   for (int b = 0; b < 3; b += 2)
     if (!found[b])
@@ -528,13 +537,14 @@ static int read_report(const char *path, double t[3], char *err,
 }
 
 /* The number after key in a program's output (e.g. "elapsed 0.25 s" with
- * key "elapsed"), the last such line. Returns 0 or -1. */
+ * key "elapsed"), the last such line. Returns 0, or REVPROF_EIO (path
+ * unreadable) or REVPROF_EFIELD (no such number); the caller reports. */
 static int read_keyed_time(const char *path, const char *key, double *out) {
   FILE *f = fopen(path, "r");
   char line[4096];
   int got = 0;
   if (!f)
-    return -1;
+    return REVPROF_EIO;
   while (fgets(line, sizeof line, f)) {
     char *at = strstr(line, key);
     if (!at)
@@ -552,7 +562,7 @@ static int read_keyed_time(const char *path, const char *key, double *out) {
     }
   }
   fclose(f);
-  return got ? 0 : -1;
+  return got ? 0 : REVPROF_EFIELD;
 }
 
 /* ---------------------------------------------------------------- sweep */
@@ -614,6 +624,9 @@ static void read_flags(const char *path, char *out, size_t len) {
     fclose(f);
 }
 
+/* "1,2,4,8" into np[], sorted, duplicates dropped: the number of counts,
+ * or REVPROF_EINVAL when one is no count or there are more than max (the
+ * caller names the option). */
 static int parse_np_list(const char *s, int *np, int max) {
   int n = 0;
   char buf[1024];
@@ -621,7 +634,7 @@ static int parse_np_list(const char *s, int *np, int max) {
   for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", ")) {
     int v;
     if (parse_count(tok, &v) != 0 || n == max)
-      return -1;
+      return REVPROF_EINVAL;
     int k = n++;
     while (k > 0 && np[k - 1] > v) { /* keep sorted */
       np[k] = np[k - 1];
@@ -658,6 +671,8 @@ static long cores_here(void) {
   return n > 0 ? n : 1;
 }
 
+/* DIR/sweep.csv, then DIR/sweep.png through gnuplot when it is installed:
+ * 0, or REVPROF_EIO (a file) or REVPROF_ESPAWN (gnuplot), reported. */
 static int write_sweep(const char *dir, const point *pt, int n,
                        int measured) {
   char path[4200];
@@ -665,7 +680,7 @@ static int write_sweep(const char *dir, const point *pt, int n,
   FILE *f = fopen(path, "w");
   if (!f) {
     fprintf(stderr, "revprof sweep: %s: %s\n", path, strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   /* speedup against the smallest count, scaled by it */
   const point *b = &pt[0];
@@ -689,7 +704,7 @@ static int write_sweep(const char *dir, const point *pt, int n,
   }
   if (fclose(f) != 0) {
     fprintf(stderr, "revprof sweep: %s: write error\n", path);
-    return -1;
+    return REVPROF_EIO;
   }
   printf("sweep: %s\n", path);
 
@@ -702,7 +717,7 @@ static int write_sweep(const char *dir, const point *pt, int n,
   snprintf(path, sizeof path, "%s/sweep.gp", dir);
   if (!(f = fopen(path, "w"))) {
     fprintf(stderr, "revprof sweep: %s: %s\n", path, strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   /* measured points: the machine's own where p <= cores; hollow grey
      where the run was oversubscribed (time-shared cores: not a speedup
@@ -753,21 +768,26 @@ static int write_sweep(const char *dir, const point *pt, int n,
           "lc rgb '#377eb8' title 'predicted [min, max]'%s\n"
           "unset multiplot\n",
           measured ? measured_time : "");
-  if (fclose(f) != 0)
-    return -1;
+  if (fclose(f) != 0) {
+    fprintf(stderr, "revprof sweep: %s: write error\n", path);
+    return REVPROF_EIO;
+  }
   /* gnuplot runs in dir so the script refers to sweep.csv by name */
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd) || chdir(dir) != 0) {
     fprintf(stderr, "revprof sweep: cannot enter %s\n", dir);
-    return -1;
+    return REVPROF_EIO;
   }
   char *gargv[] = {gnuplot, "sweep.gp", NULL};
   int st = rp_spawn(gargv, NULL, 0, NULL);
-  if (chdir(cwd) != 0)
-    return -1;
+  if (chdir(cwd) != 0) {
+    fprintf(stderr, "revprof sweep: cannot return to %s: %s\n", cwd,
+            strerror(errno));
+    return REVPROF_EIO;
+  }
   if (st != 0) {
     fprintf(stderr, "revprof sweep: gnuplot failed on %s/sweep.gp\n", dir);
-    return -1;
+    return REVPROF_ESPAWN;
   }
   printf("sweep: %s/sweep.png\n", dir);
   return 0;
@@ -853,8 +873,11 @@ int rp_cmd_sweep(int argc, char **argv) {
       tail(out, 15);
       return 1;
     }
-    if (read_report(rep, pt[i].t, err, sizeof err) != 0) {
-      fprintf(stderr, "revprof sweep: p = %d: %s\n", np[i], err);
+    int rc = read_report(rep, pt[i].t, err, sizeof err);
+    if (rc != 0) {
+      char who[64];
+      snprintf(who, sizeof who, "revprof sweep: p = %d", np[i]);
+      rp_perror(who, rc, err);
       return 1;
     }
     read_flags(rep, pt[i].flags, sizeof pt[i].flags);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model_int.h" /* rp_perror */
 #include "rp_tools.h"
 #include "rp_trace_int.h"
 #include "rp_util.h"
@@ -121,7 +122,8 @@ static int cmp_box(const void *a, const void *b) {
 }
 
 /* Reads one rank: its boxes and the messages it received. Returns 0, 1
- * when the stream is missing, -1 on a read error (reported). */
+ * when the stream is missing, or the reader's negative REVPROF_E* code on
+ * a read error (reported). */
 static int read_rank(const char *dir, int rank, vec *states, vec *arrows,
                      int *partial, double *tmax) {
   char err[1024];
@@ -155,10 +157,8 @@ static int read_rank(const char *dir, int rank, vec *states, vec *arrows,
   if (rc == 0 && rp_trace_reader_end(r) != RP_TRACE_END_COMPLETE)
     *partial = 1;
   rp_trace_reader_close(r);
-  if (rc != 0) {
-    fprintf(stderr, "revprof timeline: %s\n", err);
-    return -1;
-  }
+  if (rc != 0)
+    return rp_perror("revprof timeline", rc, err);
   return 0;
 }
 
@@ -299,6 +299,8 @@ static const char *ext_of(const char *path) {
   return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
+/* Writes the gnuplot script of the picture to f: 0, or REVPROF_EIO when a
+ * write failed (the caller names the file). */
 static int write_script(FILE *f, const opts *o, int size, int partial,
                         const vec *states, const vec *arrows,
                         size_t nshown) {
@@ -425,7 +427,7 @@ static int write_script(FILE *f, const opts *o, int size, int partial,
   if (first) /* nothing in the window: an empty frame */
     fputs("NaN notitle", f);
   fputc('\n', f);
-  return ferror(f) ? -1 : 0;
+  return ferror(f) ? REVPROF_EIO : 0;
 }
 
 int rp_cmd_timeline(int argc, char **argv) {

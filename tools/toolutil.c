@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "revprof_model.h" /* REVPROF_E* */
 #include "rp_tools.h"
 #include "rp_util.h"
 
@@ -25,7 +26,7 @@ int rp_find_program(const char *env, const char *name, char *buf,
     name = v;
   if (strchr(name, '/')) {
     snprintf(buf, len, "%s", name);
-    return is_exe(buf) ? 0 : -1;
+    return is_exe(buf) ? 0 : REVPROF_EMISSING;
   }
   for (const char *p = getenv("PATH"); p && *p;) {
     const char *colon = strchr(p, ':');
@@ -36,7 +37,7 @@ int rp_find_program(const char *env, const char *name, char *buf,
     p = colon ? colon + 1 : NULL;
   }
   buf[0] = '\0';
-  return -1;
+  return REVPROF_EMISSING;
 }
 
 static double now(void) {
@@ -51,7 +52,7 @@ int rp_spawn(char *const argv[], const char *out, int err_to_out,
   if (out && (fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
                         0666)) < 0) {
     fprintf(stderr, "revprof: %s: %s\n", out, strerror(errno));
-    return -1;
+    return REVPROF_EIO;
   }
   double t0 = now();
   int st = rp_spawn_wait(argv, NULL, -1, fd, err_to_out ? fd : -1);
@@ -60,7 +61,7 @@ int rp_spawn(char *const argv[], const char *out, int err_to_out,
     close(fd);
   if (st < 0) {
     fprintf(stderr, "revprof: cannot start %s: %s\n", argv[0], strerror(e));
-    return -1;
+    return REVPROF_ESPAWN;
   }
   if (seconds)
     *seconds = now() - t0;
@@ -76,7 +77,7 @@ int rp_find_revprof_lib(char *buf, size_t len) {
   char self[2048];
   if (env && *env) {
     snprintf(buf, len, "%s", env);
-    return access(buf, R_OK) == 0 ? 0 : -1;
+    return access(buf, R_OK) == 0 ? 0 : REVPROF_EMISSING;
   }
   if (RP_BUILD_LIB[0]) {
     snprintf(buf, len, "%s", RP_BUILD_LIB);
@@ -100,5 +101,5 @@ int rp_find_revprof_lib(char *buf, size_t len) {
     }
   }
   snprintf(buf, len, "%s/librevprof.so", RP_LIBDIR);
-  return access(buf, R_OK) == 0 ? 0 : -1;
+  return access(buf, R_OK) == 0 ? 0 : REVPROF_EMISSING;
 }

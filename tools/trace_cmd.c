@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model_int.h" /* rp_perror */
 #include "rp_tools.h"
 #include "rp_trace_int.h"
 
@@ -32,7 +33,7 @@ static int info(const char *dir) {
   rp_trace_event ev;
   int size = rp_trace_dir_size(dir, err, sizeof err), status = 0, lost = 0;
   if (size < 0) {
-    fprintf(stderr, "revprof trace info: %s\n", err);
+    rp_perror("revprof trace info", size, err);
     return 1;
   }
   printf("%s: %d ranks\n%6s %10s %10s %14s  %s\n", dir, size, "rank",
@@ -56,7 +57,7 @@ static int info(const char *dir) {
         tend = ev.t1 > tend ? ev.t1 : tend;
       }
     if (rc != 0) {
-      fprintf(stderr, "revprof trace info: %s\n", err);
+      rp_perror("revprof trace info", rc, err);
       status = 1;
     } else
       printf("%6d %10ld %10ld %14.9f  %s\n", rank, ns, nm, tend,
@@ -110,8 +111,9 @@ int rp_cmd_trace(int argc, char **argv) {
   if (!formats)
     bits &= ~(unsigned)RP_TRACE_FMT_OTF2;
 #endif
-  if (rp_trace_merge(dir, bits, 0, err, sizeof err) != 0) {
-    fprintf(stderr, "revprof trace merge: %s\n", err);
+  int rc = rp_trace_merge(dir, bits, 0, err, sizeof err);
+  if (rc != 0) {
+    rp_perror("revprof trace merge", rc, err);
     return 1;
   }
   FILE *p = NULL;

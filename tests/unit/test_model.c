@@ -1,5 +1,6 @@
 /* Unit tests of the model library: loading, checking, evaluating and writing
  * machine models, and every bad model file the README promises to reject. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "model_int.h" /* rp_perror */
 #include "revprof_model.h"
 #include "rp_test.h"
 
@@ -512,6 +514,83 @@ static void test_model_function_table(void **state) {
   assert_string_equal(revprof_strerror(12345), "unknown error");
 }
 
+/* REVPROF_ERROR_TABLE, the one table of all of revprof: OK is 0, the
+ * others count down from -1 in table order with no value used twice, and
+ * each has a message of its own, which revprof_strerror returns. */
+static void test_model_error_table_codes_distinct(void **state) {
+  (void)state;
+  static const struct {
+    int code;
+    const char *msg;
+  } table[] = {
+#define RP_TEST_ROW_(id, code, msg) {REVPROF_##id, msg},
+      REVPROF_ERROR_TABLE(RP_TEST_ROW_)
+#undef RP_TEST_ROW_
+  };
+  const size_t n = sizeof table / sizeof table[0];
+  assert_int_equal(REVPROF_OK, 0);
+  assert_int_equal(REVPROF_EMEASURE, -16); /* codes are never renumbered */
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(table[i].code, -(int)i); /* a new code: the next one */
+    assert_non_null(table[i].msg);
+    assert_true(table[i].msg[0] != '\0');
+    assert_string_equal(revprof_strerror(table[i].code), table[i].msg);
+    assert_string_not_equal(table[i].msg, "unknown error");
+    for (size_t j = 0; j < i; j++) {
+      if (table[i].code == table[j].code)
+        fail_msg("codes %zu and %zu are both %d", j, i, table[i].code);
+      assert_string_not_equal(table[i].msg, table[j].msg);
+    }
+  }
+  /* the codes the trace writers used to number on their own */
+  assert_string_equal(revprof_strerror(REVPROF_ENOOTF2),
+                      "revprof was built without OTF2");
+  assert_string_equal(revprof_strerror(REVPROF_EOTF2), "OTF2 error");
+}
+
+/* Any value outside the table is "unknown error", never NULL. */
+static void test_model_strerror_unknown_code(void **state) {
+  (void)state;
+  int lowest = 0;
+#define RP_TEST_MIN_(id, code, msg) lowest = code < lowest ? code : lowest;
+  REVPROF_ERROR_TABLE(RP_TEST_MIN_)
+#undef RP_TEST_MIN_
+  const int unknown[] = {1, 12345, lowest - 1, -1000, INT_MIN, INT_MAX};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+    assert_string_equal(revprof_strerror(unknown[i]), "unknown error");
+}
+
+/* rp_perror, the programs' way to report a failed call: "who: message",
+ * or the code's text when the call left no message. */
+static void test_model_perror_message_or_code(void **state) {
+  (void)state;
+  char path[] = "/tmp/rp_perror_XXXXXX", buf[512];
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  fflush(stderr);
+  int saved = dup(2);
+  assert_true(saved >= 0);
+  assert_int_equal(dup2(fd, 2), 2);
+  int r1 = rp_perror("revprof trace merge", REVPROF_EMISSING,
+                     "d: no trace stream p0.trace");
+  int r2 = rp_perror("revprof-characterize", REVPROF_ENOMEM, "");
+  int r3 = rp_perror("revprof fit", REVPROF_EFIT, NULL);
+  fflush(stderr);
+  assert_int_equal(dup2(saved, 2), 2);
+  close(saved);
+  assert_int_equal(r1, REVPROF_EMISSING);
+  assert_int_equal(r2, REVPROF_ENOMEM);
+  assert_int_equal(r3, REVPROF_EFIT);
+  ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+  close(fd);
+  unlink(path);
+  assert_true(got > 0);
+  buf[got] = '\0';
+  assert_string_equal(buf, "revprof trace merge: d: no trace stream p0.trace\n"
+                           "revprof-characterize: out of memory\n"
+                           "revprof fit: fit failed\n");
+}
+
 /* The fallback chain: every chain ends (no loop), and a model without a
  * row is costed by the first row of the chain it has, as librevprof and
  * 'revprof model eval' both do. good_model has MPI_Allreduce and latency. */
@@ -576,6 +655,9 @@ int main(void) {
       cmocka_unit_test(test_model_reject_bad_range),
       cmocka_unit_test(test_model_reject_infinite_times),
       cmocka_unit_test(test_model_function_table),
+      cmocka_unit_test(test_model_error_table_codes_distinct),
+      cmocka_unit_test(test_model_strerror_unknown_code),
+      cmocka_unit_test(test_model_perror_message_or_code),
       cmocka_unit_test(test_model_fallback_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
