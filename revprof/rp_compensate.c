@@ -78,14 +78,18 @@ static void spin(double s) { /* REVPROF_INJECT_OVERHEAD */
 #define CM_SLOTS 1024 /* power of 2, > 2 * CM_REGIONS */
 static short slot[CM_SLOTS]; /* region id + 1; 0: empty */
 
+/* A region id that profiles nothing (table full, out of memory). */
+#define CM_NONE (-1)
+
 /* Takes the next region entry (cleared) and files it in the hash table
- * slots at hash h; -1, with one warning per run, when the table is full. */
+ * slots at hash h; CM_NONE, with one warning per run, when the table is
+ * full. */
 static int add_region(short *slots, unsigned h) {
   if (cm.nreg == CM_REGIONS) {
     if (!cm.full++)
       rp_warn("more than %d region names; the others are not profiled",
               CM_REGIONS);
-    return -1;
+    return CM_NONE;
   }
   memset(&cm.reg[cm.nreg], 0, sizeof cm.reg[0]);
   unsigned i = h & (CM_SLOTS - 1);
@@ -111,7 +115,7 @@ static int region_id(const char *name, int copy) {
     return add_region(slot, h); /* warns once */
   const char *n = copy ? strdup(name) : name;
   if (n == NULL)
-    return -1;
+    return CM_NONE;
   int id = add_region(slot, h);
   cm.reg[id].name = n;
   return id;
@@ -271,7 +275,7 @@ static int wrapper_region(rp_wid w) {
   if (wid_region[w] == 0) {
     int id = region_id(rp_wrap_name[w], 0);
     if (id < 0)
-      return -1; /* table full: looked up again next time, still -1 */
+      return CM_NONE; /* table full: looked up again next time */
     wid_region[w] = id + 1;
   }
   return wid_region[w] - 1;
@@ -576,17 +580,18 @@ static void overhead_line(cm_buf *b) {
       rp_g.cfg.inject);
 }
 
-/* Writes all of b to a new file path (via path.tmp); 0 or -1. */
+/* Writes all of b to a new file path (via path.tmp): 0, REVPROF_ERANGE
+ * (path too long) or REVPROF_EIO. No malloc (partial reports). */
 static int dump(const char *path, const cm_buf *b) {
   char tmp[RP_PATH_MAX + 96];
   size_t pl = strlen(path);
   if (pl + 5 > sizeof tmp)
-    return -1;
+    return REVPROF_ERANGE;
   memcpy(tmp, path, pl);
   memcpy(tmp + pl, ".tmp", 5);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0)
-    return -1;
+    return REVPROF_EIO;
   size_t off = 0;
   while (off < b->n) {
     ssize_t k = write(fd, b->p + off, b->n - off);
@@ -600,7 +605,7 @@ static int dump(const char *path, const cm_buf *b) {
   bad |= close(fd) != 0;
   if (bad || rename(tmp, path) != 0) {
     unlink(tmp);
-    return -1;
+    return REVPROF_EIO;
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 /* Flags of a revprof report (see rp_flags.h). */
 #include "rp_flags.h"
+#include "revprof_model.h" /* error codes */
 
 #include <string.h>
 
@@ -14,14 +15,14 @@ int rp_flag_store_set(rp_flag_store *s, const char *key, const char *text) {
   }
   k[n] = '\0';
   if (n == 0)
-    return -1;
+    return REVPROF_EINVAL;
   int i = 0;
   while (i < s->n && strcmp(s->f[i].key, k) != 0)
     i++;
   if (i == s->n) {
     if (s->n == RP_FLAGS_MAX) {
       s->lost++;
-      return -1;
+      return REVPROF_ERANGE;
     }
     s->n++;
   }

@@ -24,8 +24,9 @@ typedef struct rp_flag_store {
 /* Sets key's text (replacing an earlier one). The key is made lowercase,
  * characters other than [a-z0-9-] become '-', and it is cut to
  * RP_FLAG_KEY - 1 bytes; the text is cut to RP_FLAG_TEXT - 1 bytes and
- * newlines and tabs become spaces (one line, one CSV field). Returns 0, or
- * -1 for an empty or NULL key or a full store (counted in lost). */
+ * newlines and tabs become spaces (one line, one CSV field). Returns 0,
+ * REVPROF_EINVAL for an empty or NULL key, REVPROF_ERANGE for a full store
+ * (counted in lost). */
 int rp_flag_store_set(rp_flag_store *s, const char *key, const char *text);
 
 /* The store as "key\ttext\n" lines into out (cap bytes, NUL-terminated,

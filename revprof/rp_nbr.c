@@ -14,11 +14,12 @@
 #include <string.h>
 
 /* In-neighbour slots (what MPI_Neighbor_allgather fills) and real
- * neighbours of this rank on comm; -1 when comm has no topology. */
+ * neighbours of this rank on comm: 0, or REVPROF_EINVAL when comm has no
+ * topology. */
 static int neighbours(MPI_Comm comm, int *slots, int *real) {
   int kind = MPI_UNDEFINED, rank = 0;
   if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS)
-    return -1;
+    return REVPROF_EMPI;
   *slots = *real = 0;
   if (kind == MPI_CART) {
     int ndims = 0;
@@ -44,7 +45,7 @@ static int neighbours(MPI_Comm comm, int *slots, int *real) {
     *real = in > out ? in : out;
     return 0;
   }
-  return -1;
+  return REVPROF_EINVAL;
 }
 
 void rp_nbr_meet(MPI_Comm comm, revprof_fn fn, double d) {

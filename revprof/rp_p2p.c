@@ -109,7 +109,7 @@ static int table_grow(void) {
   unsigned bits = table_bits ? table_bits + 1 : 10;
   rp_req **nt = calloc((size_t)1 << bits, sizeof *nt);
   if (nt == NULL)
-    return -1;
+    return REVPROF_ENOMEM;
   rp_req **old = table;
   size_t oldn = table_bits ? (size_t)1 << table_bits : 0;
   table = nt;
@@ -130,7 +130,7 @@ static int table_insert(rp_req *r) {
     return 0;
   if ((table_bits == 0 || table_count >= ((size_t)1 << table_bits)) &&
       table_grow() != 0 && table_bits == 0)
-    return -1;
+    return REVPROF_ENOMEM;
   size_t b = bucket_of(r->handle);
   r->next = table[b];
   table[b] = r;
@@ -266,10 +266,10 @@ static int make_struct(const void *buf, int count, MPI_Datatype type,
   if (PMPI_Get_address(slot, &disp[0]) != MPI_SUCCESS ||
       PMPI_Get_address(buf, &disp[1]) != MPI_SUCCESS ||
       PMPI_Type_create_struct(2, lens, disp, types, out) != MPI_SUCCESS)
-    return -1;
+    return REVPROF_EMPI;
   if (PMPI_Type_commit(out) != MPI_SUCCESS) {
     PMPI_Type_free(out);
-    return -1;
+    return REVPROF_EMPI;
   }
   return 0;
 }
@@ -292,7 +292,7 @@ static int struct_for(rp_req *r, const void *buf, int count,
   struct_release(r);
   if (r->persistent) {
     if (make_struct(buf, count, type, r->pb, &r->stype) != 0)
-      return -1;
+      return REVPROF_EMPI;
     r->owns_type = 1;
     return 0;
   }
@@ -306,7 +306,7 @@ static int struct_for(rp_req *r, const void *buf, int count,
   }
   MPI_Datatype t;
   if (make_struct(buf, count, type, r->pb, &t) != 0)
-    return -1;
+    return REVPROF_EMPI;
   rp_stype *h = malloc(sizeof *h);
   if (h == NULL) { /* uncached: r's own */
     r->stype = t;
@@ -341,10 +341,10 @@ static int ensure_pack(rp_req *r, size_t need) {
   if (need <= r->packcap)
     return 0;
   if (r->blocking)
-    return -1; /* scratch is sized for REVPROF_PACK_MAX */
+    return REVPROF_ERANGE; /* scratch is sized for REVPROF_PACK_MAX */
   char *p = malloc(need);
   if (p == NULL)
-    return -1;
+    return REVPROF_ENOMEM;
   if (r->pack_heap)
     free(r->pack);
   r->pack = p;

@@ -680,12 +680,12 @@ static int write_file(const char *path, const char *text, size_t len) {
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (f == NULL)
-    return -1;
+    return REVPROF_EIO;
   int bad = fwrite(text, 1, len, f) != len;
   bad |= fclose(f) != 0;
   if (bad || rename(tmp, path) != 0) {
     remove(tmp);
-    return -1;
+    return REVPROF_EIO;
   }
   return 0;
 }

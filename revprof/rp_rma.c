@@ -157,23 +157,24 @@ void rp_rma_unlock(MPI_Win win) {
   rp_clock_local(&rp_g.clk, cost);
 }
 
-/* group's members as ranks of w->comm, into *out (grown); -1 on failure */
+/* group's members as ranks of w->comm, into *out (grown): their number,
+ * or REVPROF_EMPI / REVPROF_ENOMEM */
 static int members(rp_win *w, MPI_Group group, int **out, size_t *cap) {
   int n = 0;
   if (PMPI_Group_size(group, &n) != MPI_SUCCESS || n < 0)
-    return -1;
+    return REVPROF_EMPI;
   int *in = malloc((size_t)(n ? n : 1) * sizeof *in);
   int *o = rp_grow(*out, cap, (size_t)(n ? n : 1), sizeof *o);
   if (in == NULL || o == NULL) {
     free(in);
-    return -1;
+    return REVPROF_ENOMEM;
   }
   *out = o;
   for (int i = 0; i < n; i++)
     in[i] = i;
   int rc = PMPI_Group_translate_ranks(group, n, in, w->group, o);
   free(in);
-  return rc == MPI_SUCCESS ? n : -1;
+  return rc == MPI_SUCCESS ? n : REVPROF_EMPI;
 }
 
 /* the clocks of a PSCW message from rank `from` of w->comm */

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "revprof_model.h"
 #include "rp_flags.h"
 
 static rp_flag_store store; /* large: not on the stack */
@@ -34,8 +35,9 @@ static void test_flags_key_cleaned(void **state) {
 static void test_flags_empty_key_rejected(void **state) {
   (void)state;
   reset();
-  assert_int_equal(rp_flag_store_set(&store, "", "text"), -1);
-  assert_int_equal(rp_flag_store_set(&store, NULL, "text"), -1);
+  assert_int_equal(rp_flag_store_set(&store, "", "text"), REVPROF_EINVAL);
+  assert_int_equal(rp_flag_store_set(&store, NULL, "text"),
+                   REVPROF_EINVAL);
   assert_int_equal(store.n, 0);
 }
 
@@ -72,7 +74,8 @@ static void test_flags_store_full_counts_lost(void **state) {
     snprintf(k, sizeof k, "k%d", i);
     assert_int_equal(rp_flag_store_set(&store, k, "t"), 0);
   }
-  assert_int_equal(rp_flag_store_set(&store, "one-more", "t"), -1);
+  assert_int_equal(rp_flag_store_set(&store, "one-more", "t"),
+                   REVPROF_ERANGE);
   assert_int_equal(store.lost, 1);
   assert_int_equal(rp_flag_store_set(&store, "k3", "replaced"), 0);
   assert_string_equal(store.f[3].text, "replaced");
