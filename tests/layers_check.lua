@@ -11,70 +11,39 @@
 -- strongly connected component, with the symbols of its edges), and exits 1
 -- when there is one, 2 on bad input.
 
+local nms = dofile((arg[0]:gsub("[^/]*$", "")) .. "nm_symbols.lua")
 local nm, objs = arg[1], {}
-for i = 2, #arg do
-  for o in arg[i]:gmatch("[^;]+") do objs[#objs + 1] = o end
-end
+for i = 2, #arg do nms.add(objs, arg[i]) end
 if not nm or #objs == 0 then
   io.stderr:write("usage: lua layers_check.lua NM OBJECT...\n")
   os.exit(2)
 end
 
-local function module_of(path)
-  return (path:match("([^/]+)$"):gsub("%.c%.o$", ""):gsub("%.o$", ""))
-end
-
-local defs, uses, names = {}, {}, {}
+local defs, uses, names, owner = {}, {}, {}, {}
 for _, o in ipairs(objs) do
-  local m = module_of(o)
+  local m = nms.name_of(o)
   if defs[m] then
     io.stderr:write("layers_check: two object files named ", m, "\n")
     os.exit(2)
   end
   names[#names + 1] = m
-  defs[m], uses[m] = {}, {}
-  local p = io.popen(nm .. " '" .. o:gsub("'", "'\\''") .. "' 2>&1")
-  local n = 0
-  for line in p:lines() do
-    local kind, sym = line:match("^%x*%s+(%a)%s+(%S+)$")
-    if kind == "U" then
-      uses[m][#uses[m] + 1] = sym
-    elseif kind and kind:match("[TDBRVW]") then
-      defs[m][sym] = true
-    end
-    n = n + 1
-  end
-  local ok = p:close()
-  if not ok or n == 0 then
-    io.stderr:write("layers_check: ", nm, " could not read ", o, "\n")
-    os.exit(2)
-  end
-end
-table.sort(names)
-
-local owner = {}
-for _, m in ipairs(names) do
+  defs[m], uses[m] = nms.read(nm, o, "layers_check")
   for s in pairs(defs[m]) do owner[s] = m end
 end
+table.sort(names)
+local sorted_keys = nms.sorted_keys
 
 -- edges[a][b] = list of symbols of b that a uses
 local edges = {}
 for _, a in ipairs(names) do
   edges[a] = {}
-  for _, s in ipairs(uses[a]) do
+  for s in pairs(uses[a]) do
     local b = owner[s]
     if b and b ~= a then
       edges[a][b] = edges[a][b] or {}
       table.insert(edges[a][b], s)
     end
   end
-end
-
-local function sorted_keys(t)
-  local k = {}
-  for x in pairs(t) do k[#k + 1] = x end
-  table.sort(k)
-  return k
 end
 
 for _, a in ipairs(names) do

@@ -7,18 +7,20 @@
 -- object files of the unit tests (tests/unit/test_*.c); an argument may
 -- hold several, separated by ';' (CMake's $<TARGET_OBJECTS:...>). A module
 -- counts as tested when a test object uses (nm: U) a symbol the module
--- defines (T, D, B, R), or uses a module that calls it, directly or through
--- others (a writer the test drives through its entry point). Prints each
--- module with the tests that reach it; exits 1 when a module has none, 2 on
--- bad input.
+-- defines (T, D, B, R, V, W), or uses a module that calls it, directly or
+-- through others (a writer the test drives through its entry point). Prints
+-- each module with the tests that reach it; exits 1 when a module has none,
+-- 2 on bad input.
 
+local nms = dofile((arg[0]:gsub("[^/]*$", "")) .. "nm_symbols.lua")
+local name_of = nms.name_of
 local nm, mods, tests = arg[1], {}, {}
 local into = mods
 for i = 2, #arg do
   if arg[i] == "--tests" then
     into = tests
   else
-    for o in arg[i]:gmatch("[^;]+") do into[#into + 1] = o end
+    nms.add(into, arg[i])
   end
 end
 if not nm or #mods == 0 or #tests == 0 then
@@ -26,30 +28,11 @@ if not nm or #mods == 0 or #tests == 0 then
   os.exit(2)
 end
 
-local function name_of(path)
-  return (path:match("([^/]+)$"):gsub("%.c%.o$", ""):gsub("%.o$", ""))
-end
-
-local function symbols(obj, want)
-  local p = io.popen(nm .. " '" .. obj:gsub("'", "'\\''") .. "' 2>&1")
-  local out, n = {}, 0
-  for line in p:lines() do
-    local kind, sym = line:match("^%x*%s+(%a)%s+(%S+)$")
-    if kind and kind:match(want) then out[sym] = true end
-    n = n + 1
-  end
-  if not p:close() or n == 0 then
-    io.stderr:write("unit_check: ", nm, " could not read ", obj, "\n")
-    os.exit(2)
-  end
-  return out
-end
-
 local defs, uses, owner = {}, {}, {}
 table.sort(mods, function(a, b) return name_of(a) < name_of(b) end)
 for _, m in ipairs(mods) do
   local n = name_of(m)
-  defs[n], uses[n] = symbols(m, "[TDBR]"), symbols(m, "U")
+  defs[n], uses[n] = nms.read(nm, m, "unit_check")
   for sym in pairs(defs[n]) do owner[sym] = n end
 end
 
@@ -68,7 +51,8 @@ end
 for _, t in ipairs(tests) do
   local tn = name_of(t)
   local direct = {}
-  for sym in pairs(symbols(t, "U")) do
+  local _, tuses = nms.read(nm, t, "unit_check")
+  for sym in pairs(tuses) do
     if owner[sym] then direct[owner[sym]] = true end
   end
   for mod in pairs(direct) do reach[mod][tn] = "" end
