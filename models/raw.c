@@ -336,6 +336,15 @@ void revprof_raw_write_row(FILE *f, const revprof_point *pt) {
           pt->mean, pt->max, pt->reps, pt->rse);
 }
 
+/* '# machine.KEY: value' on one line: line breaks in value (a --name
+ * "a\nb") written as spaces, so that they cannot start a row. */
+static void machine_line(FILE *f, const char *key, const char *value) {
+  fprintf(f, "# machine.%s: ", key);
+  for (const char *c = value; *c; c++)
+    fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
+  fputc('\n', f);
+}
+
 int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
                       size_t errlen) {
   char tmp[4096];
@@ -343,18 +352,13 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
   if (f == NULL)
     return REVPROF_EIO;
   fprintf(f, "%s\n", REVPROF_RAW_HEADER); /* first: the file starts so */
-  if (r->machine_name[0])
-    fprintf(f, "# machine.name: %s\n", r->machine_name);
-  if (r->machine_mpi[0])
-    fprintf(f, "# machine.mpi: %s\n", r->machine_mpi);
-  if (r->machine_filesystem[0])
-    fprintf(f, "# machine.filesystem: %s\n", r->machine_filesystem);
-  if (r->machine_date[0])
-    fprintf(f, "# machine.date: %s\n", r->machine_date);
-  if (r->machine_ranks > 0)
-    fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
-  if (r->machine_notes[0])
-    fprintf(f, "# machine.notes: %s\n", r->machine_notes);
+  for (size_t i = 0; i < NMACHINE_KEYS; i++) {
+    const char *v = (const char *)r + machine_keys[i].off;
+    if (machine_keys[i].len == 0 && r->machine_ranks > 0) /* ranks */
+      fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
+    else if (machine_keys[i].len > 0 && v[0])
+      machine_line(f, machine_keys[i].key, v);
+  }
   for (size_t i = 0; i < r->n; i++)
     revprof_raw_write_row(f, &r->pt[i]);
   return rp_commit_file(f, tmp, path, 1, err, errlen);

@@ -131,6 +131,13 @@ static void test_raw_machine_comments_round_trip(void **state) {
   assert_int_equal(back->machine_ranks, 4);
   assert_int_equal(back->n, 1);
   revprof_raw_free(back);
+  /* a line break in a value cannot start a row */
+  snprintf(r->machine_name, sizeof r->machine_name, "two\nlines\r");
+  assert_int_equal(revprof_raw_write(r, p, err, sizeof err), 0);
+  assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
+  assert_string_equal(back->machine_name, "two lines");
+  assert_int_equal(back->n, 1);
+  revprof_raw_free(back);
   /* a file without them reads as unknown */
   p = write_tmp(REVPROF_RAW_HEADER "\n# note\nMPI_Bcast,4,8,1,2,2,3,1,0\n");
   assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
