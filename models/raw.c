@@ -117,34 +117,87 @@ static int check_duplicates(const revprof_raw *r, const long *lines,
   return rc;
 }
 
-/* '# machine.KEY: value' into r's machine fields; other comments are
- * ignored. */
-static void machine_comment(revprof_raw *r, const char *line) {
-  static const struct {
-    const char *key;
-    size_t off, len;
-  } keys[] = {
-      {"# machine.name: ", offsetof(revprof_raw, machine_name),
-       sizeof r->machine_name},
-      {"# machine.mpi: ", offsetof(revprof_raw, machine_mpi),
-       sizeof r->machine_mpi},
-      {"# machine.filesystem: ", offsetof(revprof_raw, machine_filesystem),
-       sizeof r->machine_filesystem},
-      {"# machine.date: ", offsetof(revprof_raw, machine_date),
-       sizeof r->machine_date},
-      {"# machine.notes: ", offsetof(revprof_raw, machine_notes),
-       sizeof r->machine_notes},
-  };
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (strncmp(line, keys[i].key, strlen(keys[i].key)) == 0) {
-      snprintf((char *)r + keys[i].off, keys[i].len, "%s",
-               line + strlen(keys[i].key));
-      return;
-    }
-  if (strncmp(line, "# machine.ranks: ", 17) == 0) {
-    long v = strtol(line + 17, NULL, 10);
-    r->machine_ranks = v > 0 && v < 1000000000L ? (int)v : 0;
+/* The '# machine.KEY: value' lines: the key, where its text goes in
+ * revprof_raw (ranks, a number, has no text field) and its size. */
+static const struct {
+  const char *key;
+  size_t off, len;
+} machine_keys[] = {
+    {"name", offsetof(revprof_raw, machine_name),
+     sizeof ((revprof_raw *)0)->machine_name},
+    {"mpi", offsetof(revprof_raw, machine_mpi),
+     sizeof ((revprof_raw *)0)->machine_mpi},
+    {"filesystem", offsetof(revprof_raw, machine_filesystem),
+     sizeof ((revprof_raw *)0)->machine_filesystem},
+    {"date", offsetof(revprof_raw, machine_date),
+     sizeof ((revprof_raw *)0)->machine_date},
+    {"ranks", 0, 0},
+    {"notes", offsetof(revprof_raw, machine_notes),
+     sizeof ((revprof_raw *)0)->machine_notes},
+};
+#define NMACHINE_KEYS (sizeof machine_keys / sizeof machine_keys[0])
+
+/* One comment line (chomped). '# machine.KEY: value' goes into r's machine
+ * fields; seen[] holds the line each key was read on (0: not yet). Other
+ * comments are ignored. A machine line with no ': ', an unknown key, a key
+ * given twice, a value too long for its field or ranks that is not a whole
+ * number 1..10^9 is an error naming path and lineno. */
+static int machine_comment(revprof_raw *r, const char *line, long seen[],
+                           const char *path, long lineno, char *err,
+                           size_t errlen) {
+  static const char prefix[] = "# machine.";
+  if (strncmp(line, prefix, sizeof prefix - 1) != 0)
+    return 0;
+  const char *key = line + sizeof prefix - 1, *colon = strchr(key, ':');
+  size_t klen = colon ? (size_t)(colon - key) : 0, i;
+  if (colon == NULL || (colon[1] != ' ' && colon[1] != '\0')) {
+    rp_errf(err, errlen,
+            "%s:%ld: a machine line reads '# machine.KEY: value', not "
+            "\"%.60s\"",
+            path, lineno, line);
+    return REVPROF_EFORMAT;
   }
+  for (i = 0; i < NMACHINE_KEYS; i++)
+    if (strlen(machine_keys[i].key) == klen &&
+        strncmp(key, machine_keys[i].key, klen) == 0)
+      break;
+  if (i == NMACHINE_KEYS) {
+    rp_errf(err, errlen,
+            "%s:%ld: unknown machine key \"%.*s\" (name, mpi, filesystem, "
+            "date, ranks or notes)",
+            path, lineno, (int)(klen > 40 ? 40 : klen), key);
+    return REVPROF_EFIELD;
+  }
+  if (seen[i]) {
+    rp_errf(err, errlen, "%s:%ld: machine.%s given again (first at line %ld)",
+            path, lineno, machine_keys[i].key, seen[i]);
+    return REVPROF_EFIELD;
+  }
+  seen[i] = lineno;
+  const char *v = colon[1] ? colon + 2 : colon + 1; /* "" when empty */
+  if (machine_keys[i].len == 0) { /* ranks */
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || errno != 0 || n < 1 || n > 1000000000L) {
+      rp_errf(err, errlen,
+              "%s:%ld: machine.ranks: \"%.40s\" is not a whole number "
+              ">= 1",
+              path, lineno, v);
+      return REVPROF_EFIELD;
+    }
+    r->machine_ranks = (int)n;
+    return 0;
+  }
+  if (strlen(v) >= machine_keys[i].len) {
+    rp_errf(err, errlen,
+            "%s:%ld: machine.%s: %zu characters, at most %zu fit", path,
+            lineno, machine_keys[i].key, strlen(v),
+            machine_keys[i].len - 1);
+    return REVPROF_EFIELD;
+  }
+  memcpy((char *)r + machine_keys[i].off, v, strlen(v) + 1);
+  return 0;
 }
 
 static const char *const columns[] = {"function", "p",   "bytes",
@@ -165,6 +218,7 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
   char *field[32];
   long lineno = 0, *lines = NULL; /* line of each row */
   size_t nlines = 0;
+  long seen[NMACHINE_KEYS] = {0}; /* line of each machine key */
   int rc = 0, header = 0;
   if (r == NULL) {
     fclose(f);
@@ -174,7 +228,7 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
     lineno++;
     chomp(line);
     if (line[0] == '#') {
-      machine_comment(r, line);
+      rc = machine_comment(r, line, seen, path, lineno, err, errlen);
       continue;
     }
     if (line[0] == '\0')
@@ -282,6 +336,15 @@ void revprof_raw_write_row(FILE *f, const revprof_point *pt) {
           pt->mean, pt->max, pt->reps, pt->rse);
 }
 
+/* '# machine.KEY: value' on one line: line breaks in value (a --name
+ * "a\nb") written as spaces, so that they cannot start a row. */
+static void machine_line(FILE *f, const char *key, const char *value) {
+  fprintf(f, "# machine.%s: ", key);
+  for (const char *c = value; *c; c++)
+    fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
+  fputc('\n', f);
+}
+
 int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
                       size_t errlen) {
   char tmp[4096];
@@ -289,19 +352,54 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
   if (f == NULL)
     return REVPROF_EIO;
   fprintf(f, "%s\n", REVPROF_RAW_HEADER); /* first: the file starts so */
-  if (r->machine_name[0])
-    fprintf(f, "# machine.name: %s\n", r->machine_name);
-  if (r->machine_mpi[0])
-    fprintf(f, "# machine.mpi: %s\n", r->machine_mpi);
-  if (r->machine_filesystem[0])
-    fprintf(f, "# machine.filesystem: %s\n", r->machine_filesystem);
-  if (r->machine_date[0])
-    fprintf(f, "# machine.date: %s\n", r->machine_date);
-  if (r->machine_ranks > 0)
-    fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
-  if (r->machine_notes[0])
-    fprintf(f, "# machine.notes: %s\n", r->machine_notes);
+  for (size_t i = 0; i < NMACHINE_KEYS; i++) {
+    const char *v = (const char *)r + machine_keys[i].off;
+    if (machine_keys[i].len == 0 && r->machine_ranks > 0) /* ranks */
+      fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
+    else if (machine_keys[i].len > 0 && v[0])
+      machine_line(f, machine_keys[i].key, v);
+  }
   for (size_t i = 0; i < r->n; i++)
     revprof_raw_write_row(f, &r->pt[i]);
   return rp_commit_file(f, tmp, path, 1, err, errlen);
+}
+
+/* "unknown (fitted from PATH, which records no machine)" or, when raw
+ * records some of the machine, "unknown (PATH records no machine.name)";
+ * PATH cut to its last component when the whole does not fit. */
+static void unknown_name(char *buf, size_t len, const char *path,
+                         int described) {
+  const char *fmt = described ? "unknown (%s records no machine.name)"
+                              : "unknown (fitted from %s, which records no "
+                                "machine)";
+  const char *base = strrchr(path, '/');
+  if ((size_t)snprintf(buf, len, fmt, path) >= len && base && base[1])
+    snprintf(buf, len, fmt, base + 1);
+}
+
+void revprof_model_machine_from_raw(revprof_model *m, const revprof_raw *raw,
+                                    const char *path) {
+  int described = raw->machine_name[0] || raw->machine_mpi[0] ||
+                  raw->machine_date[0] || raw->machine_notes[0] ||
+                  raw->machine_ranks > 0;
+  if (raw->machine_name[0])
+    snprintf(m->machine_name, sizeof m->machine_name, "%s", raw->machine_name);
+  if (raw->machine_mpi[0])
+    snprintf(m->machine_mpi, sizeof m->machine_mpi, "%s", raw->machine_mpi);
+  if (raw->machine_filesystem[0])
+    snprintf(m->machine_filesystem, sizeof m->machine_filesystem, "%s",
+             raw->machine_filesystem);
+  if (raw->machine_date[0])
+    snprintf(m->machine_date, sizeof m->machine_date, "%s", raw->machine_date);
+  if (raw->machine_notes[0])
+    snprintf(m->machine_notes, sizeof m->machine_notes, "%s",
+             raw->machine_notes);
+  if (raw->machine_ranks > 0)
+    m->machine_ranks = raw->machine_ranks;
+  if (m->machine_name[0] == '\0')
+    unknown_name(m->machine_name, sizeof m->machine_name, path, described);
+  if (m->machine_mpi[0] == '\0')
+    snprintf(m->machine_mpi, sizeof m->machine_mpi, "unknown");
+  if (m->machine_date[0] == '\0')
+    snprintf(m->machine_date, sizeof m->machine_date, "unknown");
 }

@@ -250,7 +250,7 @@ typedef struct revprof_point {
 /* The machine a raw file was measured on: '# machine.KEY: value' comment
  * lines (KEY name, mpi, filesystem, date, ranks, notes) right after the
  * header line, written by characterize and read back by 'revprof fit'
- * (read anywhere). Empty / 0 when absent. */
+ * (read anywhere; each key at most once). Empty / 0 when absent. */
 typedef struct revprof_raw {
   size_t n, cap;
   revprof_point *pt;
@@ -269,9 +269,21 @@ revprof_raw *revprof_raw_alloc(void);
 void revprof_raw_free(revprof_raw *r); /* NULL is a no-op */
 int revprof_raw_add(revprof_raw *r, const revprof_point *pt);
 /* Reads a raw CSV file: header line (extra columns after the nine are
- * ignored; '#' lines are comments). Errors name the file and line. */
+ * ignored; '#' lines are comments, '# machine.*' ones fill the machine
+ * fields). Errors name the file and line: among them a '# machine.' line
+ * with no ': ', an unknown or repeated key, a value too long for its field,
+ * ranks that are not a whole number >= 1. */
 int revprof_raw_read(const char *path, revprof_raw **out, char *err,
                      size_t errlen);
+/* Puts the machine raw records into m's machine fields (raw read from path,
+ * which the text may name): each field raw records replaces m's, the others
+ * are kept (an existing model's, for 'revprof fit --like'). A name, MPI
+ * library or date still empty then says so plainly: the name "unknown
+ * (fitted from PATH, which records no machine)" (or "unknown (PATH records
+ * no machine.name)" when it records some fields), the others "unknown".
+ * Ranks stay 0 (unknown) when neither records them. */
+void revprof_model_machine_from_raw(revprof_model *m, const revprof_raw *raw,
+                                    const char *path);
 int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
                       size_t errlen);
 void revprof_raw_write_row(FILE *f, const revprof_point *pt);

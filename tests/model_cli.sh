@@ -2,7 +2,8 @@
 # The 'revprof fit' and 'revprof model' subcommands on the shipped data:
 # ranges written by fit, 'extrapolated' marked by model eval, a refit that
 # keeps the machine and overhead (--like) and names the file system of the
-# MPI-IO rows, and bad inputs rejected.
+# MPI-IO rows, the machine description carried by raw.csv (or 'unknown'),
+# and bad inputs rejected.
 #   model_cli.sh REVPROF SOURCE_DIR
 set -u
 rp=$1 src=$2
@@ -50,9 +51,34 @@ grep -q 'filesystem = "ext2/3/4 at /tmp",' "$tmp/m.lua" || fail "fit --like did 
 [ "$(grep -o "fitted by 'revprof fit' from $ship.csv" "$tmp/m1.lua" | wc -l)" -eq 1 ] \
   || fail "refits repeat 'fitted by' in the notes: $(grep notes "$tmp/m1.lua")"
 # machine lines at the top of raw.csv are used
-{ head -n 1 "$ship.csv"; echo "# machine.name: lab-node"; echo "# machine.ranks: 2"; tail -n +2 "$ship.csv"; } > "$tmp/raw.csv"
+{ head -n 1 "$ship.csv"; echo "# machine.name: lab-node"; echo "# machine.mpi: MPICH 4.1.2"
+  echo "# machine.date: 2026-11-20"; echo "# machine.ranks: 2"; echo "# machine.notes: preset quick"
+  tail -n +2 "$ship.csv"; } > "$tmp/raw.csv"
 "$rp" fit "$tmp/raw.csv" -o "$tmp/m2.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit failed"; }
 "$rp" model show "$tmp/m2.lua" | grep -q "^machine: lab-node" || fail "fit ignored '# machine.name'"
+for want in 'name = "lab-node",' 'mpi = "MPICH 4.1.2",' 'date = "2026-11-20",' 'ranks = 2,' \
+            'filesystem = "ext2/3/4 at /tmp",' "notes = \"preset quick; fitted by 'revprof fit' from $tmp/raw.csv\","; do
+  grep -qF "$want" "$tmp/m2.lua" || fail "fitted model lacks '$want': $(sed -n '/machine = {/,/}/p' "$tmp/m2.lua")"
+done
+# ... and win over --like's model, which fills in only what they leave out
+"$rp" fit "$tmp/raw.csv" --like "$ship.lua" -o "$tmp/m3.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit --like of a described raw.csv failed"; }
+grep -q 'name = "lab-node",' "$tmp/m3.lua" || fail "fit --like overrode '# machine.name'"
+grep -q 'compute_spread = 0.15,' "$tmp/m3.lua" || fail "fit --like of a described raw.csv lost compute_spread"
+grep -q 'mpi_wrapper = ' "$tmp/m3.lua" || fail "fit --like of a described raw.csv lost the overhead table"
+# a raw.csv without machine lines still fits, and the model says the machine is unknown
+"$rp" fit "$ship.csv" -o "$tmp/m4.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit of a raw.csv without machine lines failed"; }
+grep -qF "name = \"unknown (fitted from $ship.csv, which records no machine)\"," "$tmp/m4.lua" \
+  || fail "no 'unknown' machine name: $(grep 'name = ' "$tmp/m4.lua")"
+grep -q 'mpi = "unknown",' "$tmp/m4.lua" && grep -q 'date = "unknown",' "$tmp/m4.lua" \
+  || fail "mpi or date not 'unknown': $(sed -n '/machine = {/,/}/p' "$tmp/m4.lua")"
+"$rp" fit "$ship.csv" --name lab-node -o "$tmp/m5.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit --name failed"; }
+grep -q 'name = "lab-node",' "$tmp/m5.lua" || fail "fit --name ignored"
+# a malformed machine line stops the fit, naming the file and line
+{ head -n 1 "$ship.csv"; echo "# machine.ranks: two"; tail -n +2 "$ship.csv"; } > "$tmp/badm.csv"
+"$rp" fit "$tmp/badm.csv" -o "$tmp/badm.lua" 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "fit of a malformed machine line: exit $rc"
+grep -q "badm.csv:2: machine.ranks: \"two\" is not a whole number" "$tmp/err" || fail "malformed machine line message: $(cat "$tmp/err")"
+[ -e "$tmp/badm.lua" ] && fail "a model was written from a malformed machine line"
 
 # bad inputs: duplicate raw rows, equations that reach infinity
 { cat "$ship.csv"; grep -m1 "^MPI_Bcast,2,64," "$ship.csv"; } > "$tmp/dup.csv"

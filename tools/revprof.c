@@ -76,15 +76,19 @@ static void fit_usage(FILE *f) {
           "characterize writes: " REVPROF_RAW_HEADER ")\n"
           "and writes a machine model with the measured range of p and d "
           "per function.\n"
-          "The machine description comes from the '# machine.*' lines "
-          "characterize\n"
-          "writes at the top of RAW.csv; --like MODEL.lua takes it, and the "
-          "overhead table,\n"
-          "from an existing model instead (to refit a model; a "
-          "'# machine.filesystem'\n"
-          "line in RAW.csv still names the file system of its file I/O "
-          "rows); --name\n"
-          "overrides the name.\n"
+          "The machine description (name, mpi, filesystem, date, ranks, "
+          "notes) comes from\n"
+          "the '# machine.KEY: value' lines characterize writes at the top "
+          "of RAW.csv.\n"
+          "--like MODEL.lua starts from an existing model's machine and "
+          "overhead table\n"
+          "instead (to refit a model); fields RAW.csv records still win. "
+          "--name overrides\n"
+          "the name. What neither records the model calls unknown: a raw "
+          "file without\n"
+          "machine lines gives the name 'unknown (fitted from RAW.csv, "
+          "which records no\n"
+          "machine)' and MPI library and date 'unknown'.\n"
           "--method paper uses seed 003's 12 forms with a small/large split "
           "at --split\n"
           "BYTES (default 32).\n");
@@ -149,24 +153,7 @@ static int cmd_fit(int argc, char **argv) {
     char notes[2 * sizeof m->machine_notes + PATH_MAX];
     snprintf(m->method, sizeof m->method, "%s",
              revprof_method_name(o.method));
-    if (raw->machine_name[0]) {
-      snprintf(m->machine_name, sizeof m->machine_name, "%s",
-               raw->machine_name);
-      snprintf(m->machine_mpi, sizeof m->machine_mpi, "%s", raw->machine_mpi);
-      snprintf(m->machine_date, sizeof m->machine_date, "%s",
-               raw->machine_date);
-      snprintf(m->machine_notes, sizeof m->machine_notes, "%s",
-               raw->machine_notes);
-      snprintf(m->machine_filesystem, sizeof m->machine_filesystem, "%s",
-               raw->machine_filesystem);
-      m->machine_ranks = raw->machine_ranks;
-    } else {
-      if (!like)
-        snprintf(m->machine_name, sizeof m->machine_name, "%s", in);
-      if (raw->machine_filesystem[0]) /* file I/O rows added to the data */
-        snprintf(m->machine_filesystem, sizeof m->machine_filesystem, "%s",
-                 raw->machine_filesystem);
-    }
+    revprof_model_machine_from_raw(m, raw, in);
     if (name)
       snprintf(m->machine_name, sizeof m->machine_name, "%s", name);
     /* a refit of the same data (--like the model it made) says so once */

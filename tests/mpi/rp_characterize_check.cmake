@@ -7,6 +7,7 @@
 #   -DMODE=raw|model|fit|fail|keep|help
 #       raw:   exit 0, raw.csv valid (rp_raw_check), no model with --raw-only
 #       model: exit 0, raw.csv valid, model.lua passes 'revprof model check',
+#              'revprof fit raw.csv' names the machine as model.lua does,
 #              datasheet/datasheet.tex written
 #       fit:   as raw, then 'revprof fit' on raw.csv and 'model check'
 #       fail:  exit status not 0, output matches REGEX, no raw.csv
@@ -132,6 +133,27 @@ if(MODE STREQUAL "raw")
   endif()
 elseif(MODE STREQUAL "model")
   check_model(${OUT}/model.lua)
+  # raw.csv alone carries the machine: a refit names it as model.lua does
+  execute_process(COMMAND ${REVPROF} fit ${OUT}/raw.csv -o ${OUT}/refit.lua
+                  RESULT_VARIABLE frc OUTPUT_VARIABLE fout
+                  ERROR_VARIABLE ferr)
+  if(NOT frc EQUAL 0)
+    message("${fout}${ferr}")
+    fail_test("'revprof fit ${OUT}/raw.csv' failed")
+  endif()
+  file(READ ${OUT}/model.lua model)
+  file(READ ${OUT}/refit.lua refit)
+  foreach(key name mpi filesystem date ranks)
+    string(REGEX MATCH "\n    ${key} = [^\n]*" want "${model}")
+    string(REGEX MATCH "\n    ${key} = [^\n]*" got "${refit}")
+    if(NOT got STREQUAL want)
+      fail_test("refit from raw.csv: machine.${key} is '${got}', model.lua "
+                "has '${want}'")
+    endif()
+  endforeach()
+  if(NOT refit MATCHES "\n    ranks = ${NP},")
+    fail_test("refit from raw.csv: machine.ranks is not ${NP}")
+  endif()
   if(IODIR)
     file(READ ${OUT}/model.lua model)
     string(REPLACE "," ";" fns "${FUNCTIONS}")

@@ -131,6 +131,13 @@ static void test_raw_machine_comments_round_trip(void **state) {
   assert_int_equal(back->machine_ranks, 4);
   assert_int_equal(back->n, 1);
   revprof_raw_free(back);
+  /* a line break in a value cannot start a row */
+  snprintf(r->machine_name, sizeof r->machine_name, "two\nlines\r");
+  assert_int_equal(revprof_raw_write(r, p, err, sizeof err), 0);
+  assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
+  assert_string_equal(back->machine_name, "two lines");
+  assert_int_equal(back->n, 1);
+  revprof_raw_free(back);
   /* a file without them reads as unknown */
   p = write_tmp(REVPROF_RAW_HEADER "\n# note\nMPI_Bcast,4,8,1,2,2,3,1,0\n");
   assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
@@ -140,6 +147,142 @@ static void test_raw_machine_comments_round_trip(void **state) {
   revprof_raw_free(back);
   revprof_raw_free(r);
   remove(p);
+}
+
+/* Machine lines read anywhere among other comments; an empty value is
+ * "not recorded"; fields not given stay empty. */
+static void test_raw_machine_lines_parsed(void **state) {
+  (void)state;
+  revprof_raw *r = NULL;
+  char err[512] = "";
+  const char *p = write_tmp(
+      "# written by hand\n" REVPROF_RAW_HEADER "\n"
+      "# machine.name: node 7: the big one\n"
+      "# machine.notes:\n"
+      "MPI_Bcast,4,8,1,2,2,3,1,0\n"
+      "# machine.ranks: 64\n"
+      "#machine.mpi: not a machine line (no space)\n"
+      "# machine.mpi: MPICH 4.1\n");
+  assert_int_equal(revprof_raw_read(p, &r, err, sizeof err), 0);
+  assert_string_equal(r->machine_name, "node 7: the big one");
+  assert_string_equal(r->machine_mpi, "MPICH 4.1");
+  assert_string_equal(r->machine_notes, "");
+  assert_string_equal(r->machine_date, "");
+  assert_string_equal(r->machine_filesystem, "");
+  assert_int_equal(r->machine_ranks, 64);
+  assert_int_equal(r->n, 1);
+  revprof_raw_free(r);
+  remove(p);
+}
+
+/* A malformed machine line is an error naming the file and line, never a
+ * description silently lost or cut. */
+static void test_raw_reject_bad_machine_lines(void **state) {
+  (void)state;
+  char text[1024], longname[200];
+#define ROW "MPI_Bcast,4,8,1,2,2,3,1,0\n"
+  read_bad(REVPROF_RAW_HEADER "\n# machine.name lab\n" ROW, REVPROF_EFORMAT,
+           ":2: a machine line reads '# machine.KEY: value'");
+  read_bad(REVPROF_RAW_HEADER "\n" ROW "# machine.name:lab\n",
+           REVPROF_EFORMAT, ":3: a machine line reads");
+  read_bad(REVPROF_RAW_HEADER "\n# machine.host: lab\n" ROW, REVPROF_EFIELD,
+           ":2: unknown machine key \"host\"");
+  read_bad(REVPROF_RAW_HEADER "\n# machine.name: a\n# note\n"
+                              "# machine.name: b\n" ROW,
+           REVPROF_EFIELD, ":4: machine.name given again (first at line 2)");
+  read_bad(REVPROF_RAW_HEADER "\n# machine.ranks: two\n" ROW, REVPROF_EFIELD,
+           ":2: machine.ranks: \"two\" is not a whole number");
+  read_bad(REVPROF_RAW_HEADER "\n# machine.ranks: 0\n" ROW, REVPROF_EFIELD,
+           ":2: machine.ranks: \"0\"");
+  read_bad(REVPROF_RAW_HEADER "\n# machine.ranks: 4.5\n" ROW, REVPROF_EFIELD,
+           ":2: machine.ranks: \"4.5\"");
+  read_bad(REVPROF_RAW_HEADER "\n# machine.ranks:\n" ROW, REVPROF_EFIELD,
+           ":2: machine.ranks: \"\"");
+  memset(longname, 'x', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  snprintf(text, sizeof text, REVPROF_RAW_HEADER "\n" ROW
+           "# machine.name: %s\n", longname);
+  read_bad(text, REVPROF_EFIELD,
+           ":3: machine.name: 199 characters, at most 127 fit");
+#undef ROW
+}
+
+/* What 'revprof fit' writes into the model's machine table. */
+static void test_raw_machine_to_model(void **state) {
+  (void)state;
+  revprof_raw *r = revprof_raw_alloc();
+  revprof_model *m = revprof_model_alloc();
+  assert_non_null(r);
+  assert_non_null(m);
+  /* a described raw file: every field it records */
+  snprintf(r->machine_name, sizeof r->machine_name, "cluster-a");
+  snprintf(r->machine_mpi, sizeof r->machine_mpi, "Open MPI v4.1.4");
+  snprintf(r->machine_date, sizeof r->machine_date, "2026-11-24");
+  snprintf(r->machine_filesystem, sizeof r->machine_filesystem, "nfs at /x");
+  snprintf(r->machine_notes, sizeof r->machine_notes, "preset quick");
+  r->machine_ranks = 8;
+  revprof_model_machine_from_raw(m, r, "run/raw.csv");
+  assert_string_equal(m->machine_name, "cluster-a");
+  assert_string_equal(m->machine_mpi, "Open MPI v4.1.4");
+  assert_string_equal(m->machine_date, "2026-11-24");
+  assert_string_equal(m->machine_filesystem, "nfs at /x");
+  assert_string_equal(m->machine_notes, "preset quick");
+  assert_int_equal(m->machine_ranks, 8);
+  revprof_model_free(m);
+
+  /* a raw file without machine lines: unknown, said plainly */
+  revprof_raw *bare = revprof_raw_alloc();
+  m = revprof_model_alloc();
+  assert_non_null(bare);
+  revprof_model_machine_from_raw(m, bare, "old/raw.csv");
+  assert_string_equal(m->machine_name,
+                      "unknown (fitted from old/raw.csv, which records no "
+                      "machine)");
+  assert_string_equal(m->machine_mpi, "unknown");
+  assert_string_equal(m->machine_date, "unknown");
+  assert_string_equal(m->machine_filesystem, "");
+  assert_int_equal(m->machine_ranks, 0);
+  revprof_model_free(m);
+
+  /* a path too long for the name: its last component */
+  char longpath[300];
+  memset(longpath, 'd', sizeof longpath);
+  snprintf(longpath + 200, sizeof longpath - 200, "/raw-2026.csv");
+  m = revprof_model_alloc();
+  revprof_model_machine_from_raw(m, bare, longpath);
+  assert_string_equal(m->machine_name,
+                      "unknown (fitted from raw-2026.csv, which records no "
+                      "machine)");
+  revprof_model_free(m);
+
+  /* --like: the model's fields stay where the raw file records none, and
+   * the raw file's win where it does */
+  m = revprof_model_alloc();
+  snprintf(m->machine_name, sizeof m->machine_name, "old-name");
+  snprintf(m->machine_mpi, sizeof m->machine_mpi, "MPICH 3");
+  snprintf(m->machine_date, sizeof m->machine_date, "2020-01-01");
+  m->machine_ranks = 2;
+  revprof_model_machine_from_raw(m, bare, "raw.csv");
+  assert_string_equal(m->machine_name, "old-name");
+  assert_string_equal(m->machine_mpi, "MPICH 3");
+  assert_string_equal(m->machine_date, "2020-01-01");
+  assert_int_equal(m->machine_ranks, 2);
+  snprintf(bare->machine_mpi, sizeof bare->machine_mpi, "MPICH 4");
+  revprof_model_machine_from_raw(m, bare, "raw.csv");
+  assert_string_equal(m->machine_name, "old-name");
+  assert_string_equal(m->machine_mpi, "MPICH 4");
+  revprof_model_free(m);
+
+  /* some fields but no name: the name says which is missing */
+  m = revprof_model_alloc();
+  revprof_model_machine_from_raw(m, bare, "raw.csv");
+  assert_string_equal(m->machine_name,
+                      "unknown (raw.csv records no machine.name)");
+  assert_string_equal(m->machine_mpi, "MPICH 4");
+  assert_string_equal(m->machine_date, "unknown");
+  revprof_model_free(m);
+  revprof_raw_free(bare);
+  revprof_raw_free(r);
 }
 
 /* Issue 8: duplicate (function, p, bytes) rows were silently averaged. */
@@ -187,6 +330,9 @@ int main(void) {
       cmocka_unit_test(test_raw_reject_missing_file),
       cmocka_unit_test(test_raw_reject_duplicate_rows),
       cmocka_unit_test(test_raw_machine_comments_round_trip),
+      cmocka_unit_test(test_raw_machine_lines_parsed),
+      cmocka_unit_test(test_raw_reject_bad_machine_lines),
+      cmocka_unit_test(test_raw_machine_to_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
