@@ -111,6 +111,9 @@ int rp_char_procs(const rp_char_options *o, int world, int *out, int max);
  * ascending and distinct. Returns the count (<= max). */
 int rp_char_sizes(const rp_char_options *o, long *out, int max);
 
+/* Bytes each rank writes to the file before a timed MPI_File_sync */
+#define RP_IO_SYNC_BYTES 65536
+
 /* Bytes of the send and receive buffers one rank needs for fn with group
  * size p and d bytes (the largest over the ranks of the group). */
 void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
