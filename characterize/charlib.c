@@ -926,7 +926,8 @@ int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer) {
   size_t s, r;
   rp_char_buffers(fn, p, d, &s, &r);
   size_t big = s > r ? s : r;
-  return big <= (size_t)max_buffer && big <= (size_t)INT_MAX;
+  return big <= (size_t)max_buffer && big <= (size_t)INT_MAX &&
+         d <= INT_MAX; /* d is an int count (a file size for set_size) */
 }
 
 void rp_char_describe(const rp_char_options *o, int world, char *buf,

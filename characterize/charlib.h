@@ -119,7 +119,7 @@ int rp_char_sizes(const rp_char_options *o, long *out, int max);
 void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
                      size_t *recv);
 
-/* 1 when the point fits max_buffer and int element counts. */
+/* 1 when the point fits max_buffer and int element counts (d too). */
 int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer);
 
 /* --------------------------------------------------------------- plan */

@@ -468,6 +468,7 @@ static void test_characterize_buffers(void **state) {
   rp_char_buffers(REVPROF_FN_FILE_PREALLOCATE, 4, 1L << 30, &s, &r);
   assert_true(s == 0 && r == 0);
   assert_true(rp_char_fits(REVPROF_FN_FILE_SET_SIZE, 4, 1L << 30, 4096));
+  assert_false(rp_char_fits(REVPROF_FN_FILE_SET_SIZE, 4, 1L << 32, 4096));
   rp_char_buffers(REVPROF_FN_FILE_SYNC, 4, 0, &s, &r);
   assert_true(s == RP_IO_SYNC_BYTES && r == 0);
 }
