@@ -145,6 +145,11 @@ static double truth(revprof_fn fn, double p, double d) {
   case REVPROF_FN_FILE_READ_AT:
   case REVPROF_FN_FILE_WRITE_AT_ALL:
   case REVPROF_FN_FILE_READ_AT_ALL:
+  case REVPROF_FN_FILE_SYNC:
+  case REVPROF_FN_FILE_SET_SIZE:
+  case REVPROF_FN_FILE_PREALLOCATE:
+  case REVPROF_FN_FILE_SET_VIEW:
+  case REVPROF_FN_FILE_DELETE:
   case REVPROF_FN_COUNT:
     break; /* not simulated: main skips the one-sided rows */
   }

@@ -764,12 +764,13 @@ static const char *kind_name(revprof_fn_kind k) {
                                                                 : "local";
 }
 
-/* Barriers, fences, lock/unlock, file open and close have no data: only
- * d = 0 is measured. */
+/* Barriers, fences, lock/unlock, file open, close, sync and set_view have
+ * no data: only d = 0 is measured. */
 static int fn_has_data(revprof_fn fn) {
   return fn != REVPROF_FN_BARRIER && fn != REVPROF_FN_IBARRIER &&
          fn != REVPROF_FN_WIN_FENCE && fn != REVPROF_FN_WIN_LOCK &&
          fn != REVPROF_FN_FILE_OPEN && fn != REVPROF_FN_FILE_CLOSE &&
+         fn != REVPROF_FN_FILE_SYNC && fn != REVPROF_FN_FILE_SET_VIEW &&
          revprof_fn_kind_of(fn) != REVPROF_KIND_LOCAL;
 }
 
@@ -904,7 +905,15 @@ void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
   case REVPROF_FN_WIN_FENCE:
   case REVPROF_FN_FILE_OPEN:
   case REVPROF_FN_FILE_CLOSE:
+  case REVPROF_FN_FILE_SET_SIZE: /* d is the file's size, not a buffer */
+  case REVPROF_FN_FILE_PREALLOCATE:
+  case REVPROF_FN_FILE_SET_VIEW:
+  case REVPROF_FN_FILE_DELETE:
     s = r = 0;
+    break;
+  case REVPROF_FN_FILE_SYNC: /* the block written before each sync */
+    s = RP_IO_SYNC_BYTES;
+    r = 0;
     break;
   default:
     break;
@@ -917,7 +926,8 @@ int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer) {
   size_t s, r;
   rp_char_buffers(fn, p, d, &s, &r);
   size_t big = s > r ? s : r;
-  return big <= (size_t)max_buffer && big <= (size_t)INT_MAX;
+  return big <= (size_t)max_buffer && big <= (size_t)INT_MAX &&
+         d <= INT_MAX; /* d is an int count (a file size for set_size) */
 }
 
 void rp_char_describe(const rp_char_options *o, int world, char *buf,

@@ -111,12 +111,15 @@ int rp_char_procs(const rp_char_options *o, int world, int *out, int max);
  * ascending and distinct. Returns the count (<= max). */
 int rp_char_sizes(const rp_char_options *o, long *out, int max);
 
+/* Bytes each rank writes to the file before a timed MPI_File_sync */
+#define RP_IO_SYNC_BYTES 65536
+
 /* Bytes of the send and receive buffers one rank needs for fn with group
  * size p and d bytes (the largest over the ranks of the group). */
 void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
                      size_t *recv);
 
-/* 1 when the point fits max_buffer and int element counts. */
+/* 1 when the point fits max_buffer and int element counts (d too). */
 int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer);
 
 /* --------------------------------------------------------------- plan */

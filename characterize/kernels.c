@@ -381,6 +381,69 @@ static double run_file_rw(rp_kctx *k, double t0) {
   return t;
 }
 
+/* MPI_File_sync: each member first writes RP_IO_SYNC_BYTES at its own
+ * offset (untimed), so that every repetition has the same data to flush. */
+static void write_ahead(rp_kctx *k) {
+  int rc = MPI_File_write_at(k->fh, (MPI_Offset)k->rank * RP_IO_SYNC_BYTES,
+                             k->sbuf, RP_IO_SYNC_BYTES, MPI_BYTE,
+                             MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_write_at", rc);
+}
+
+static double run_file_sync(rp_kctx *k, double t0) {
+  int rc = MPI_File_sync(k->fh);
+  double t = since(t0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_sync", rc);
+  return t;
+}
+
+/* MPI_File_set_size and _preallocate start from an empty file (collective,
+ * untimed), so that each repetition allocates d bytes anew. */
+static void truncate_ahead(rp_kctx *k) {
+  int rc = MPI_File_set_size(k->fh, 0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_set_size", rc);
+}
+
+static double run_file_size(rp_kctx *k, double t0) {
+  int rc = k->fn == REVPROF_FN_FILE_SET_SIZE
+               ? MPI_File_set_size(k->fh, (MPI_Offset)k->count)
+               : MPI_File_preallocate(k->fh, (MPI_Offset)k->count);
+  double t = since(t0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, revprof_fn_name(k->fn), rc);
+  return t;
+}
+
+/* The plainest view: bytes from the file's start, contiguous */
+static double run_file_set_view(rp_kctx *k, double t0) {
+  int rc = MPI_File_set_view(k->fh, 0, MPI_BYTE, MPI_BYTE, "native",
+                             MPI_INFO_NULL);
+  double t = since(t0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_set_view", rc);
+  return t;
+}
+
+/* MPI_File_delete (one rank, MPI_COMM_SELF): the file it deletes is made
+ * and closed before the synchronization. */
+static void create_ahead(rp_kctx *k) {
+  open_ahead(k);
+  int rc = MPI_File_close(&k->fh);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_close", rc);
+}
+
+static double run_file_delete(rp_kctx *k, double t0) {
+  int rc = MPI_File_delete(k->path, MPI_INFO_NULL);
+  double t = since(t0);
+  if (rc != MPI_SUCCESS)
+    io_fatal(k, "MPI_File_delete", rc);
+  return t;
+}
+
 /* A failure while setting a point up: said once per process, the point is
  * left out (run.txt lists it) and the run goes on. */
 static int io_setup_failed(const rp_kctx *k, const char *call, int rc) {
@@ -401,8 +464,9 @@ static int io_setup_failed(const rp_kctx *k, const char *call, int rc) {
  * each repetition reads existing data or overwrites it. A collective read
  * may read other members' data for them, so for it the data are synced
  * first (MPI's sync-barrier-sync; an independent read reads its own rank's
- * writes, visible without). Open and close try the file once and remove
- * it; their repetitions make their own. */
+ * writes, visible without). Sync, set_size, preallocate and set_view keep
+ * it open, empty. Open, close and delete try the file once and remove it;
+ * their repetitions make their own. */
 static int io_init(rp_kctx *k, rp_io_place *io, int ok) {
   long seq = k->rank == 0 ? ++io->seq : 0;
   MPI_Bcast(&seq, 1, MPI_LONG, 0, k->comm);
@@ -413,11 +477,16 @@ static int io_init(rp_kctx *k, rp_io_place *io, int ok) {
     k->fh = MPI_FILE_NULL;
     return io_setup_failed(k, "MPI_File_open", rc);
   }
-  if (k->fn == REVPROF_FN_FILE_OPEN || k->fn == REVPROF_FN_FILE_CLOSE) {
+  if (k->fn == REVPROF_FN_FILE_OPEN || k->fn == REVPROF_FN_FILE_CLOSE ||
+      k->fn == REVPROF_FN_FILE_DELETE) {
     rc = MPI_File_close(&k->fh);
     io_remove(k);
     return rc == MPI_SUCCESS ? 0 : io_setup_failed(k, "MPI_File_close", rc);
   }
+  if (k->fn != REVPROF_FN_FILE_WRITE_AT && k->fn != REVPROF_FN_FILE_READ_AT &&
+      k->fn != REVPROF_FN_FILE_WRITE_AT_ALL &&
+      k->fn != REVPROF_FN_FILE_READ_AT_ALL)
+    return 0; /* sync, set_size, preallocate, set_view: the file, open */
   int rw = MPI_SUCCESS, s1 = MPI_SUCCESS, s2 = MPI_SUCCESS;
   int shared = k->fn == REVPROF_FN_FILE_READ_AT_ALL;
   if (ok)
@@ -481,6 +550,11 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
     [REVPROF_FN_FILE_READ_AT] = {NULL, run_file_rw, NULL},
     [REVPROF_FN_FILE_WRITE_AT_ALL] = {NULL, run_file_rw, NULL},
     [REVPROF_FN_FILE_READ_AT_ALL] = {NULL, run_file_rw, NULL},
+    [REVPROF_FN_FILE_SYNC] = {write_ahead, run_file_sync, NULL},
+    [REVPROF_FN_FILE_SET_SIZE] = {truncate_ahead, run_file_size, NULL},
+    [REVPROF_FN_FILE_PREALLOCATE] = {truncate_ahead, run_file_size, NULL},
+    [REVPROF_FN_FILE_SET_VIEW] = {NULL, run_file_set_view, NULL},
+    [REVPROF_FN_FILE_DELETE] = {create_ahead, run_file_delete, NULL},
 #endif
 };
 

@@ -27,7 +27,8 @@ typedef struct rp_kctx {
   MPI_Comm graph;       /* neighbourhood collectives: comm as a complete
                            distributed graph; MPI_COMM_NULL otherwise */
   MPI_File fh;          /* file I/O: the point's file while open (across
-                           the repetitions of reads and writes; one
+                           the repetitions of reads, writes, sync,
+                           set_size, preallocate and set_view; one
                            repetition for open and close); else
                            MPI_FILE_NULL */
   char path[RP_IO_PATH]; /* file I/O: the point's file; else "" */
@@ -58,8 +59,9 @@ const rp_kernel *rp_kernel_get(revprof_fn fn);
 /* Allocates and touches the buffers for fn with d bytes on comm, for a
  * one-sided fn creates the window, and for a file I/O fn opens the point's
  * file in io (collective over comm, even when this rank's buffers failed):
- * reads and writes keep it open, a read's data written first; open and
- * close try it once and remove it. Returns 0, REVPROF_ENOMEM or
+ * reads, writes and the other calls on an open file keep it open, a
+ * read's data written first; open, close and delete try it once and
+ * remove it. Returns 0, REVPROF_ENOMEM or
  * REVPROF_EIO (the file cannot be opened or written: said on stderr once);
  * rp_kctx_free must follow on every member either way (it frees the window
  * and closes and removes the file collectively). */

@@ -58,7 +58,17 @@
   X(FILE_WRITE_AT_ALL, "MPI_File_write_at_all", COLL,                        \
     "collective write, d bytes per rank at its own offset")                  \
   X(FILE_READ_AT_ALL, "MPI_File_read_at_all", COLL,                          \
-    "collective read, d bytes per rank at its own offset")
+    "collective read, d bytes per rank at its own offset")                   \
+  X(FILE_SYNC, "MPI_File_sync", COLL,                                        \
+    "p ranks sync the file after each wrote 64 KiB to it, d = 0")            \
+  X(FILE_SET_SIZE, "MPI_File_set_size", COLL,                                \
+    "p ranks grow an empty file to d bytes (its new size)")                  \
+  X(FILE_PREALLOCATE, "MPI_File_preallocate", COLL,                          \
+    "p ranks preallocate d bytes of an empty file")                          \
+  X(FILE_SET_VIEW, "MPI_File_set_view", COLL,                                \
+    "p ranks set a contiguous byte view at 0, d = 0")                        \
+  X(FILE_DELETE, "MPI_File_delete", LOCAL,                                   \
+    "one rank deletes a closed file it made, d = 0")
 
 typedef enum revprof_fn {
 #define RP_FN_ENUM_(id, name, kind, what) REVPROF_FN_##id,

@@ -15,7 +15,12 @@
  *     and MPI_File_write_at_all or _read_at_all of the members' largest
  *     block is added. The non-blocking collectives (MPI_File_iwrite_all,
  *     ...) are costed locally when issued: a blocking exchange there could
- *     deadlock a correct program.
+ *     deadlock a correct program;
+ *   - MPI_File_sync, _set_size, _preallocate and _set_view are collectives
+ *     over the file's group like the blocking collective accesses, d the
+ *     size asked for (set_size, preallocate) or 0;
+ *   - MPI_File_delete names a file, not a handle: this rank alone adds the
+ *     model's MPI_File_delete at p = 1.
  * Where the model has no row for a call (models without an I/O part,
  * compensate mode), the call runs natively and its host time is counted
  * in the report's "not predicted" line. */
@@ -158,5 +163,21 @@ RP_EXPORT int MPI_File_close(MPI_File *fh) {
   if (f != NULL)
     forget(f);
   rp_leave(RP_W_MPI_File_close);
+  return rc;
+}
+
+RP_EXPORT int MPI_File_delete(const char *filename, MPI_Info info) {
+  if (rp_bypass())
+    return PMPI_File_delete(filename, info);
+  rp_enter(RP_W_MPI_File_delete);
+  double h0 = rp_host_seconds();
+  int rc;
+  RP_UNLOCKED(rc = PMPI_File_delete(filename, info));
+  double host = rp_host_seconds() - h0;
+  if (!rp_costed(REVPROF_FN_FILE_DELETE))
+    rp_g.host_unc[RP_W_MPI_File_delete] += host;
+  else if (rc == MPI_SUCCESS)
+    local(1, REVPROF_FN_FILE_DELETE, 0.0);
+  rp_leave(RP_W_MPI_File_delete);
   return rc;
 }

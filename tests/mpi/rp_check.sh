@@ -134,13 +134,25 @@ io-exact)
   cat out
   grep -q "^io exact: $np ranks, 0 mismatches, 0 bad reads" out || { cat err; fail "clocks or data differ"; }
   for fn in MPI_File_open MPI_File_write_at MPI_File_read_at MPI_File_write_at_all \
-            MPI_File_read_all MPI_File_write_at_all_begin MPI_File_iwrite_at MPI_File_close; do
+            MPI_File_read_all MPI_File_write_at_all_begin MPI_File_iwrite_at MPI_File_close \
+            MPI_File_set_view MPI_File_sync MPI_File_preallocate MPI_File_set_size \
+            MPI_File_delete; do
     awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $7 > 0 && $11 == "costed" { ok = 1 } END { exit !ok }' \
       revprof-out/report.csv || { grep "$fn" revprof-out/report.csv; fail "$fn has no predicted cost"; }
   done
-  # set_view has no rule: named as not predicted, never costed silently
-  grep "not-predicted" revprof-out/report.txt | grep -q "MPI_File_set_view" ||
-    { head -20 revprof-out/report.txt; fail "MPI_File_set_view not named as not predicted"; }
+  grep -q "not-predicted" revprof-out/report.txt && { head -20 revprof-out/report.txt; fail "I/O calls reported as not predicted"; }
+  # a model with I/O rows but not set_view's or delete's (no fallback):
+  # those two are named as not predicted, never costed silently
+  sed '/^    MPI_File_set_view = /,+1d; /^    MPI_File_delete = /,+1d' "$RP_MODEL" > noview.lua
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_WORK/noview.lua REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "run without set_view's row failed"; }
+  line=$(grep "not-predicted" revprof-out/report.txt) || { head -20 revprof-out/report.txt; fail "no not-predicted line"; }
+  for fn in MPI_File_set_view MPI_File_delete; do
+    echo "$line" | grep -q "$fn" || fail "$fn missing from: $line"
+  done
+  echo "$line" | grep -q "MPI_File_sync" && fail "MPI_File_sync not predicted with its row: $line"
+  awk -F, '$1 == "function" && $2 == "all" && $3 == "MPI_File_set_view" && $11 == "not-predicted" { ok = 1 } END { exit !ok }' \
+    revprof-out/report.csv || { grep MPI_File_set_view revprof-out/report.csv; fail "CSV status of MPI_File_set_view"; }
   # a model without I/O rows: every I/O call runs, counted as not predicted
   sed '/-- MPI-IO/,/-- end of MPI-IO/d' "$RP_MODEL" > noio.lua
   rm -rf revprof-out
@@ -149,6 +161,10 @@ io-exact)
   line=$(grep "not-predicted" revprof-out/report.txt) || { head -20 revprof-out/report.txt; fail "no not-predicted line"; }
   for fn in MPI_File_open MPI_File_write_at_all MPI_File_close; do
     echo "$line" | grep -q "$fn" || fail "$fn missing from: $line"
+  done
+  for fn in MPI_File_sync MPI_File_set_size MPI_File_preallocate MPI_File_set_view MPI_File_delete; do
+    awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $11 == "not-predicted" { ok = 1 } END { exit !ok }' \
+      revprof-out/report.csv || { grep "$fn" revprof-out/report.csv; fail "CSV status of $fn"; }
   done
   awk -F, '$1 == "function" && $2 == "all" && $3 == "MPI_File_write_at" && $11 == "not-predicted" { ok = 1 } END { exit !ok }' \
     revprof-out/report.csv || { grep MPI_File_write_at revprof-out/report.csv; fail "CSV status of MPI_File_write_at"; }

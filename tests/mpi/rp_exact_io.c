@@ -8,10 +8,15 @@
  *            MPI_File_read_at of 64: this rank alone, at p = the group
  *   phase 3  MPI_File_write_at_all of 512 (r + 1) bytes: the clocks meet,
  *            + write_at_all(p, the largest block)
- *   phase 4  MPI_File_read_all (individual pointer, a view) and a split
- *            collective MPI_File_write_at_all_begin/_end
+ *   phase 4  MPI_File_set_view, MPI_File_read_all (individual pointer,
+ *            through the view) and a split collective
+ *            MPI_File_write_at_all_begin/_end
  *   phase 5  a file of half the ranks (split by parity): only they meet
- *   phase 6  MPI_File_iwrite_at (costed when issued) and MPI_File_close
+ *   phase 6  MPI_File_sync, _set_size and _preallocate: the clocks meet,
+ *            + the row at (p, the size asked for or 0); ranks 0 and 1
+ *            MPI_File_delete their half's file: that rank alone, at p = 1
+ *   phase 7  MPI_File_set_view, MPI_File_iwrite_at (costed when issued)
+ *            and MPI_File_close
  * Run with REVPROF_COMPUTE=annotate REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6
  * REVPROF_STEP_MAX=2e-6 in a scratch directory. Prints "io exact: P ranks,
  * M mismatches". */
@@ -36,6 +41,16 @@ static const row WAA = {{2.5e-6, 5e-6, 1e-5}, {1e-6, 2e-6, 4e-6},
                         {1.5e-9, 3e-9, 6e-9}};
 static const row RAA = {{2e-6, 4e-6, 8e-6}, {1.5e-6, 3e-6, 6e-6},
                         {1e-9, 2e-9, 4e-9}};
+
+static const row SYNC = {{3e-6, 6e-6, 1.2e-5}, {1e-6, 2e-6, 4e-6}, {0, 0, 0}};
+static const row SIZE = {{2e-6, 4e-6, 8e-6}, {5e-7, 1e-6, 2e-6},
+                         {5e-10, 1e-9, 2e-9}};
+static const row PREALLOC = {{4e-6, 8e-6, 1.6e-5}, {1e-6, 2e-6, 4e-6},
+                             {2.5e-9, 5e-9, 1e-8}};
+static const row VIEW = {{1.5e-6, 3e-6, 6e-6}, {2.5e-7, 5e-7, 1e-6},
+                         {0, 0, 0}};
+static const row DELETE = {{6e-6, 1.2e-5, 2.4e-5}, {5e-7, 1e-6, 2e-6},
+                           {0, 0, 0}};
 
 static double C(const row *f, int b, double p, double d) {
   return f->one[b] + f->pp[b] * p + f->dd[b] * d;
@@ -113,6 +128,7 @@ int main(int argc, char **argv) {
   MPI_File_write_at_all_end(fh, buf, &st);
   for (int r = 0; r < size; r++)
     steps(r, r + 1);
+  meet(all, size, &VIEW, 0.0);
   meet(all, size, &RAA, 1024.0);
   meet(all, size, &WAA, 128.0);
   compare("read_all, split");
@@ -141,19 +157,42 @@ int main(int argc, char **argv) {
   }
   compare("half");
 
-  /* ---- phase 6: non-blocking write, close */
+  /* ---- phase 6: sync, preallocate, set_size; delete on one rank */
+  MPI_Offset big = (MPI_Offset)1024 * MAXP * size + 8192;
+  REVPROF_COMPUTE_STEPS(4 * (rank + 1));
+  MPI_File_sync(fh);
+  REVPROF_COMPUTE_STEPS(size - rank);
+  MPI_File_set_size(fh, big); /* first: Open MPI 4.1's OMPIO, after a
+                                 preallocate of this file at 3 ranks,
+                                 mismatched set_size's broadcast */
+  MPI_File_preallocate(fh, big + 100);
+  if (rank < 2)
+    MPI_File_delete(name, MPI_INFO_NULL);
+  for (int r = 0; r < size; r++)
+    steps(r, 4 * (r + 1));
+  meet(all, size, &SYNC, 0.0);
+  for (int r = 0; r < size; r++)
+    steps(r, size - r);
+  meet(all, size, &SIZE, (double)big);
+  meet(all, size, &PREALLOC, (double)big + 100.0);
+  for (int r = 0; r < size && r < 2; r++)
+    local(r, &DELETE, 1.0, 0.0);
+  compare("sync, set_size, preallocate, delete");
+
+  /* ---- phase 7: a view, non-blocking write, close */
   MPI_Request req;
   REVPROF_COMPUTE_STEPS(2);
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
   MPI_File_iwrite_at(fh, mine + 4096, buf, 100, MPI_BYTE, &req);
   MPI_Wait(&req, &st);
   MPI_File_close(&fh);
-  for (int r = 0; r < size; r++) {
+  for (int r = 0; r < size; r++)
     steps(r, 2);
+  meet(all, size, &VIEW, 0.0);
+  for (int r = 0; r < size; r++)
     local(r, &WA, size, 100.0);
-  }
   meet(all, size, &CLOSE, 0.0);
-  compare("iwrite, close");
+  compare("set_view, iwrite, close");
 
   int total[2] = {0, 0}, mine2[2] = {mismatches, bad};
   MPI_Reduce(mine2, total, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

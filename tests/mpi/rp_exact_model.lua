@@ -56,6 +56,16 @@ return {
                                 avg = { 5e-6, 2e-6, 3e-9 }, min = { 2.5e-6, 1e-6, 1.5e-9 }, max = { 1e-5, 4e-6, 6e-9 } } },
     MPI_File_read_at_all = { { dmin = 0, n = 0, form = { "1", "p", "d" },
                                avg = { 4e-6, 3e-6, 2e-9 }, min = { 2e-6, 1.5e-6, 1e-9 }, max = { 8e-6, 6e-6, 4e-9 } } },
+    MPI_File_sync = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                        avg = { 6e-6, 2e-6, 0 }, min = { 3e-6, 1e-6, 0 }, max = { 1.2e-5, 4e-6, 0 } } },
+    MPI_File_set_size = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                            avg = { 4e-6, 1e-6, 1e-9 }, min = { 2e-6, 5e-7, 5e-10 }, max = { 8e-6, 2e-6, 2e-9 } } },
+    MPI_File_preallocate = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                               avg = { 8e-6, 2e-6, 5e-9 }, min = { 4e-6, 1e-6, 2.5e-9 }, max = { 1.6e-5, 4e-6, 1e-8 } } },
+    MPI_File_set_view = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                            avg = { 3e-6, 5e-7, 0 }, min = { 1.5e-6, 2.5e-7, 0 }, max = { 6e-6, 1e-6, 0 } } },
+    MPI_File_delete = { { dmin = 0, n = 0, form = { "1", "p", "d" },
+                          avg = { 1.2e-5, 1e-6, 0 }, min = { 6e-6, 5e-7, 0 }, max = { 2.4e-5, 2e-6, 0 } } },
     -- end of MPI-IO
   },
 }

@@ -71,9 +71,11 @@ int main(int argc, char **argv) {
       bad = fail("group size out of 2..ranks", p);
     else if ((p->fn == REVPROF_FN_BARRIER || p->fn == REVPROF_FN_IBARRIER ||
               p->fn == REVPROF_FN_FILE_OPEN ||
-              p->fn == REVPROF_FN_FILE_CLOSE) &&
+              p->fn == REVPROF_FN_FILE_CLOSE ||
+              p->fn == REVPROF_FN_FILE_SYNC ||
+              p->fn == REVPROF_FN_FILE_SET_VIEW) &&
              p->d != 0)
-      bad = fail("barrier, file open or close with data", p);
+      bad = fail("barrier, file open, close, sync or set_view with data", p);
     else if (p->p <= 64)
       seen[p->fn][p->p]++;
   }

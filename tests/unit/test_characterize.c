@@ -207,9 +207,12 @@ static void test_characterize_parse_io_dir(void **state) {
   int nio = 0;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     nio += rp_char_fn_io((revprof_fn)i);
-  assert_int_equal(nio, 6);
+  assert_int_equal(nio, 11);
   assert_true(rp_char_fn_io(REVPROF_FN_FILE_OPEN));
   assert_true(rp_char_fn_io(REVPROF_FN_FILE_READ_AT_ALL));
+  assert_true(rp_char_fn_io(REVPROF_FN_FILE_SYNC));
+  assert_true(rp_char_fn_io(REVPROF_FN_FILE_SET_VIEW));
+  assert_true(rp_char_fn_io(REVPROF_FN_FILE_DELETE));
   assert_false(rp_char_fn_io(REVPROF_FN_WIN_FENCE));
   assert_int_equal(parse(&o, err, sizeof err, "--io-dir", "/scratch/me",
                          NULL), 0);
@@ -219,6 +222,8 @@ static void test_characterize_parse_io_dir(void **state) {
   assert_true(rp_char_all_on(&o));
   assert_int_equal(parse(&o, err, sizeof err, "--functions", "all", NULL), 0);
   assert_false(o.fn_on[REVPROF_FN_FILE_WRITE_AT]);
+  assert_false(o.fn_on[REVPROF_FN_FILE_SYNC] ||
+               o.fn_on[REVPROF_FN_FILE_DELETE]);
   assert_true(o.fn_on[REVPROF_FN_BCAST] && rp_char_all_on(&o));
   assert_int_equal(parse(&o, err, sizeof err, "--functions",
                          "MPI_File_read_at,MPI_Bcast", "--io-dir=io", NULL),
@@ -237,6 +242,10 @@ static void test_characterize_parse_io_dir(void **state) {
             "--functions", "MPI_File_write_at", NULL);
   parse_bad(REVPROF_EINVAL, "MPI_File_open needs --io-dir", "--functions",
             "MPI_Bcast,mpi_file_open", NULL);
+  parse_bad(REVPROF_EINVAL, "MPI_File_preallocate needs --io-dir",
+            "--functions", "MPI_File_preallocate", NULL);
+  parse_bad(REVPROF_EINVAL, "MPI_File_delete needs --io-dir", "--functions",
+            "MPI_File_delete", NULL);
   parse_bad(REVPROF_EINVAL, "--io-dir: directory name empty", "--io-dir",
             "", NULL);
   /* named, then excluded: not timed, so no directory is needed */
@@ -398,11 +407,12 @@ static void test_characterize_plan_covers_table(void **state) {
   for (size_t i = 0; i < plan.n; i++)
     assert_false(rp_char_fn_io(plan.pt[i].fn));
   rp_char_plan_free(&plan);
-  /* with it: reads and writes over sizes, open and close at d = 0 */
+  /* with it: reads, writes, set_size and preallocate over sizes; open,
+   * close, sync and set_view at d = 0; delete on one rank */
   assert_int_equal(parse(&o, err, sizeof err, "--sizes", "0:16", "--io-dir",
                          "io", NULL), 0);
   assert_int_equal(rp_char_plan_build(&o, 3, &plan, err, sizeof err), 0);
-  assert_int_equal(plan.n, want + 4 * 2 * 6 + 2 * 2);
+  assert_int_equal(plan.n, want + 6 * 2 * 6 + 4 * 2 + 1);
   for (size_t i = 0; i < plan.n; i++) {
     const rp_char_spec *s = &plan.pt[i];
     revprof_fn_kind k = revprof_fn_kind_of(s->fn);
@@ -412,7 +422,8 @@ static void test_characterize_plan_covers_table(void **state) {
       assert_true(s->p == 1 && s->d == 0);
     if (s->fn == REVPROF_FN_BARRIER || s->fn == REVPROF_FN_IBARRIER ||
         s->fn == REVPROF_FN_WIN_FENCE || s->fn == REVPROF_FN_WIN_LOCK ||
-        s->fn == REVPROF_FN_FILE_OPEN || s->fn == REVPROF_FN_FILE_CLOSE)
+        s->fn == REVPROF_FN_FILE_OPEN || s->fn == REVPROF_FN_FILE_CLOSE ||
+        s->fn == REVPROF_FN_FILE_SYNC || s->fn == REVPROF_FN_FILE_SET_VIEW)
       assert_int_equal(s->d, 0);
   }
   rp_char_plan_free(&plan);
@@ -453,6 +464,13 @@ static void test_characterize_buffers(void **state) {
   rp_char_buffers(REVPROF_FN_REDUCE_SCATTER_BLOCK, 3, 10, &s, &r);
   assert_true(s == 30 && r == 10);
   assert_false(rp_char_fits(REVPROF_FN_ALLTOALL, 4, 1L << 30, 1L << 40));
+  /* file sizes are no buffers; a sync writes a fixed block first */
+  rp_char_buffers(REVPROF_FN_FILE_PREALLOCATE, 4, 1L << 30, &s, &r);
+  assert_true(s == 0 && r == 0);
+  assert_true(rp_char_fits(REVPROF_FN_FILE_SET_SIZE, 4, 1L << 30, 4096));
+  assert_false(rp_char_fits(REVPROF_FN_FILE_SET_SIZE, 4, 1L << 32, 4096));
+  rp_char_buffers(REVPROF_FN_FILE_SYNC, 4, 0, &s, &r);
+  assert_true(s == RP_IO_SYNC_BYTES && r == 0);
 }
 
 static void test_characterize_shuffle_deterministic(void **state) {
