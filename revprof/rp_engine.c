@@ -3,19 +3,10 @@
  * annotations. The state, costs and timers it starts are rp_state.c's. */
 #include "rp_engine.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#ifdef RP_HAVE_PAPI
-#include <papi.h>
-#endif
-
 
 /* REVPROF_PACK_MAX default, bytes: above it the struct datatype carries
  * the piggyback. Measured with bench/pingpong-overhead.sh (docs/revprof.md):
@@ -28,7 +19,6 @@
 #else
 #define RP_DEFAULT_PACK_MAX 2048.0
 #endif
-
 
 /* ----------------------------------------------------- start and stop */
 

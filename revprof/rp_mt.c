@@ -181,8 +181,7 @@ void rp_mt_shutdown(void) {
     while (*lists[i]) {
       rp_thr *t = *lists[i];
       *lists[i] = t->next;
-      if (thr_free)
-        thr_free(t);
+      thr_free(t); /* registered before any block existed */
       free(t);
     }
 }

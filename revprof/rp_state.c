@@ -4,14 +4,12 @@
  * measured-computation bookkeeping. Calls nothing above it (docs/design.md). */
 #include "rp_state.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #ifdef RP_HAVE_PAPI
 #include <papi.h>
