@@ -80,6 +80,10 @@ static double truth(revprof_fn fn, double p, double d) {
     return d <= eager ? 0.40e-6 + d * copy : 2.9e-6 + d * beta;
   case REVPROF_FN_SENDRECV:
     return d <= eager ? 1.6e-6 + d * (beta + copy) : 5.0e-6 + d * beta;
+  case REVPROF_FN_WAIT:
+    return d <= eager ? 0.08e-6 : 0.2e-6 + d * copy;
+  case REVPROF_FN_GAP:
+    return d <= eager ? 0.15e-6 + d * copy : d * beta;
   case REVPROF_FN_BARRIER:
     return 0.4e-6 + lg * 1.1e-6;
   case REVPROF_FN_IBARRIER:

@@ -898,6 +898,9 @@ void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
   case REVPROF_FN_NEIGHBOR_ALLTOALL:
     s = r = sp * sd;
     break;
+  case REVPROF_FN_GAP: /* a train: one receive buffer per message */
+    r = (size_t)REVPROF_GAP_TRAIN * sd;
+    break;
   case REVPROF_FN_BARRIER:
   case REVPROF_FN_IBARRIER:
   case REVPROF_FN_WTIME:

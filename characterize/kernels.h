@@ -22,6 +22,7 @@ typedef struct rp_kctx {
   unsigned char *rbuf;  /* receive buffer, touched before timing */
   int *counts, *displs; /* size entries (v-variants, Reduce_scatter) */
   MPI_Request req;      /* request left open by pre or run */
+  MPI_Request train[REVPROF_GAP_TRAIN]; /* the "gap" row's messages */
   MPI_Win win;          /* one-sided functions: a window over rbuf on
                            comm; MPI_WIN_NULL otherwise */
   MPI_Comm graph;       /* neighbourhood collectives: comm as a complete

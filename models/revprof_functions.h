@@ -14,6 +14,10 @@
   X(ISEND, "MPI_Isend", P2P, "cost of starting MPI_Isend")                   \
   X(IRECV, "MPI_Irecv", P2P, "MPI_Irecv + MPI_Wait, message arrived")        \
   X(SENDRECV, "MPI_Sendrecv", P2P, "pairwise exchange, max over both")       \
+  X(WAIT, "MPI_Wait", P2P,                                                   \
+    "MPI_Wait on a pre-posted receive whose message has arrived")           \
+  X(GAP, "gap", P2P,                                                         \
+    "injection gap: period of a train of 8 messages, receives pre-posted")  \
   X(BARRIER, "MPI_Barrier", COLL, "barrier, d = 0")                          \
   X(BCAST, "MPI_Bcast", COLL, "d = buffer bytes, root 0")                    \
   X(REDUCE, "MPI_Reduce", COLL, "d = bytes per rank, MPI_SUM, root 0")       \
@@ -69,6 +73,9 @@
     "p ranks set a contiguous byte view at 0, d = 0")                        \
   X(FILE_DELETE, "MPI_File_delete", LOCAL,                                   \
     "one rank deletes a closed file it made, d = 0")
+
+/* Messages in the "gap" row's train. */
+#define REVPROF_GAP_TRAIN 8
 
 typedef enum revprof_fn {
 #define RP_FN_ENUM_(id, name, kind, what) REVPROF_FN_##id,
