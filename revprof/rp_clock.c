@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- clocks */
@@ -53,6 +54,54 @@ double rp_clock_coll_complete(rp_clock *c, const double start_max[RP_NB],
       wavg = inc - cm;
   }
   return wavg;
+}
+
+void rp_arrival_at(const double t_send[RP_NB], const double latency[RP_NB],
+                   const double t_post[RP_NB], const double late[RP_NB],
+                   double at[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++) {
+    double travelled = t_send[b] + latency[b], taken = t_post[b] + late[b];
+    at[b] = travelled > taken ? travelled : taken;
+  }
+}
+
+static int by_arrival(const void *x, const void *y) {
+  double a = ((const rp_arrival *)x)->at[RP_AVG];
+  double b = ((const rp_arrival *)y)->at[RP_AVG];
+  return (a > b) - (a < b);
+}
+
+double rp_clock_complete(rp_clock *c, rp_arrival *a, int n) {
+  double wavg = 0.0;
+  if (n <= 0)
+    return 0.0;
+  if (n > 1)
+    qsort(a, (size_t)n, sizeof *a, by_arrival);
+  for (int b = 0; b < RP_NB; b++) {
+    double endpoint = -INFINITY; /* when the endpoint takes the next */
+    for (int i = 0; i < n; i++) {
+      double e = a[i].at[b] > endpoint ? a[i].at[b] : endpoint;
+      double ready = c->now[b] + a[i].own[b];
+      double w = e > ready ? e - ready : 0.0;
+      endpoint = e + a[i].gap[b];
+      c->comm[b] += a[i].own[b];
+      c->wait[b] += w;
+      c->now[b] = ready + w;
+      if (b == RP_AVG) {
+        wavg += w;
+        a[i].done = c->now[b];
+      }
+    }
+  }
+  return wavg;
+}
+
+void rp_clock_sent(rp_clock *c, const double done[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++)
+    if (done[b] > c->now[b]) {
+      c->comm[b] += done[b] - c->now[b];
+      c->now[b] = done[b];
+    }
 }
 
 int rp_root_learns(int dir, int is_root) {

@@ -63,6 +63,61 @@ static inline double rp_clock_recv(rp_clock *c, const double cost[RP_NB],
   return wavg;
 }
 
+/* ------------------------------------------------ messages that overlap
+ * (LogGP-like: each rank's endpoint takes messages one gap after another;
+ * the model's "gap" row is g(d), its "MPI_Wait" row a completed receive's
+ * own cost o(d), MPI_Irecv the cost of a receive posted late.) */
+
+/* A message leaving: messages from one rank leave one gap apart, so
+ * t_send = max(now, nic_free) is the time piggybacked, nic_free becomes
+ * t_send + gap, and now += cost (the call's own cost, T_Send or T_Isend),
+ * per bound. A gap of 0 (a model without the row) gives rp_clock_send. */
+static inline void rp_clock_inject(rp_clock *c, const double cost[RP_NB],
+                                   const double gap[RP_NB],
+                                   double nic_free[RP_NB],
+                                   double t_send[RP_NB]) {
+  for (int b = 0; b < RP_NB; b++) {
+    double t = c->now[b] > nic_free[b] ? c->now[b] : nic_free[b];
+    t_send[b] = t;
+    nic_free[b] = t + gap[b];
+    c->now[b] += cost[b];
+    c->comm[b] += cost[b];
+  }
+}
+
+/* A receive completed by a Wait or Test (not a blocking receive): its
+ * message is there at max(t_send + latency, t_post + late), where t_post
+ * is when the receive was posted and late what a receive posted after its
+ * message had arrived costs (a copy when it went eagerly, the transfer
+ * when it waited for the receive). */
+typedef struct rp_arrival {
+  double at[RP_NB];   /* the message there (rp_arrival_at) */
+  double gap[RP_NB];  /* endpoint's gap g(d) before the next one */
+  double own[RP_NB];  /* the rank's own cost o(d) of completing it */
+  double done;        /* out: the avg clock once this one is complete */
+  int src, tag;       /* for the trace (not read by the rules) */
+  double bytes;
+} rp_arrival;
+
+void rp_arrival_at(const double t_send[RP_NB], const double latency[RP_NB],
+                   const double t_post[RP_NB], const double late[RP_NB],
+                   double at[RP_NB]);
+
+/* The n receives one call completed (Waitall, Waitsome, Testall,
+ * Testsome; Wait and Waitany: n = 1), in the order of their arrival (avg
+ * clock; a is sorted in place). The endpoint takes them one gap apart,
+ * e_i = max(at_i, e_{i-1} + gap_{i-1}), and the rank spends its own cost
+ * on each, now = max(now + own_i, e_i); so k messages in flight together
+ * end at the latest arrival plus the gaps they queue for, not at the sum
+ * of k receive costs. The excess over now + own counts as waiting. Sets
+ * each a[i].done; returns the avg clock's waiting time. */
+double rp_clock_complete(rp_clock *c, rp_arrival *a, int n);
+
+/* A send's completion (Wait on an MPI_Isend): no earlier than its message
+ * has left, done = t_send + gap: now = max(now, done), the increment
+ * counted as communication. */
+void rp_clock_sent(rp_clock *c, const double done[RP_NB]);
+
 /* Blocking collective: every member's start clock combined into start_max
  * (per bound, the maximum over the members, this rank included), then
  * now = start_max + cost. Time from now to start_max is waiting. Returns the

@@ -414,6 +414,149 @@ static void test_clock_piggyback_choice(void **state) {
   assert_int_equal(rp_pb_choose(0, 0, 0, 1, 0, 2048), RP_PB_CLOCKS);
 }
 
+/* ------------------------------------------------- overlapping messages */
+
+static void test_clock_inject_spaces_a_train_by_the_gap(void **state) {
+  (void)state;
+  rp_clock c;
+  double cost[RP_NB], gap[RP_NB], nic[RP_NB] = {0, 0, 0}, ts[RP_NB];
+  rp_clock_init(&c);
+  set3(cost, 1e-7, 1e-7, 1e-7);
+  set3(gap, 1e-6, 2e-6, 3e-6); /* the endpoint slower than the calls */
+  for (int i = 0; i < 3; i++) {
+    rp_clock_inject(&c, cost, gap, nic, ts);
+    assert_near(ts[RP_MIN], i * 1e-6, TOL);
+    assert_near(ts[RP_AVG], i * 2e-6, TOL);
+    assert_near(ts[RP_MAX], i * 3e-6, TOL);
+  }
+  assert_near(c.now[RP_AVG], 3e-7, TOL); /* the calls cost only themselves */
+  assert_near(nic[RP_AVG], 6e-6, TOL);
+  assert_invariant(&c);
+  /* no gap: exactly rp_clock_send */
+  rp_clock a, b;
+  double zero[RP_NB] = {0, 0, 0}, nic2[RP_NB] = {0, 0, 0}, ta[RP_NB],
+         tb[RP_NB];
+  rp_clock_init(&a);
+  rp_clock_init(&b);
+  for (int i = 0; i < 4; i++) {
+    rp_clock_inject(&a, cost, zero, nic2, ta);
+    rp_clock_send(&b, cost, tb);
+    for (int k = 0; k < RP_NB; k++) {
+      assert_near(ta[k], tb[k], TOL);
+      assert_near(a.now[k], b.now[k], TOL);
+    }
+  }
+}
+
+static void test_clock_arrival_is_travel_or_late_post(void **state) {
+  (void)state;
+  double ts[RP_NB], lat[RP_NB], post[RP_NB], late[RP_NB], at[RP_NB];
+  set3(ts, 1e-5, 1e-5, 1e-5);
+  set3(lat, 2e-6, 2e-6, 2e-6);
+  set3(post, 0.0, 1e-4, 0.0); /* avg: posted long after it arrived */
+  set3(late, 5e-7, 5e-7, 5e-7);
+  rp_arrival_at(ts, lat, post, late, at);
+  assert_near(at[RP_MIN], 1.2e-5, TOL);
+  assert_near(at[RP_AVG], 1e-4 + 5e-7, TOL);
+  assert_near(at[RP_MAX], 1.2e-5, TOL);
+}
+
+static void arrival(rp_arrival *a, double at, double gap, double own) {
+  memset(a, 0, sizeof *a);
+  set3(a->at, at, at, at);
+  set3(a->gap, gap, gap, gap);
+  set3(a->own, own, own, own);
+}
+
+/* k messages in flight together end at the latest arrival plus the gaps
+ * they queue for, not at the sum of k receive costs */
+static void test_clock_complete_overlaps_k_receives(void **state) {
+  (void)state;
+  for (int k = 1; k <= 8; k++) {
+    rp_clock c;
+    rp_arrival a[8];
+    rp_clock_init(&c);
+    for (int i = 0; i < k; i++)
+      arrival(&a[i], 1e-5, 1e-6, 1e-7);
+    double w = rp_clock_complete(&c, a, k);
+    assert_near(c.now[RP_AVG], 1e-5 + (k - 1) * 1e-6, 1e-15);
+    assert_near(c.comm[RP_AVG], k * 1e-7, 1e-15);
+    assert_near(w, c.wait[RP_AVG], 1e-15);
+    assert_near(a[k - 1].done, c.now[RP_AVG], 1e-15);
+    assert_invariant(&c);
+  }
+  /* arrived long ago: only the rank's own cost per message */
+  rp_clock c;
+  rp_arrival a[3];
+  rp_clock_init(&c);
+  c.now[0] = c.now[1] = c.now[2] = c.compute[0] = c.compute[1] =
+      c.compute[2] = 1.0;
+  for (int i = 0; i < 3; i++)
+    arrival(&a[i], 1e-5, 1e-6, 1e-7);
+  assert_near(rp_clock_complete(&c, a, 3), 0.0, TOL);
+  assert_near(c.now[RP_AVG], 1.0 + 3e-7, 1e-15);
+  assert_invariant(&c);
+}
+
+/* taken in arrival order whatever the order of the requests */
+static void test_clock_complete_takes_arrival_order(void **state) {
+  (void)state;
+  rp_clock c;
+  rp_arrival a[3];
+  rp_clock_init(&c);
+  arrival(&a[0], 3e-5, 1e-6, 0.0);
+  arrival(&a[1], 1e-5, 1e-6, 0.0);
+  arrival(&a[2], 2e-5, 1e-6, 0.0);
+  rp_clock_complete(&c, a, 3);
+  assert_near(c.now[RP_AVG], 3e-5, 1e-15); /* not 3e-5 + gaps */
+  assert_near(a[0].at[RP_AVG], 1e-5, TOL);
+  assert_near(a[1].done, 2e-5, 1e-15);
+  assert_invariant(&c);
+}
+
+/* without the gap and own rows (gap 0, own = T_Irecv) the rule is the one
+ * of format-1 models: rp_clock_recv, one receive after another */
+static void test_clock_complete_without_gap_is_the_old_rule(void **state) {
+  (void)state;
+  rp_clock c, old;
+  double cost[RP_NB], ts[RP_NB], lat[RP_NB];
+  const double sends[4] = {1e-6, 4e-6, 4.5e-6, 2e-5};
+  rp_arrival a[4];
+  rp_clock_init(&c);
+  rp_clock_init(&old);
+  set3(cost, 1e-6, 2e-6, 3e-6);
+  set3(lat, 3e-6, 3e-6, 3e-6);
+  for (int i = 0; i < 4; i++) {
+    memset(&a[i], 0, sizeof a[i]);
+    set3(ts, sends[i], sends[i], sends[i]);
+    for (int b = 0; b < RP_NB; b++) {
+      a[i].at[b] = ts[b] + lat[b];
+      a[i].own[b] = cost[b];
+    }
+    rp_clock_recv(&old, cost, ts, lat);
+  }
+  rp_clock_complete(&c, a, 4);
+  for (int b = 0; b < RP_NB; b++) {
+    assert_near(c.now[b], old.now[b], 1e-15);
+    assert_near(c.wait[b], old.wait[b], 1e-15);
+  }
+}
+
+static void test_clock_sent_waits_for_the_message_to_leave(void **state) {
+  (void)state;
+  rp_clock c;
+  double done[RP_NB];
+  rp_clock_init(&c);
+  c.now[RP_AVG] = c.compute[RP_AVG] = 5e-6;
+  set3(done, 1e-6, 4e-6, 9e-6);
+  rp_clock_sent(&c, done);
+  assert_near(c.now[RP_MIN], 1e-6, TOL);
+  assert_near(c.now[RP_AVG], 5e-6, TOL); /* already later: unchanged */
+  assert_near(c.now[RP_MAX], 9e-6, TOL);
+  assert_near(c.comm[RP_MAX], 9e-6, TOL);
+  assert_invariant(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_clock_send_stamps_then_advances),
@@ -431,6 +574,12 @@ int main(void) {
       cmocka_unit_test(test_clock_wildcard_flags_earlier_arrival_from_other),
       cmocka_unit_test(test_clock_wildcard_ignores_same_sender_and_other_scope),
       cmocka_unit_test(test_clock_piggyback_choice),
+      cmocka_unit_test(test_clock_inject_spaces_a_train_by_the_gap),
+      cmocka_unit_test(test_clock_arrival_is_travel_or_late_post),
+      cmocka_unit_test(test_clock_complete_overlaps_k_receives),
+      cmocka_unit_test(test_clock_complete_takes_arrival_order),
+      cmocka_unit_test(test_clock_complete_without_gap_is_the_old_rule),
+      cmocka_unit_test(test_clock_sent_waits_for_the_message_to_leave),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
