@@ -96,7 +96,7 @@ typedef struct rp_arrival {
   double own[RP_NB];  /* the rank's own cost o(d) of completing it */
   double done;        /* out: the avg clock once this one is complete */
   int src, tag;       /* for the trace (not read by the rules) */
-  double bytes;
+  double bytes, t_send;
 } rp_arrival;
 
 void rp_arrival_at(const double t_send[RP_NB], const double latency[RP_NB],

@@ -407,11 +407,9 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
 
 /* Send rule and piggyback: t_send = now, now += T_fn(d). */
 static void send_stamp(rp_req *r) {
-  double cost[RP_NB];
   if (r->enc == RP_ENC_NATIVE)
     return;
-  rp_cost_fast(r->fn, 2.0, r->ubytes, cost);
-  rp_clock_send(&rp_g.clk, cost, r->pb);
+  rp_send_clock(r->fn, r->ubytes, r->pb, r->t_mark);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
   rp_t.cur_bytes += r->ubytes;
   if (r->enc == RP_ENC_PACK) {
@@ -431,6 +429,7 @@ static rp_req *prepare(rp_req *r, int blocking_send, rp_wid w,
   r->fn = fn;
   r->kind = kind;
   r->active = 1;
+  memcpy(r->t_mark, rp_g.clk.now, sizeof r->t_mark); /* a receive's post */
   return r;
 }
 
@@ -535,6 +534,88 @@ static double deliver(rp_req *r, MPI_Status *st) {
   return n - RP_PB_BYTES;
 }
 
+/* ---------------------------------------------- completions that overlap */
+
+void rp_batch_begin(void) {
+  rp_thr *t = rp_th();
+  t->batching = 1;
+  t->narr = 0;
+  t->nsent = 0;
+  t->nserial = 0;
+}
+
+void rp_batch_settle(void) {
+  rp_thr *t = rp_th();
+  t->batching = 0;
+  if (t->narr > 0) {
+    rp_t.cur_wait += rp_clock_complete(&rp_g.clk, t->arr, (int)t->narr);
+    for (size_t i = 0; rp_g.tracing && i < t->narr; i++)
+      rp_trace_message(t->arr[i].src, t->arr[i].t_send, t->arr[i].done,
+                       t->arr[i].tag, t->arr[i].bytes);
+  }
+  if (t->nsent > 0)
+    rp_clock_sent(&rp_g.clk, t->sent);
+  if (t->nserial > 1) {
+    rp_g.serial_calls += 1.0;
+    rp_report_flag("no-overlap-rows",
+                   "the model has no 'gap' row (made before format 2): %.0f "
+                   "completion call(s) charged their receives one after "
+                   "another, not overlapped; re-characterize",
+                   rp_g.serial_calls);
+  }
+  t->narr = 0;
+  t->nsent = 0;
+  t->nserial = 0;
+}
+
+/* With the model's overlap rows, a receive a Wait or Test completed joins
+ * its call's batch: its message is there at max(t_send + latency, t_post +
+ * T_Irecv(d)), the endpoint's gap g(d) and the rank's own MPI_Wait cost
+ * o(d) (rp_clock_complete). 0 when the old rule applies instead (no rows,
+ * or no memory for the batch). */
+static int overlapped(rp_req *r, const MPI_Status *st, double un) {
+  rp_thr *t = rp_th();
+  if (!rp_g.p2p_overlap) {
+    t->nserial++;
+    return 0;
+  }
+  rp_arrival *nb = rp_grow(t->arr, &t->arr_cap, t->narr + 1, sizeof *nb);
+  if (nb == NULL)
+    return 0;
+  t->arr = nb;
+  rp_arrival *a = &nb[t->narr++];
+  double lat[RP_NB], late[RP_NB];
+  rp_cost_fast(REVPROF_FN_LATENCY, 2.0, un, lat);
+  rp_cost_fast(r->fn, 2.0, un, late);
+  rp_arrival_at(r->pb, lat, r->t_mark, late, a->at);
+  rp_cost_fast(REVPROF_FN_GAP, 2.0, un, a->gap);
+  rp_cost_fast(REVPROF_FN_WAIT, 2.0, un, a->own);
+  a->src = rp_pb_rank(r->pb);
+  a->tag = st->MPI_TAG;
+  a->bytes = un;
+  a->t_send = r->pb[RP_AVG];
+  rp_t.cur_bytes += un;
+  if (r->peer_spec == MPI_ANY_SOURCE)
+    rp_wild_record(&rp_g.wild, rp_bits_comm(r->comm), r->tag_spec,
+                   st->MPI_SOURCE, st->MPI_TAG, rp_clock_arrival(r->pb, lat));
+  if (!t->batching)
+    rp_batch_settle();
+  return 1;
+}
+
+/* A non-blocking send completes no earlier than its message has left. */
+static void sent(rp_req *r) {
+  rp_thr *t = rp_th();
+  if (!rp_g.p2p_overlap || r->enc == RP_ENC_NATIVE)
+    return;
+  for (int b = 0; b < RP_NB; b++)
+    if (t->nsent == 0 || r->t_mark[b] > t->sent[b])
+      t->sent[b] = r->t_mark[b];
+  t->nsent++;
+  if (!t->batching)
+    rp_batch_settle();
+}
+
 /* Receive completion: data delivered, status shows the user's count, and
  * now = max(now + cost, t_send + latency). sr_send_bytes >= 0 selects the
  * Sendrecv costing (T_Sendrecv(max(ds, dr)), else T_Send(ds) + T_Recv(dr)). */
@@ -548,6 +629,8 @@ static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
     return;
   if (want_status)
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)un);
+  if (sr_send_bytes < 0 && !r->blocking && overlapped(r, st, un))
+    return;
   if (sr_send_bytes < 0)
     rp_cost_fast(r->fn, 2.0, un, cost);
   else if (revprof_model_has(rp_g.model, REVPROF_FN_SENDRECV))
@@ -602,7 +685,9 @@ void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
       else
         recv_complete(r, st, want_status, -1.0);
       break;
-    case RP_REQ_SEND: break; /* a send costs at its start */
+    case RP_REQ_SEND: /* costed at its start; done once it has left */
+      sent(r);
+      break;
     default:
       if (kind_ops[r->kind] && kind_ops[r->kind]->done)
         kind_ops[r->kind]->done(r);
@@ -629,6 +714,7 @@ void rp_req_peek(rp_req *r, MPI_Status *st, int want_status) {
 void rp_req_start(rp_req *r) {
   r->active = 1;
   r->unpacked = 0;
+  memcpy(r->t_mark, rp_g.clk.now, sizeof r->t_mark); /* a receive's post */
   if (r->kind == RP_REQ_SEND)
     send_stamp(r);
   else if (kind_ops[r->kind] && kind_ops[r->kind]->start)
@@ -1003,6 +1089,9 @@ void rp_thr_free(rp_thr *t) {
   free(t->scratch_r);
   free(t->recs);
   free(t->st);
+  free(t->arr);
+  t->arr = NULL;
+  t->narr = t->arr_cap = 0;
   t->scratch_s = t->scratch_r = NULL;
   t->recs = NULL;
   t->st = NULL;
@@ -1018,6 +1107,7 @@ void rp_p2p_startup(void) {
     rp_g.scratch_cap = 0; /* every message takes the struct path */
   rp_g.fast_max = rp_g.fast_copy && rp_g.scratch_cap ? rp_g.cfg.pack_max
                                                       : -1.0;
+  rp_g.p2p_overlap = revprof_model_has(rp_g.model, REVPROF_FN_GAP);
 }
 
 void rp_p2p_shutdown(void) {
@@ -1085,7 +1175,20 @@ void rp_done_some(rp_req **recs, int found, int rc, int outcount,
   if (recs == NULL || !found || outcount == MPI_UNDEFINED ||
       st == MPI_STATUSES_IGNORE)
     return;
+  rp_batch_begin();
   for (int k = 0; k < outcount; k++)
     if (recs[indices[k]] && rp_completed_ok(rc, &st[k]))
       rp_req_done(recs[indices[k]], &st[k], want);
+  rp_batch_settle();
+}
+
+void rp_done_all(rp_req **recs, int found, int rc, int n, MPI_Status *st,
+                 int want) {
+  if (recs == NULL || !found || st == MPI_STATUSES_IGNORE)
+    return;
+  rp_batch_begin();
+  for (int i = 0; i < n; i++)
+    if (recs[i] && rp_completed_ok(rc, &st[i]))
+      rp_req_done(recs[i], &st[i], want);
+  rp_batch_settle();
 }

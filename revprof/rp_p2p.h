@@ -62,6 +62,14 @@ MPI_Status *rp_statuses_for(int n, MPI_Status *user, int found);
 int rp_completed_ok(int rc, const MPI_Status *st);
 void rp_done_some(rp_req **recs, int found, int rc, int outcount,
                   const int *indices, MPI_Status *st, int want);
+/* Waitall and Testall: the n records, statuses in request order. */
+void rp_done_all(rp_req **recs, int found, int rc, int n, MPI_Status *st,
+                 int want);
+/* The completions of one call settled together (rp_clock_complete): a
+ * call completing several requests opens a batch before rp_req_done and
+ * settles it after; rp_req_done outside a batch settles at once. */
+void rp_batch_begin(void);
+void rp_batch_settle(void);
 
 /* Sends: r NULL for a blocking call (uses the built-in record). The
  * inline versions below handle the common blocking case (small gap-free
@@ -105,6 +113,24 @@ static inline void rp_copy(void *dst, const void *src, size_t n) {
     __builtin_memcpy(d, s, n);
 }
 
+/* A message leaving this rank: t_send into pb, the send's cost T_fn(d) on
+ * the clocks; with the model's gap row messages leave one gap apart
+ * (rp_clock_inject) and left (may be NULL) gets when this one has left. */
+static inline void rp_send_clock(revprof_fn fn, double bytes, double *pb,
+                                 double *left) {
+  double cost[RP_NB], gap[RP_NB];
+  rp_cost_fast(fn, 2.0, bytes, cost);
+  if (!rp_g.p2p_overlap) {
+    rp_clock_send(&rp_g.clk, cost, pb);
+    return;
+  }
+  rp_cost_fast(REVPROF_FN_GAP, 2.0, bytes, gap);
+  rp_clock_inject(&rp_g.clk, cost, gap, rp_g.nic_free, pb);
+  if (left)
+    for (int b = 0; b < RP_NB; b++)
+      left[b] = pb[b] + gap[b];
+}
+
 /* Sends the wrapper passes to PMPI as (r->wbuf, r->wcount, r->wtype). */
 static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
                                     const void *buf, int count,
@@ -115,10 +141,8 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
     double bytes = (double)count * rp_last_tinfo.size;
     if (bytes <= rp_g.fast_max) { /* copy path, blocking record */
       rp_req *b = &rp_th()->bsend;
-      double cost[RP_NB];
       double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
-      rp_cost_fast(fn, 2.0, bytes, cost);
-      rp_clock_send(&rp_g.clk, cost, pb);
+      rp_send_clock(fn, bytes, pb, NULL);
       pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
       rp_copy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
       b->enc = RP_ENC_PACK;

@@ -109,6 +109,9 @@ typedef struct rp_req {
   struct rp_stype *sref;    /* the cached stype this record holds a
                                reference to (NULL: none, or owns_type) */
   double pb[RP_PB_DOUBLES]; /* the piggyback slot (struct types point here) */
+  double t_mark[RP_NB];     /* with the model's overlap rows: a send's
+                               message has left (t_send + gap); a receive
+                               was posted (rp_arrival_at) */
   /* MPI_Isendrecv: this receive's send half, held until completion (NULL:
      it carried nothing), and the bytes it sent */
   struct rp_req *partner;
@@ -158,6 +161,14 @@ typedef struct rp_thr {
   size_t recs_cap;             /* array, and statuses when the application */
   MPI_Status *st;              /* ignores them (rp_reqs_claim, */
   size_t st_cap;               /* rp_statuses_for) */
+  /* the receives and sends one completion call completes, settled
+     together at its end (rp_batch_begin, rp_batch_settle) */
+  rp_arrival *arr;
+  size_t narr, arr_cap;
+  int batching;
+  int nsent;
+  int nserial;                 /* receives charged by the old rule */
+  double sent[RP_NB];          /* the latest t_mark of its sends */
   struct rp_thr *next;         /* all threads' blocks, freed at shutdown */
 } rp_thr;
 
@@ -243,6 +254,11 @@ typedef struct rp_state {
   double auto_t;     /* ... at this avg clock, s; -1: it did not switch */
   int fast_copy;    /* memcpy produces MPI_Pack's format */
   double fast_max;  /* inline copy path up to this many bytes; -1: off */
+  int p2p_overlap;  /* the model has the "gap" row: messages overlap
+                       (rp_clock_inject, rp_clock_complete) */
+  double nic_free[RP_NB]; /* when this rank's next message can leave */
+  double serial_calls; /* without overlap rows: completion calls that
+                          charged several receives one after another */
   int tracing;      /* rp_trace_* active */
   int extras;       /* tracing or REVPROF_COMPUTE=measure: leave's slow part */
   rp_thr th0;       /* blocking records of the thread that initialized */

@@ -17,7 +17,9 @@ add_executable(rp_semantics_rp rp_semantics.c)
 add_executable(rp_exact_rp rp_exact.c)
 add_executable(rp_exact_rma_rp rp_exact_rma.c)
 add_executable(rp_exact_io_rp rp_exact_io.c)
-foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp rp_exact_io_rp)
+add_executable(rp_exact_p2p_rp rp_exact_p2p.c)
+foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp rp_exact_io_rp
+        rp_exact_p2p_rp)
   # librevprof before the MPI library: its MPI_* wrappers win
   target_link_libraries(${prog} PRIVATE revprof_shared MPI::MPI_C ${MATH_LIBRARY})
   rp_target_defaults(${prog})
@@ -43,6 +45,12 @@ endforeach()
 revprof_test(revprof_preload_np3 preload ${rp_nat} 3)
 foreach(np 2 3 4)
   revprof_test(revprof_exact_np${np} exact $<TARGET_FILE:rp_exact_rp> ${np})
+endforeach()
+# messages that overlap (issue 14): k-neighbour exchanges, late receives,
+# a train, a gather, to the formula; and the old rule without the gap row
+foreach(np 2 4)
+  revprof_test(revprof_exact_p2p_np${np} p2p-exact
+               $<TARGET_FILE:rp_exact_p2p_rp> ${np})
 endforeach()
 # MPI_THREAD_MULTIPLE (rp_mt.c): a program that asks for it and calls MPI
 # from one thread gets the same semantics and the same clocks; one whose

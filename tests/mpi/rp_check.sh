@@ -114,6 +114,27 @@ exact)
     grep -q "predicted arrival order would have matched another sender: [1-9]" err || fail "no wildcard warning in the text report"
   fi
   ;;
+p2p-exact)
+  exe=$1 np=$2
+  model=$(dirname "$RP_MODEL")/rp_exact_p2p_model.lua
+  REVPROF_MODEL=$model REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "run failed"; }
+  cat out
+  grep -q "^p2p exact: $np ranks, 0 mismatches" out || { cat err; fail "clocks differ from the analytic values"; }
+  grep -q "no-overlap-rows" revprof-out/report.txt && fail "the model's gap row was not used"
+  # without the gap and MPI_Wait rows (a format-1 model): the old rule, and
+  # the report says the receives were not overlapped
+  sed '/^    MPI_Wait = /d; /^    gap = {/,/^    },/d' "$model" > old.lua
+  grep -q "^    gap = \|^    MPI_Wait = " old.lua && fail "could not remove the rows"
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_WORK/old.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" old || { cat out err; fail "run with the old rule failed"; }
+  cat out
+  grep -q "^p2p exact (old rule): $np ranks, 0 mismatches" out || { cat err; fail "old-rule clocks differ"; }
+  grep -q "no-overlap-rows" revprof-out/report.txt || { head -20 revprof-out/report.txt; fail "no no-overlap-rows flag without the gap row"; }
+  grep -q "^flags,.*no-overlap-rows" revprof-out/report.csv \
+    || { grep flag revprof-out/report.csv; fail "no no-overlap-rows flag in report.csv"; }
+  ;;
 rma-exact)
   exe=$1 np=$2
   REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \

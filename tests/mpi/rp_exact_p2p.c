@@ -1,0 +1,294 @@
+/* Exactness of librevprof's rules for messages that overlap (issue 14):
+ * with the hand-written model rp_exact_p2p_model.lua (constants repeated
+ * below: latency, gap g(d), MPI_Wait's own cost o(d), MPI_Isend, the late
+ * receive MPI_Irecv) every rank's three clocks must equal the analytic
+ * values to 1e-9 s after each phase:
+ *   - k-neighbour exchanges, k = 1 ... 8, at an eager-like and a large
+ *     size: k MPI_Irecv, k MPI_Isend, one MPI_Waitall;
+ *   - receives posted late (the message waits for the receive);
+ *   - a train of 16 messages from one sender;
+ *   - a gather of messages from every other rank to rank 0;
+ *   - the same k receives completed by k MPI_Wait one after another.
+ * Each rank simulates every rank on paper, then compares its own clocks.
+ * Argument "old": the model has no gap row (a format-1 model), and the
+ * rule is the old one, each receive charged after the previous one at
+ * T_Irecv(d). Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
+ * REVPROF_STEP=1e-6, REVPROF_STEP_MAX=2e-6. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "revprof.h"
+
+#define NB 3
+#define MAXP 16
+#define MAXK 16
+#define BIG 262144
+
+/* c + k * d per bound (min, avg, max), as in rp_exact_p2p_model.lua */
+typedef struct lin {
+  double c[NB], k[NB];
+} lin;
+static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
+static const lin ISEND = {{2.5e-7, 5e-7, 1e-6}, {5e-11, 1e-10, 2e-10}};
+static const lin IRECV = {{2e-6, 3e-6, 6e-6}, {5e-10, 1e-9, 2e-9}};
+static const lin WAIT = {{1e-7, 2e-7, 4e-7}, {5e-12, 1e-11, 2e-11}};
+static const lin GAP_SMALL = {{5e-7, 1e-6, 2e-6}, {2.5e-10, 5e-10, 1e-9}};
+static const lin GAP_LARGE = {{0, 0, 0}, {5e-10, 1e-9, 2e-9}};
+static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
+
+static int P, rank, failures, old;
+static double T[MAXP][NB];   /* the paper simulation: every rank's clocks */
+static double NIC[MAXP][NB]; /* when each rank's next message can leave */
+
+static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
+static double mx(double a, double b) { return a > b ? a : b; }
+static double gap(int b, double d) {
+  if (old)
+    return 0.0;
+  return L(d < 65536 ? &GAP_SMALL : &GAP_LARGE, b, d);
+}
+static double own(int b, double d) { return L(old ? &IRECV : &WAIT, b, d); }
+
+static void barrier_paper(void) {
+  const double c[NB] = {5e-6, 1e-5, 2e-5}, s[NB] = {2.5e-6, 5e-6, 1e-5};
+  for (int b = 0; b < NB; b++) {
+    double m = 0;
+    for (int r = 0; r < P; r++)
+      m = mx(m, T[r][b]);
+    for (int r = 0; r < P; r++)
+      T[r][b] = m + c[b] + s[b] * log2(P);
+  }
+}
+
+static void steps(int r, double n) {
+  for (int b = 0; b < NB; b++)
+    T[r][b] += n * STEP[b];
+}
+
+/* s posts an MPI_Isend of d bytes: ts gets its piggybacked time, left
+ * when it has left */
+static void isend(int s, double d, double ts[NB], double left[NB]) {
+  for (int b = 0; b < NB; b++) {
+    ts[b] = old ? T[s][b] : mx(T[s][b], NIC[s][b]);
+    NIC[s][b] = ts[b] + gap(b, d);
+    left[b] = ts[b] + gap(b, d);
+    T[s][b] += L(&ISEND, b, d);
+  }
+}
+
+/* One receive as the completion rule sees it. */
+typedef struct item {
+  double at[NB], d;
+} item;
+
+static void arrive(item *it, const double ts[NB], const double post[NB],
+                   double d) {
+  for (int b = 0; b < NB; b++)
+    it->at[b] = mx(ts[b] + L(&LAT, b, d), post[b] + L(&IRECV, b, d));
+  it->d = d;
+}
+
+static int by_avg(const void *x, const void *y) {
+  double a = ((const item *)x)->at[1], c = ((const item *)y)->at[1];
+  return (a > c) - (a < c);
+}
+
+/* r's Waitall over n receives (and sends that left at left[], nsent of
+ * them): in arrival order the endpoint takes them one gap apart, the rank
+ * pays its own cost on each; old rule: in request order, each at T_Irecv
+ * after the previous one. */
+static void waitall(int r, item *it, int n, double left[][NB], int nsent) {
+  if (!old)
+    qsort(it, (size_t)n, sizeof *it, by_avg);
+  for (int b = 0; b < NB; b++) {
+    double e = -INFINITY;
+    for (int i = 0; i < n; i++) {
+      e = mx(it[i].at[b], e);
+      T[r][b] = mx(T[r][b] + own(b, it[i].d), e);
+      e += gap(b, it[i].d);
+    }
+    for (int i = 0; !old && i < nsent; i++)
+      T[r][b] = mx(T[r][b], left[i][b]);
+  }
+}
+
+static void check(const char *phase) {
+  double now[NB];
+  revprof_now_bounds(&now[0], &now[1], &now[2]);
+  for (int b = 0; b < NB; b++)
+    if (!(fabs(now[b] - T[rank][b]) <= 1e-9)) {
+      printf("FAIL rank %d after %s, clock %d: %.17g, expected %.17g\n", rank,
+             phase, b, now[b], T[rank][b]);
+      failures++;
+    }
+}
+
+static char *sbuf, *rbuf;
+
+static int off(int j) { return 1 + j % (P - 1); }
+
+/* k-neighbour exchange of d bytes: receive j from rank - off(j) with tag
+ * j, send j to rank + off(j). */
+static void exchange(int k, double d, int one_by_one) {
+  MPI_Request req[2 * MAXK];
+  size_t n = (size_t)d;
+  for (int j = 0; j < k; j++)
+    MPI_Irecv(rbuf + (size_t)j * n, (int)n, MPI_BYTE, (rank - off(j) + P) % P,
+              j, MPI_COMM_WORLD, &req[j]);
+  for (int j = 0; j < k; j++)
+    MPI_Isend(sbuf, (int)n, MPI_BYTE, (rank + off(j)) % P, j, MPI_COMM_WORLD,
+              &req[k + j]);
+  if (one_by_one)
+    for (int j = 0; j < 2 * k; j++)
+      MPI_Wait(&req[j], MPI_STATUS_IGNORE);
+  else
+    MPI_Waitall(2 * k, req, MPI_STATUSES_IGNORE);
+
+  static double ts[MAXP][MAXK][NB], left[MAXP][MAXK][NB], post[MAXP][NB];
+  for (int r = 0; r < P; r++) {
+    memcpy(post[r], T[r], sizeof post[r]);
+    for (int j = 0; j < k; j++)
+      isend(r, d, ts[r][j], left[r][j]);
+  }
+  for (int r = 0; r < P; r++) {
+    item it[MAXK];
+    for (int j = 0; j < k; j++)
+      arrive(&it[j], ts[(r - off(j) + P) % P][j], post[r], d);
+    if (!one_by_one)
+      waitall(r, it, k, left[r], k);
+    else {
+      for (int j = 0; j < k; j++)
+        waitall(r, &it[j], 1, NULL, 0);
+      for (int j = 0; j < k; j++)
+        waitall(r, NULL, 0, &left[r][j], 1);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  old = argc > 1 && strcmp(argv[1], "old") == 0;
+  if (P < 2 || P > MAXP || !revprof_enabled()) {
+    if (rank == 0)
+      fprintf(stderr, "rp_exact_p2p: needs 2..%d ranks and revprof on\n",
+              MAXP);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  sbuf = calloc(BIG, 1);
+  rbuf = calloc((size_t)MAXK * BIG, 1);
+  if (!sbuf || !rbuf)
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  char phase[64];
+
+  /* k-neighbour exchanges, eager-like and large */
+  const double sizes[2] = {8, BIG};
+  for (int s = 0; s < 2; s++)
+    for (int k = 1; k <= 8; k++) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      barrier_paper();
+      exchange(k, sizes[s], 0);
+      snprintf(phase, sizeof phase, "exchange k=%d d=%.0f", k, sizes[s]);
+      check(phase);
+    }
+
+  /* the same receives completed one by one */
+  MPI_Barrier(MPI_COMM_WORLD);
+  barrier_paper();
+  exchange(4, 1024, 1);
+  check("exchange k=4 by MPI_Wait");
+
+  /* late receivers: 1 posts its receive long after 0 sent */
+  for (int s = 0; s < 2; s++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    MPI_Request req;
+    double ts[NB], left[NB], post[NB];
+    if (rank == 0) {
+      MPI_Isend(sbuf, (int)sizes[s], MPI_BYTE, 1, 50, MPI_COMM_WORLD, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      REVPROF_COMPUTE_STEPS(1000);
+      MPI_Irecv(rbuf, (int)sizes[s], MPI_BYTE, 0, 50, MPI_COMM_WORLD, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    isend(0, sizes[s], ts, left);
+    waitall(0, NULL, 0, &left, 1);
+    steps(1, 1000);
+    memcpy(post, T[1], sizeof post);
+    item it;
+    arrive(&it, ts, post, sizes[s]);
+    waitall(1, &it, 1, NULL, 0);
+    snprintf(phase, sizeof phase, "late receiver d=%.0f", sizes[s]);
+    check(phase);
+  }
+
+  /* a train of 16 messages of 4 KiB from 0 to 1 */
+  {
+    enum { N = 16, D = 4096 };
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    MPI_Request req[N];
+    for (int i = 0; i < N; i++) {
+      if (rank == 1)
+        MPI_Irecv(rbuf + (size_t)i * D, D, MPI_BYTE, 0, 60, MPI_COMM_WORLD,
+                  &req[i]);
+      else if (rank == 0)
+        MPI_Isend(sbuf, D, MPI_BYTE, 1, 60, MPI_COMM_WORLD, &req[i]);
+    }
+    if (rank <= 1)
+      MPI_Waitall(N, req, MPI_STATUSES_IGNORE);
+    double ts[N][NB], left[N][NB], post[NB];
+    item it[N];
+    memcpy(post, T[1], sizeof post);
+    for (int i = 0; i < N; i++) {
+      isend(0, D, ts[i], left[i]);
+      arrive(&it[i], ts[i], post, D);
+    }
+    waitall(0, NULL, 0, left, N);
+    waitall(1, it, N, NULL, 0);
+    check("train of 16");
+  }
+
+  /* every other rank sends 64 KiB to 0 */
+  {
+    enum { D = 65536 };
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    MPI_Request req[MAXP];
+    if (rank == 0) {
+      for (int s = 1; s < P; s++)
+        MPI_Irecv(rbuf + (size_t)(s - 1) * D, D, MPI_BYTE, s, 70,
+                  MPI_COMM_WORLD, &req[s - 1]);
+      MPI_Waitall(P - 1, req, MPI_STATUSES_IGNORE);
+    } else {
+      MPI_Isend(sbuf, D, MPI_BYTE, 0, 70, MPI_COMM_WORLD, &req[0]);
+      MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+    }
+    double post[NB], left[NB];
+    memcpy(post, T[0], sizeof post);
+    item it[MAXP];
+    for (int s = 1; s < P; s++) {
+      double ts[NB];
+      isend(s, D, ts, left);
+      waitall(s, NULL, 0, &left, 1);
+      arrive(&it[s - 1], ts, post, D);
+    }
+    waitall(0, it, P - 1, NULL, 0);
+    check("gather to 0");
+  }
+
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("p2p exact%s: %d ranks, %d mismatches\n", old ? " (old rule)" : "",
+           P, all);
+  free(sbuf);
+  free(rbuf);
+  MPI_Finalize();
+  return 0;
+}
