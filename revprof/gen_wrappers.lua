@@ -56,7 +56,7 @@ local function block_of(kind) return alias[kind] or kind end
 local roles_known = { buf = 1, count = 1, datatype = 1, peer = 1, tag = 1,
   comm = 1, request = 1, status = 1, newcomm = 1, root = 1,
   requests = 1, statuses = 1, index = 1, outcount = 1, indices = 1,
-  win = 1, file = 1 }
+  win = 1, file = 1, flag = 1 }
 
 -- Spec: KIND NAME MODEL [SIZE] | DECL : ROLE, ...
 local funcs = {}
@@ -167,6 +167,7 @@ local function expand(f, twin)
     DYNAMIC = "rp_g.dynamic = 1; /* another job is reachable from now on */",
     COLL = f.kind == "io_coll" and "1" or "0",
     ROOT = f.roles and f.roles.root or "-1",
+    FLAG = f.roles and f.roles.flag or "NULL",
     FOLDCALL = table.concat(fits, " && "),
   }
   local body = kinds[block_of(f.kind)]

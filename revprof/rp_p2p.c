@@ -6,6 +6,7 @@
 #include "rp_p2p.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -601,6 +602,84 @@ static int overlapped(rp_req *r, const MPI_Status *st, double un) {
   if (!t->batching)
     rp_batch_settle();
   return 1;
+}
+
+/* When a completed receive's message is there in predicted time (avg
+ * clock; st from MPI_Request_get_status, before the completion). */
+static double predicted_at(const rp_req *r, const MPI_Status *st) {
+  double n = status_bytes(st), pb[RP_PB_DOUBLES], lat[RP_NB], late[RP_NB],
+         at[RP_NB];
+  if (cancelled(st) || n < RP_PB_BYTES)
+    return -INFINITY; /* no message, or no clocks: nothing to wait for */
+  if (r->enc == RP_ENC_PACK)
+    memcpy(pb, r->pack, RP_PB_BYTES);
+  else
+    memcpy(pb, r->pb, RP_PB_BYTES);
+  rp_cost_fast(REVPROF_FN_LATENCY, 2.0, n - RP_PB_BYTES, lat);
+  rp_cost_fast(r->fn, 2.0, n - RP_PB_BYTES, late);
+  rp_arrival_at(pb, lat, r->t_mark, late, at);
+  return at[RP_AVG];
+}
+
+int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
+                     int *index, int *flag, MPI_Status *status, int *rc) {
+  int active = 0;
+  if (!rp_g.p2p_overlap || recs == NULL || found < 2)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    const rp_req *r = recs[i];
+    if (reqs[i] == MPI_REQUEST_NULL)
+      continue;
+    if (r == NULL || r->kind != RP_REQ_RECV || !r->active || r->sendrecv ||
+        r->enc == RP_ENC_NATIVE || r->blocking)
+      return 0; /* only receives revprof sees whole */
+    active++;
+  }
+  if (active < 2)
+    return 0;
+  for (;;) {
+    int best = -1, first = -1, done = 0;
+    double tbest = 0.0;
+    for (int i = 0; i < n; i++) {
+      MPI_Status st;
+      int f = 0, e;
+      if (reqs[i] == MPI_REQUEST_NULL)
+        continue;
+      RP_UNLOCKED(e = PMPI_Request_get_status(reqs[i], &f, &st));
+      if (e != MPI_SUCCESS)
+        return 0; /* let the MPI's own call report it */
+      if (!f)
+        continue;
+      double at = predicted_at(recs[i], &st);
+      done++;
+      if (first < 0)
+        first = i;
+      if (best < 0 || at < tbest) {
+        best = i;
+        tbest = at;
+      }
+    }
+    if (best >= 0) {
+      RP_UNLOCKED(*rc = PMPI_Wait(&reqs[best], status));
+      *index = best;
+      if (flag)
+        *flag = 1;
+      if (done > 1 && best != first) {
+        rp_g.any_reordered += 1.0;
+        rp_report_flag("any-order", "%.0f MPI_Waitany/Testany call(s) "
+                       "completed the receive first in predicted time, not "
+                       "the first completed one in the array",
+                       rp_g.any_reordered);
+      }
+      return 1;
+    }
+    if (flag) { /* Testany: nothing completed yet */
+      *flag = 0;
+      *index = MPI_UNDEFINED;
+      *rc = MPI_SUCCESS;
+      return 1;
+    }
+  }
 }
 
 /* A non-blocking send completes no earlier than its message has left. */

@@ -62,6 +62,14 @@ MPI_Status *rp_statuses_for(int n, MPI_Status *user, int found);
 int rp_completed_ok(int rc, const MPI_Status *st);
 void rp_done_some(rp_req **recs, int found, int rc, int outcount,
                   const int *indices, MPI_Status *st, int want);
+/* Waitany and Testany (flag NULL: Waitany) over receives only, with the
+ * model's overlap rows: among the requests the MPI has completed, the one
+ * whose message is there first in predicted time is completed (the
+ * report's any-order flag counts the calls where that was not the first
+ * of them in the array, the one MPI_Waitany would have taken). Returns 1
+ * when it made the call (its code in *rc), 0 when the caller makes it. */
+int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
+                     int *index, int *flag, MPI_Status *status, int *rc);
 /* Waitall and Testall: the n records, statuses in request order. */
 void rp_done_all(rp_req **recs, int found, int rc, int n, MPI_Status *st,
                  int want);

@@ -259,6 +259,8 @@ typedef struct rp_state {
   double nic_free[RP_NB]; /* when this rank's next message can leave */
   double serial_calls; /* without overlap rows: completion calls that
                           charged several receives one after another */
+  double any_reordered; /* Waitany/Testany calls that took another
+                           completed receive than the first one */
   int tracing;      /* rp_trace_* active */
   int extras;       /* tracing or REVPROF_COMPUTE=measure: leave's slow part */
   rp_thr th0;       /* blocking records of the thread that initialized */

@@ -122,6 +122,9 @@ p2p-exact)
   cat out
   grep -q "^p2p exact: $np ranks, 0 mismatches" out || { cat err; fail "clocks differ from the analytic values"; }
   grep -q "no-overlap-rows" revprof-out/report.txt && fail "the model's gap row was not used"
+  if [ "$np" -ge 3 ]; then
+    grep -q "any-order: 1 MPI_Waitany" revprof-out/report.txt || { head -20 revprof-out/report.txt; fail "no any-order flag for the Waitany phase"; }
+  fi
   # without the gap and MPI_Wait rows (a format-1 model): the old rule, and
   # the report says the receives were not overlapped
   sed '/^    MPI_Wait = /d; /^    gap = {/,/^    },/d' "$model" > old.lua

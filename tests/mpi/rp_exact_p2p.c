@@ -8,7 +8,9 @@
  *   - receives posted late (the message waits for the receive);
  *   - a train of 16 messages from one sender;
  *   - a gather of messages from every other rank to rank 0;
- *   - the same k receives completed by k MPI_Wait one after another.
+ *   - the same k receives completed by k MPI_Wait one after another;
+ *   - (3 ranks or more) MPI_Waitany over two receives that have both
+ *     arrived: the one first in predicted time completes first.
  * Each rank simulates every rank on paper, then compares its own clocks.
  * Argument "old": the model has no gap row (a format-1 model), and the
  * rule is the old one, each receive charged after the previous one at
@@ -31,6 +33,7 @@
 typedef struct lin {
   double c[NB], k[NB];
 } lin;
+static const lin SEND = {{5e-7, 1e-6, 2e-6}, {5e-10, 1e-9, 2e-9}};
 static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
 static const lin ISEND = {{2.5e-7, 5e-7, 1e-6}, {5e-11, 1e-10, 2e-10}};
 static const lin IRECV = {{2e-6, 3e-6, 6e-6}, {5e-10, 1e-9, 2e-9}};
@@ -283,6 +286,52 @@ int main(int argc, char **argv) {
     }
     waitall(0, it, P - 1, NULL, 0);
     check("gather to 0");
+  }
+
+  /* Waitany: both messages there in real time, rank 1's (index 0, the
+     one the MPI takes first) last in predicted time (1000 steps against
+     10) */
+  if (P >= 3) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    int idx[2] = {-1, -1};
+    if (rank == 0) {
+      MPI_Request rq[2];
+      MPI_Irecv(rbuf, 8, MPI_BYTE, 1, 80, MPI_COMM_WORLD, &rq[0]);
+      MPI_Irecv(rbuf + 8, 8, MPI_BYTE, 2, 80, MPI_COMM_WORLD, &rq[1]);
+      for (int i = 0; i < 2; i++) { /* both there in real time */
+        int f = 0;
+        while (!f)
+          MPI_Request_get_status(rq[i], &f, MPI_STATUS_IGNORE);
+      }
+      MPI_Waitany(2, rq, &idx[0], &sts[0]);
+      MPI_Waitany(2, rq, &idx[1], &sts[1]);
+      if (!old && (idx[0] != 1 || idx[1] != 0)) {
+        printf("FAIL Waitany completed %d then %d, expected 1 then 0\n",
+               idx[0], idx[1]);
+        failures++;
+      }
+    } else if (rank <= 2) {
+      REVPROF_COMPUTE_STEPS(rank == 1 ? 1000 : 10);
+      MPI_Send(sbuf, 8, MPI_BYTE, 0, 80, MPI_COMM_WORLD);
+    }
+    /* paper (only rank 0's clock depends on idx, and only it knows it) */
+    double post[NB], ts[3][NB];
+    memcpy(post, T[0], sizeof post);
+    steps(1, 1000);
+    steps(2, 10);
+    for (int s = 1; s <= 2; s++)
+      for (int b = 0; b < NB; b++) {
+        ts[s][b] = old ? T[s][b] : mx(T[s][b], NIC[s][b]);
+        NIC[s][b] = ts[s][b] + gap(b, 8);
+        T[s][b] += L(&SEND, b, 8);
+      }
+    for (int i = 0; i < 2; i++) {
+      item it;
+      arrive(&it, ts[idx[i] == 0 ? 1 : 2], post, 8);
+      waitall(0, &it, 1, NULL, 0);
+    }
+    check("Waitany");
   }
 
   int all = 0;
