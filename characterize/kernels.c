@@ -146,8 +146,9 @@ static double train(rp_kctx *k, int n) {
  * completes, (T(8) - T(1)) / 7, both on rank 1's clock, so that neither
  * the synchronization's skew nor the request's latency counts. It is the
  * slower of the sender's and the receiver's per-message period. (Noise
- * can make one repetition's difference negative: it is kept, so that the
- * median stays unbiased.) */
+ * can make one repetition's difference negative: measure() drops it, as
+ * it drops any time below 0, so the smallest gaps lean slightly high; the
+ * raw CSV holds no negative time.) */
 static double run_gap(rp_kctx *k, double t0) {
   (void)t0;
   double tn = train(k, REVPROF_GAP_TRAIN), t1 = train(k, 1);
