@@ -513,9 +513,11 @@ void revprof_model_print(const revprof_model *m, FILE *f) {
     fprintf(f, "notes:   %s\n", m->machine_notes);
   fprintf(f, "method:  %s\n", m->method);
   fprintf(f, "format:  revprof-model %d%s\n", m->format_version,
-          m->format_version < 2 ? " (made before the MPI_Wait and gap rows: "
-                                  "re-characterize for them)"
-                                : "");
+          m->format_version < 2 && !revprof_model_has(m, REVPROF_FN_WAIT) &&
+                  !revprof_model_has(m, REVPROF_FN_GAP)
+              ? " (made before the MPI_Wait and gap rows: re-characterize "
+                "for them)"
+              : "");
   int unknown = 0;
   for (int fn = 0; fn < REVPROF_FN_COUNT; fn++)
     unknown += m->fn[fn].nregimes > 0 && !m->fn[fn].range.known;

@@ -349,11 +349,6 @@ static int load_function(loader *ld, int idx, const char *fname,
   return 0;
 }
 
-/* The format version that brought fn's row. */
-static int row_version(revprof_fn fn) {
-  return fn == REVPROF_FN_WAIT || fn == REVPROF_FN_GAP ? 2 : 1;
-}
-
 static int load_functions(loader *ld, int top, revprof_model *m) {
   lua_State *L = ld->L;
   int t = lua_getfield(L, top, "functions");
@@ -382,15 +377,6 @@ static int load_functions(loader *ld, int top, revprof_model *m) {
                 "characterize --list')",
                 ld->name, fname);
         rc = REVPROF_ENOFUNC;
-      } else if (m->format_version < row_version(fn)) {
-        rp_errf(ld->err, ld->errlen,
-                "%s: functions.%s: a row of format \"revprof-model %d\" in "
-                "a file that says \"revprof-model %d\": make it say "
-                "format = \"revprof-model %d\" (or refit its raw data with "
-                "'revprof fit')",
-                ld->name, fname, row_version(fn), m->format_version,
-                row_version(fn));
-        rc = REVPROF_EFORMAT;
       } else
         rc = load_function(ld, lua_gettop(L), fname, &m->fn[fn]);
     }
