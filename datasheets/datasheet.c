@@ -1043,6 +1043,25 @@ static const char *kind_text(revprof_fn fn) {
   return "";
 }
 
+/* One sentence more on the rows for overlapping messages (MPI_Wait, gap),
+ * as LaTeX; "" for the others. */
+static const char *row_text(revprof_fn fn) {
+  switch (fn) {
+  case REVPROF_FN_WAIT:
+    return " The receiver's own cost for each message a wait completes "
+           "that is already there. A model without this row uses "
+           "\\texttt{MPI\\_Irecv}'s (a receive posted late).";
+  case REVPROF_FN_GAP:
+    return " The train's messages have $d$ bytes each; the time is how "
+           "much later each further one completes, $(T_8 - T_1)/7$ on "
+           "the receiver's clock (LogGP's gap): messages from one sender "
+           "leave, and a receiver takes them, one gap apart. A model without "
+           "this row does not queue messages.";
+  default:
+    return "";
+  }
+}
+
 /* Writes the group sizes drawn, "$p = 2, 4$ and $8$", as LaTeX. */
 static void tex_plist(FILE *f, const double *p, int n) {
   fputs("$p = ", f);
@@ -1301,7 +1320,7 @@ static void tex_function(const sheet *s, revprof_fn fn, FILE *f) {
   tex_text(f, revprof_fn_name(fn));
   fprintf(f, "}\\label{fn:%d}\n\n\\textbf{Timed:} ", (int)fn);
   tex_text(f, revprof_fn_what(fn));
-  fprintf(f, ". %s\n\n", kind_text(fn));
+  fprintf(f, ". %s%s\n\n", kind_text(fn), row_text(fn));
   if (fm->range.known) {
     char lo[64], hi[64];
     size_text(lo, sizeof lo, fm->range.dmin, "~");

@@ -5,7 +5,7 @@
 -- revprof without characterizing a machine first; for real predictions run
 -- 'revprof characterize'. Times in seconds, d in bytes.
 return {
-  format = "revprof-model 1",
+  format = "revprof-model 2",
   machine = {
     name = "toy T3D-like machine (made up)",
     mpi = "none (hand-written)",

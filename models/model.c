@@ -110,6 +110,7 @@ double revprof_basis_eval(revprof_basis b, double p, double d) {
 revprof_model *revprof_model_alloc(void) {
   revprof_model *m = calloc(1, sizeof *m);
   if (m) {
+    m->format_version = REVPROF_MODEL_VERSION;
     snprintf(m->method, sizeof m->method, "default");
     m->machine_compute_spread = -1.0;
   }
@@ -511,6 +512,12 @@ void revprof_model_print(const revprof_model *m, FILE *f) {
   if (m->machine_notes[0])
     fprintf(f, "notes:   %s\n", m->machine_notes);
   fprintf(f, "method:  %s\n", m->method);
+  fprintf(f, "format:  revprof-model %d%s\n", m->format_version,
+          m->format_version < 2 && !revprof_model_has(m, REVPROF_FN_WAIT) &&
+                  !revprof_model_has(m, REVPROF_FN_GAP)
+              ? " (made before the MPI_Wait and gap rows: re-characterize "
+                "for them)"
+              : "");
   int unknown = 0;
   for (int fn = 0; fn < REVPROF_FN_COUNT; fn++)
     unknown += m->fn[fn].nregimes > 0 && !m->fn[fn].range.known;

@@ -427,6 +427,47 @@ static int load_overhead(loader *ld, int top, revprof_model *m) {
   return rc;
 }
 
+/* The N of format "revprof-model N" into *version, when it is one this
+ * revprof reads; else REVPROF_EFORMAT with a message that says what to do. */
+static int check_version(loader *ld, const char *format, int *version) {
+  static const char prefix[] = "revprof-model ";
+  char *end = NULL;
+  long v = -1;
+  if (strncmp(format, prefix, sizeof prefix - 1) == 0 &&
+      format[sizeof prefix - 1] >= '1' && format[sizeof prefix - 1] <= '9') {
+    errno = 0;
+    v = strtol(format + sizeof prefix - 1, &end, 10);
+    if (*end != '\0' || errno)
+      v = -1;
+  }
+  if (v >= REVPROF_MODEL_VERSION_OLDEST && v <= REVPROF_MODEL_VERSION) {
+    *version = (int)v;
+    return 0;
+  }
+  char known[128] = "";
+  size_t n = 0;
+  for (int i = REVPROF_MODEL_VERSION_OLDEST;
+       i <= REVPROF_MODEL_VERSION && n < sizeof known; i++)
+    n += (size_t)snprintf(known + n, sizeof known - n, "%s\"%s%d\"",
+                          i == REVPROF_MODEL_VERSION_OLDEST ? ""
+                          : i == REVPROF_MODEL_VERSION      ? " and "
+                                                            : ", ",
+                          prefix, i);
+  if (v > REVPROF_MODEL_VERSION)
+    rp_errf(ld->err, ld->errlen,
+            "%s: format \"%s\" is newer than this revprof, which reads %s: "
+            "upgrade revprof, or re-characterize the machine with this one "
+            "('revprof characterize')",
+            ld->name, format, known);
+  else
+    rp_errf(ld->err, ld->errlen,
+            "%s: format \"%s\" is not one this revprof reads (%s): "
+            "re-characterize the machine ('revprof characterize') to make a "
+            "\"%s\" model",
+            ld->name, format, known, REVPROF_MODEL_FORMAT);
+  return REVPROF_EFORMAT;
+}
+
 static int load_top(loader *ld, revprof_model *m) {
   lua_State *L = ld->L;
   char format[64] = "";
@@ -441,12 +482,8 @@ static int load_top(loader *ld, revprof_model *m) {
   }
   if ((rc = get_string(ld, top, "format", "", 1, format, sizeof format)))
     return REVPROF_EFORMAT;
-  if (strcmp(format, REVPROF_MODEL_FORMAT) != 0) {
-    rp_errf(ld->err, ld->errlen,
-            "%s: format: \"%s\" is not supported (this revprof reads \"%s\")",
-            ld->name, format, REVPROF_MODEL_FORMAT);
-    return REVPROF_EFORMAT;
-  }
+  if ((rc = check_version(ld, format, &m->format_version)))
+    return rc;
   if ((rc = check_keys(ld, top, top_keys, "(top level)")))
     return rc;
   if ((rc = get_string(ld, top, "method", "", 0, m->method,

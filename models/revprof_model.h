@@ -87,7 +87,13 @@ double revprof_basis_eval(revprof_basis b, double p, double d);
 
 /* ----------------------------------------------------------------- model */
 
-#define REVPROF_MODEL_FORMAT "revprof-model 1"
+/* Model files say format = "revprof-model N". revprof writes version 2 and
+ * reads 1 and 2: version 2 added the point-to-point rows MPI_Wait and gap
+ * (a version-1 file made by revprof has neither; they load where one has
+ * them), any other version is refused. */
+#define REVPROF_MODEL_FORMAT "revprof-model 2"
+#define REVPROF_MODEL_VERSION 2        /* the N of REVPROF_MODEL_FORMAT */
+#define REVPROF_MODEL_VERSION_OLDEST 1 /* the oldest N still read */
 #define REVPROF_MAX_TERMS 6    /* terms in one equation */
 #define REVPROF_MAX_REGIMES 12 /* message-size regimes per function */
 #define REVPROF_MAX_OVERHEAD 32
@@ -128,6 +134,9 @@ typedef struct revprof_overhead {
 } revprof_overhead;
 
 typedef struct revprof_model {
+  int format_version;     /* N of the file's "revprof-model N" (1: made
+                             before the MPI_Wait and gap rows);
+                             REVPROF_MODEL_VERSION when made in memory */
   char machine_name[128];
   char machine_mpi[128];  /* MPI library and version measured */
   char machine_filesystem[256]; /* where the file I/O rows were measured,

@@ -234,7 +234,8 @@ static int cmd_model(int argc, char **argv) {
     int nfn = 0;
     for (int i = 0; i < REVPROF_FN_COUNT; i++)
       nfn += revprof_model_has(m, (revprof_fn)i);
-    printf("%s: ok (%s, %d functions)\n", file, REVPROF_MODEL_FORMAT, nfn);
+    printf("%s: ok (revprof-model %d, %d functions)\n", file,
+           m->format_version, nfn);
   } else {
     revprof_fn fn = revprof_fn_lookup(argv[3]), row = REVPROF_FN_COUNT;
     double p, d, t[3];

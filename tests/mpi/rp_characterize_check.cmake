@@ -23,6 +23,11 @@
 #                     again afterwards (every file I/O file removed); in
 #                     model mode the model must have each of FUNCTIONS and
 #                     name the file system
+#   -DLINK_BW=B/s     a simulated run (deterministic): every MPI_Wait row
+#                     below 1 us (its message has arrived), and the gap of
+#                     the largest size measured between d / LINK_BW and
+#                     1.5 times that (the link's bandwidth, SimGrid's
+#                     bandwidth factor)
 cmake_minimum_required(VERSION 3.18)
 
 set(cmd ${LAUNCHER})
@@ -182,6 +187,33 @@ elseif(MODE STREQUAL "model")
     fail_test("the program does not say where the model is")
   endif()
 elseif(MODE STREQUAL "fit")
+  if(LINK_BW)
+    file(STRINGS ${OUT}/raw.csv rows REGEX "^(MPI_Wait|gap),")
+    set(gap_d -1)
+    foreach(row ${rows})
+      string(REPLACE "," ";" f "${row}")
+      list(GET f 0 fn)
+      list(GET f 2 d)
+      list(GET f 4 median)
+      if(fn STREQUAL "MPI_Wait" AND NOT median LESS 1e-6)
+        fail_test("MPI_Wait at d = ${d}: ${median} s, not below 1 us")
+      elseif(fn STREQUAL "gap" AND d GREATER gap_d)
+        set(gap_d ${d})
+        set(gap_t ${median})
+      endif()
+    endforeach()
+    if(gap_d LESS 1)
+      fail_test("no gap row with data")
+    endif()
+    math(EXPR gap_lo_ns "${gap_d} * 1000000000 / ${LINK_BW}")
+    math(EXPR gap_hi_ns "${gap_lo_ns} * 3 / 2")
+    message("gap at d = ${gap_d}: ${gap_t} s, want ${gap_lo_ns} .. "
+            "${gap_hi_ns} ns")
+    if(gap_t LESS "${gap_lo_ns}e-9" OR gap_t GREATER "${gap_hi_ns}e-9")
+      fail_test("gap at d = ${gap_d}: ${gap_t} s, not d / LINK_BW to 1.5 "
+                "times that")
+    endif()
+  endif()
   execute_process(COMMAND ${REVPROF} fit ${OUT}/raw.csv -o ${OUT}/model.lua
                   RESULT_VARIABLE frc OUTPUT_VARIABLE fout
                   ERROR_VARIABLE ferr)

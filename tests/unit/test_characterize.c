@@ -463,6 +463,14 @@ static void test_characterize_buffers(void **state) {
   assert_true(s == 30 && r == 30);
   rp_char_buffers(REVPROF_FN_REDUCE_SCATTER_BLOCK, 3, 10, &s, &r);
   assert_true(s == 30 && r == 10);
+  /* the gap's train lands in one receive buffer per message */
+  rp_char_buffers(REVPROF_FN_WAIT, 2, 100, &s, &r);
+  assert_true(s == 100 && r == 100);
+  rp_char_buffers(REVPROF_FN_GAP, 2, 100, &s, &r);
+  assert_true(s == 100 && r == 100 * REVPROF_GAP_TRAIN);
+  assert_true(rp_char_fits(REVPROF_FN_GAP, 2, 1024, 8192));
+  assert_false(rp_char_fits(REVPROF_FN_GAP, 2, 2048, 8192));
+  assert_true(rp_char_fits(REVPROF_FN_WAIT, 2, 8192, 8192));
   assert_false(rp_char_fits(REVPROF_FN_ALLTOALL, 4, 1L << 30, 1L << 40));
   /* file sizes are no buffers; a sync writes a fixed block first */
   rp_char_buffers(REVPROF_FN_FILE_PREALLOCATE, 4, 1L << 30, &s, &r);

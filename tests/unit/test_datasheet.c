@@ -510,6 +510,35 @@ static void test_datasheet_names_file_system(void **state) {
   free(tex);
 }
 
+/* The rows for overlapping messages (format 2) get their page, their
+ * fit error in the summary and a sentence on what they stand for. */
+static void test_datasheet_explains_overlap_rows(void **state) {
+  fixture *fx = *state;
+  revprof_model *m = NULL;
+  char err[ERRLEN];
+  const char *text =
+      "return { format = \"revprof-model 2\", functions = {\n"
+      "  MPI_Wait = { { form = { \"1\" }, avg = { 4e-8 }, n = 25, "
+      "cv_error = 0.091 } },\n"
+      "  gap = { { dmax = 4095, form = { \"1\" }, avg = { 7e-8 } },\n"
+      "    { dmin = 4096, form = { \"1\", \"d\" }, avg = { 1.5e-6, 7e-11 }, "
+      "n = 8, cv_error = 0.017 } } } }\n";
+  if (revprof_model_load_string(text, "overlap.lua", &m, err, sizeof err))
+    fail_msg("%s", err);
+  revprof_model_free(fx->m);
+  fx->m = m;
+  write_ok(fx, NULL, "overlap", 0, 0, NULL);
+  char *tex = read_out(fx, "overlap/datasheet.tex");
+  assert_contains(tex, "\\section{MPI\\_Wait}");
+  assert_contains(tex, "\\section{gap}");
+  assert_contains(tex, "{MPI\\_Wait} & 1 & 25 & 9.1\\,\\%");
+  assert_contains(tex, "{gap} & 2 & 8 & 1.7\\,\\%");
+  assert_contains(tex, "without this row uses \\texttt{MPI\\_Irecv}'s");
+  assert_contains(tex, "$(T_8 - T_1)/7$ on the receiver's clock");
+  assert_contains(tex, "without this row does not queue messages");
+  free(tex);
+}
+
 static void test_datasheet_unwritable_dir_fails_and_leaves_nothing(
     void **state) {
   fixture *fx = *state;
@@ -734,6 +763,7 @@ int main(void) {
       T(test_datasheet_states_measured_range),
       T(test_datasheet_equation_matches_seed_example),
       T(test_datasheet_names_file_system),
+      T(test_datasheet_explains_overlap_rows),
       T(test_datasheet_unwritable_dir_fails_and_leaves_nothing),
       T(test_datasheet_readonly_parent_is_reported),
       T(test_datasheet_renders_figures_and_pdf),

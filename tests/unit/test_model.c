@@ -16,7 +16,7 @@
 #include "revprof_model.h"
 #include "rp_test.h"
 
-#define GOOD_HEAD "return { format = \"revprof-model 1\", "
+#define GOOD_HEAD "return { format = \"" REVPROF_MODEL_FORMAT "\", "
 
 static const char *good_model =
     GOOD_HEAD "machine = { name = \"t3d\", mpi = \"EPCC MPI\", "
@@ -148,6 +148,7 @@ static void test_model_write_round_trip(void **state) {
   assert_int_equal(revprof_model_load(path, &m2, err, sizeof err), 0);
   assert_string_equal(m->machine_notes, m2->machine_notes);
   assert_int_equal(m2->noverhead, 1);
+  assert_int_equal(m2->format_version, REVPROF_MODEL_VERSION);
   assert_memory_equal(m->fn, m2->fn, sizeof m->fn);
   /* the .tmp file is gone */
   char tmp[600];
@@ -227,11 +228,102 @@ static void test_model_reject_not_a_table(void **state) {
   load_bad("return 42", REVPROF_EFORMAT, "must 'return {", NULL);
 }
 
+/* Version 2 added the MPI_Wait and gap rows; a version-1 file, which has
+ * neither, still loads and says which version it is. */
+static void test_model_load_versions(void **state) {
+  (void)state;
+  static const char v1[] =
+      "return { format = \"revprof-model 1\", functions = {\n"
+      "  MPI_Irecv = { { form = { \"1\", \"d\" }, avg = { 1e-6, 1e-10 } } },\n"
+      "  latency = { { form = { \"1\" }, avg = { 2e-6 } } } } }\n";
+  revprof_model *m = load_ok(v1);
+  assert_int_equal(m->format_version, 1);
+  assert_false(revprof_model_has(m, REVPROF_FN_WAIT));
+  assert_false(revprof_model_has(m, REVPROF_FN_GAP));
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_WAIT),
+                   REVPROF_FN_IRECV);
+  assert_int_equal(revprof_model_row_for(m, REVPROF_FN_GAP),
+                   REVPROF_FN_COUNT);
+  char buf[4096];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  revprof_model_print(m, f);
+  fclose(f);
+  assert_non_null(strstr(buf, "format:  revprof-model 1 (made before"));
+  revprof_model_free(m);
+  m = load_ok(GOOD_HEAD "functions = {\n"
+              "  MPI_Wait = { { form = { \"1\" }, avg = { 5e-8 } } },\n"
+              "  gap = { { form = { \"1\", \"d\" }, avg = { 1e-7, 1e-10 } } "
+              "} } }\n");
+  assert_int_equal(m->format_version, REVPROF_MODEL_VERSION);
+  assert_int_equal(REVPROF_MODEL_VERSION, 2);
+  assert_true(revprof_model_has(m, REVPROF_FN_WAIT));
+  assert_true(revprof_model_has(m, REVPROF_FN_GAP));
+  revprof_model_free(m);
+  m = revprof_model_alloc(); /* made in memory: the version revprof writes */
+  assert_int_equal(m->format_version, REVPROF_MODEL_VERSION);
+  revprof_model_free(m);
+}
+
+/* A version-1 model written back is a version-2 file (a superset). */
+static void test_model_write_current_version(void **state) {
+  (void)state;
+  revprof_model *m = load_ok("return { format = \"revprof-model 1\", "
+                             "functions = { MPI_Send = { { form = { \"1\" }, "
+                             "avg = { 1e-6 } } } } }"),
+                *m2 = NULL;
+  char buf[8192], err[512] = "";
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  assert_int_equal(revprof_model_write_stream(m, f), 0);
+  fclose(f);
+  assert_non_null(strstr(buf, "format = \"revprof-model 2\""));
+  assert_int_equal(revprof_model_load_string(buf, "back.lua", &m2, err,
+                                             sizeof err), 0);
+  assert_int_equal(m2->format_version, 2);
+  revprof_model_free(m);
+  revprof_model_free(m2);
+}
+
 static void test_model_reject_wrong_version(void **state) {
   (void)state;
-  load_bad("return { format = \"revprof-model 2\", functions = {} }",
-           REVPROF_EFORMAT, "format", "revprof-model 2", NULL);
+  /* newer: upgrade revprof, or re-characterize with this one */
+  load_bad("return { format = \"revprof-model 3\", functions = {} }",
+           REVPROF_EFORMAT, "format \"revprof-model 3\"",
+           "\"revprof-model 1\" and \"revprof-model 2\"", "upgrade revprof",
+           "re-characterize", NULL);
+  /* anything else: re-characterize */
+  const char *bad[] = {"revprof-model 0", "revprof-model 01",
+                       "revprof-model 2 ", "revprof-model 2.0",
+                       "revprof-model", "revprof-model -1", "Revprof-model 2",
+                       "revprof-model 99999999999999999999", "lua"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "return { format = \"%s\", functions = {} }",
+             bad[i]);
+    load_bad(text, REVPROF_EFORMAT, bad[i], "\"revprof-model 1\" and",
+             "re-characterize", NULL);
+  }
   load_bad("return { functions = {} }", REVPROF_EFORMAT, "format", NULL);
+  load_bad("return { format = 2, functions = {} }", REVPROF_EFORMAT,
+           "format", NULL);
+}
+
+/* A version-1 file with the rows of version 2 (hand-written, or made
+ * between the rows and the version) loads them: the rows decide. */
+static void test_model_load_new_rows_in_old_version(void **state) {
+  (void)state;
+  revprof_model *m = load_ok(
+      "return { format = \"revprof-model 1\", functions = {\n"
+      "  MPI_Wait = { { form = { \"1\" }, avg = { 1e-7 } } },\n"
+      "  gap = { { form = { \"1\" }, avg = { 2e-7 } } } } }");
+  assert_int_equal(m->format_version, 1);
+  assert_true(revprof_model_has(m, REVPROF_FN_WAIT));
+  assert_true(revprof_model_has(m, REVPROF_FN_GAP));
+  char buf[4096];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  revprof_model_print(m, f);
+  fclose(f);
+  assert_non_null(strstr(buf, "format:  revprof-model 1\n"));
+  revprof_model_free(m);
 }
 
 static void test_model_reject_missing_fields(void **state) {
@@ -641,7 +733,10 @@ int main(void) {
       cmocka_unit_test(test_model_reject_syntax_error),
       cmocka_unit_test(test_model_reject_runtime_error),
       cmocka_unit_test(test_model_reject_not_a_table),
+      cmocka_unit_test(test_model_load_versions),
+      cmocka_unit_test(test_model_write_current_version),
       cmocka_unit_test(test_model_reject_wrong_version),
+      cmocka_unit_test(test_model_load_new_rows_in_old_version),
       cmocka_unit_test(test_model_reject_missing_fields),
       cmocka_unit_test(test_model_reject_non_numeric),
       cmocka_unit_test(test_model_reject_negative_or_nan),
