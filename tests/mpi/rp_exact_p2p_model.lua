@@ -6,7 +6,7 @@ local function lin(c, k, cmin, kmin, cmax, kmax)
              min = { cmin, kmin }, max = { cmax, kmax } } }
 end
 return {
-  format = "revprof-model 1",
+  format = "revprof-model 2",
   machine = { name = "point-to-point exactness test machine", mpi = "none",
               date = "2026-11-25", ranks = 4,
               notes = "tests/mpi/rp_exact_p2p_model.lua" },
