@@ -14,7 +14,10 @@
 # (REVPROF_COMPUTE=measure; filling and checking the halos count too, as
 # they cost natively). The halo and train cases compute nothing else:
 # they test the communication rules alone; the stencil, computation and
-# communication together. Asserts nothing.
+# communication together. Other jobs on the machine inflate the native
+# times (the stencil's busy loops most: a rank that loses its core holds
+# up the other): run it on a quiet machine. About 2 minutes on the 2-core
+# VM with the defaults. Asserts nothing.
 #
 # usage: bench/p2p-native.sh [BUILD_DIR]        (default: build)
 # env:   NP (ranks, default 2), CASES (default "halo train stencil"), KS

@@ -16,7 +16,9 @@
 # Under SimGrid every repetition of a point is the same, so characterize's
 # --quick preset measures the medians the default preset does (it adds
 # fewer midpoint sizes); the model's MPI_Wait and gap rows are fitted for
-# the overlap rules. Asserts nothing.
+# the overlap rules. 50–80 s on the 2-core VM with the defaults; the
+# figures do not depend on the machine's load (both tools' clocks are
+# simulated and the computation is declared). Asserts nothing.
 #
 # usage: bench/smpi-p2p.sh [BUILD_DIR]        (default: build)
 # env:   NPS (rank counts, default "4 8 16"), CASES (default "halo train
