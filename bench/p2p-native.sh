@@ -1,0 +1,113 @@
+#!/bin/sh
+# librevprof's point-to-point rules against this machine (issue 14's target:
+# within 10 % of the native time): runs the cases of bench/smpi/halo_p2p.c
+# (see bench/smpi-p2p.sh) natively, RUNS times, and under librevprof
+# (LD_PRELOAD, the same binary), RUNS times, alternating, and prints per
+# case the native median, the predicted median (MPI_Wtime around the loop:
+# simulated under revprof) and the error (predicted / native - 1), then the
+# median and largest |error|. At 2 ranks every halo message goes to the
+# other rank (K of them each way) and the stencil's grid is 2 x 1 (up and
+# down the other rank, left and right itself).
+# The computation is real, so that the prediction is compared with what
+# runs: the program is built without the tools' annotations, the
+# stencil's COMPUTE is a busy loop, and revprof measures it
+# (REVPROF_COMPUTE=measure; filling and checking the halos count too, as
+# they cost natively). The halo and train cases compute nothing else:
+# they test the communication rules alone; the stencil, computation and
+# communication together. Other jobs on the machine inflate the native
+# times (the stencil's busy loops most: a rank that loses its core holds
+# up the other): run it on a quiet machine. About 2 minutes on the 2-core
+# VM with the defaults. Asserts nothing.
+#
+# usage: bench/p2p-native.sh [BUILD_DIR]        (default: build)
+# env:   NP (ranks, default 2), CASES (default "halo train stencil"), KS
+#        (halo messages each way, default "2 4 6 8"), NS (train messages,
+#        default "8 32"), SIZES (bytes, default "8 1024 65536 1048576"),
+#        ITERS (default 100), COMPUTE (stencil busy loop, seconds per
+#        iteration, default 0.0005), RUNS (default 5), MODEL (default
+#        models/machines/debian12-2core-openmpi.lua), CHARACTERIZE=1 first
+#        characterizes this machine (revprof-characterize on NP ranks, the
+#        functions bench/smpi-p2p.sh times, sizes 0:1M) and predicts from
+#        that model instead, KEEP=1 keeps the work folder, MPIEXEC,
+#        MPIFLAGS (launcher and its flags; Open MPI gets --oversubscribe)
+set -eu
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+np=${NP:-2} cases=${CASES:-halo train stencil} ks=${KS:-2 4 6 8}
+ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-100}
+work=${COMPUTE:-0.0005} runs=${RUNS:-5}
+model=${MODEL:-$here/models/machines/debian12-2core-openmpi.lua}
+char=$build/characterize/revprof-characterize
+lib=$build/revprof/librevprof.so
+for need in "$char" "$lib"; do
+  [ -e "$need" ] || { echo "p2p-native: $need not built (cmake --build $build)" >&2; exit 1; }
+done
+mpicc=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+mpicc=${mpicc:-mpicc}
+flags=${MPIFLAGS:-}
+"$MPIEXEC" --version 2>&1 | grep -qi 'open mpi\|open-mpi\|openrte' && flags="$flags --oversubscribe"
+
+w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2p-native-XXXXXX")
+if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
+timed() { sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "# $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $("$MPIEXEC" --version 2>&1 | head -n 1)"
+if [ "${CHARACTERIZE:-0}" = 1 ]; then
+  echo "characterizing this machine on $np ranks ..." >&2
+  # shellcheck disable=SC2086
+  "$MPIEXEC" $flags -n "$np" "$char" --sizes "0:1M" --no-datasheet -q \
+    --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime \
+    -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
+  model=$w/char/model.lua
+  echo "# model: this machine, characterized now on $np ranks (sizes 0:1M)"
+else
+  echo "# model: $model"
+fi
+[ -f "$model" ] || { echo "p2p-native: model $model not found" >&2; exit 1; }
+for row in MPI_Wait gap; do
+  grep -q "^ *$row = {" "$model" || echo "# (the model has no $row row)"
+done
+echo "# $iters iterations per run, median of $runs runs; stencil $work s of busy loop per iteration; REVPROF_COMPUTE=measure"
+
+"$mpicc" -O2 "$here/bench/smpi/halo_p2p.c" -o "$w/p2p" || exit 1
+
+run() { # case k d: one table row, its |error| appended to $w/errors
+  c=$1 k=$2 d=$3
+  echo "$c at $np ranks, k $k, $d B ..." >&2
+  : > "$w/nat"; : > "$w/rp"
+  r=0
+  while [ "$r" -lt "$runs" ]; do
+    # shellcheck disable=SC2086
+    "$MPIEXEC" $flags -n "$np" "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/nat.err" \
+      | timed >> "$w/nat"
+    # shellcheck disable=SC2086
+    "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$model" \
+      REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
+      "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | timed >> "$w/rp"
+    r=$((r + 1))
+  done
+  nat=$(median < "$w/nat") pred=$(median < "$w/rp")
+  [ -n "$nat" ] || { tail -n 5 "$w/nat.err" >&2; echo "p2p-native: native $c $k $d failed" >&2; exit 1; }
+  [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof $c $k $d failed" >&2; exit 1; }
+  echo "$c $np $k $d $nat $pred" | awk '{ e = 100 * ($6 - $5) / $5
+    printf "%-8s %4s %3s %8s %13.6e %13.6e %+9.1f%%\n", $1, $2, $3, $4, $5, $6, e
+    print (e < 0 ? -e : e) >> "'"$w/errors"'" }'
+}
+
+: > "$w/errors"
+printf '%-8s %4s %3s %8s %13s %13s %10s\n' case np k bytes "native s" "revprof s" error
+for c in $cases; do
+  case $c in
+    halo) list=$ks ;;
+    train) list=$ns ;;
+    stencil) list=4 ;;
+    *) echo "p2p-native: unknown case $c (halo, train, stencil)" >&2; exit 2 ;;
+  esac
+  for k in $list; do
+    for d in $sizes; do run "$c" "$k" "$d"; done
+  done
+done
+sort -g "$w/errors" | awk '{ v[NR] = $1; n += $1 <= 10 } END {
+  if (NR) printf "# %d cases: median |error| %.1f %%, max |error| %.1f %%, %d within 10 %%\n", NR,
+    (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[NR], n }'

@@ -1,0 +1,218 @@
+/* Point-to-point exchanges whose messages overlap, for comparing
+ * librevprof's prediction with SimGrid's smpirun (bench/smpi-p2p.sh) and
+ * with native runs (bench/smpi-p2p.sh --native). Three cases, each
+ * repeated ITERS times between two MPI_Wtime calls:
+ *   halo     every rank posts K MPI_Irecv and K MPI_Isend of D bytes to its
+ *            neighbours on a periodic ring at distances +1, -1, +2, -2, ...
+ *            (tag j for the j-th), then one MPI_Waitall; where K >= P the
+ *            distances wrap round to 1 and neighbours repeat (at P = 2
+ *            all K go to the other rank)
+ *   train    rank 0 sends K messages of D bytes to rank 1 (MPI_Isend,
+ *            MPI_Waitall), rank 1 pre-posts K MPI_Irecv and waits for all;
+ *            the other ranks only start and stop the clock
+ *   stencil  a periodic 2-D grid (MPI_Dims_create): COMPUTE seconds of
+ *            computation, D bytes to each of the 4 grid neighbours
+ *            (Irecv, Isend, Waitall), an 8-byte MPI_Allreduce; K unused
+ * The computation is declared under the tools: smpi_execute_flops() on the
+ * simulated 1 Gflop/s hosts under SimGrid (smpicc -DRP_SMPI),
+ * revprof_compute_seconds() under librevprof (-DRP_REVPROF); built with
+ * neither it is a real busy loop of COMPUTE seconds (clock_gettime, not
+ * MPI_Wtime, which is the simulated clock under librevprof). Prints
+ * "halo_p2p CASE: P ranks, K k, D bytes, ITERS iterations, T s, B bad" on
+ * rank 0 (T: the slowest rank's MPI_Wtime difference; B: received halos
+ * whose first or last byte is not their sender's).
+ *   halo_p2p halo|train|stencil D ITERS K COMPUTE */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef RP_SMPI
+#include <smpi/smpi.h>
+/* the speed of the simulated hosts (characterize/smpi/cluster.xml) */
+#define RP_HOST_FLOPS 1e9
+#endif
+#ifdef RP_REVPROF
+#include "revprof.h"
+#endif
+
+enum { HALO, TRAIN, STENCIL };
+static const char *const case_names[] = {"halo", "train", "stencil"};
+
+#if !defined(RP_SMPI) && !defined(RP_REVPROF)
+static double now(void) { /* seconds */
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+#endif
+
+static void compute(double s) {
+#if defined(RP_SMPI)
+  smpi_execute_flops(s * RP_HOST_FLOPS);
+#elif defined(RP_REVPROF)
+  revprof_compute_seconds(s);
+#else
+  double t0 = now();
+  while (now() - t0 < s) /* busy, so that measured computation is real */
+    ;
+#endif
+}
+
+/* The byte a sender fills its halo with in an iteration. */
+static char mark(int sender, int it) { return (char)((sender + it) & 0x7f); }
+
+/* Peers of one exchange: message j goes to to[j] and comes from from[j],
+ * with tag j, so that repeated peers still match one to one. */
+typedef struct peers {
+  int n;     /* messages each way */
+  int *to;   /* destination rank of message j */
+  int *from; /* source rank of receive j */
+} peers;
+
+/* Ring neighbours at distances +1, -1, +2, -2, ..., +(size - 1),
+ * -(size - 1), then again from +1: never the rank itself. */
+static void ring_peers(peers *p, int rank, int size) {
+  for (int j = 0; j < p->n; j++) {
+    int dist = j / 2 % (size - 1) + 1, dir = j % 2 ? -1 : 1;
+    p->to[j] = ((rank + dir * dist) % size + size) % size;
+    p->from[j] = ((rank - dir * dist) % size + size) % size;
+  }
+}
+
+/* The 4 neighbours on a periodic 2-D grid of MPI_Dims_create's shape; the
+ * j-th message travels in direction j (up, down, left, right). */
+static void grid_peers(peers *p, int rank, int size) {
+  int dims[2] = {0, 0};
+  MPI_Dims_create(size, 2, dims);
+  int r = rank / dims[1], c = rank % dims[1];
+  int dr[4] = {-1, 1, 0, 0}, dc[4] = {0, 0, -1, 1};
+  for (int j = 0; j < 4; j++) {
+    int tr = (r + dr[j] + dims[0]) % dims[0];
+    int tc = (c + dc[j] + dims[1]) % dims[1];
+    int fr = (r - dr[j] + dims[0]) % dims[0];
+    int fc = (c - dc[j] + dims[1]) % dims[1];
+    p->to[j] = tr * dims[1] + tc;
+    p->from[j] = fr * dims[1] + fc;
+  }
+}
+
+/* One exchange of d bytes with every peer: all receives, all sends, one
+ * MPI_Waitall; returns the number of received halos not as sent. */
+static int exchange(const peers *p, char *out, char *in, int d, int it,
+                    MPI_Request *req) {
+  for (int j = 0; j < p->n; j++)
+    MPI_Irecv(in + (size_t)j * (size_t)d, d, MPI_BYTE, p->from[j], j,
+              MPI_COMM_WORLD, &req[j]);
+  for (int j = 0; j < p->n; j++)
+    MPI_Isend(out, d, MPI_BYTE, p->to[j], j, MPI_COMM_WORLD, &req[p->n + j]);
+  MPI_Waitall(2 * p->n, req, MPI_STATUSES_IGNORE);
+  int bad = 0;
+  for (int j = 0; j < p->n && d > 0; j++) {
+    const char *h = in + (size_t)j * (size_t)d;
+    bad += h[0] != mark(p->from[j], it) || h[d - 1] != mark(p->from[j], it);
+  }
+  return bad;
+}
+
+/* Rank 0 sends n messages of d bytes to rank 1, which has posted their
+ * receives; returns the number of messages not as sent. */
+static int train(int rank, int n, char *out, char *in, int d, int it,
+                 MPI_Request *req) {
+  if (rank == 1) {
+    for (int j = 0; j < n; j++)
+      MPI_Irecv(in + (size_t)j * (size_t)d, d, MPI_BYTE, 0, j, MPI_COMM_WORLD,
+                &req[j]);
+    MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    int bad = 0;
+    for (int j = 0; j < n && d > 0; j++) {
+      const char *h = in + (size_t)j * (size_t)d;
+      bad += h[0] != mark(0, it) || h[d - 1] != mark(0, it);
+    }
+    return bad;
+  }
+  if (rank == 0) {
+    for (int j = 0; j < n; j++)
+      MPI_Isend(out, d, MPI_BYTE, 1, j, MPI_COMM_WORLD, &req[j]);
+    MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int kind = -1, d = 0, iters = 0, k = 0;
+  double work = 0.0; /* seconds of computation per stencil iteration */
+  if (argc >= 6) {
+    for (int i = HALO; i <= STENCIL; i++)
+      if (strcmp(argv[1], case_names[i]) == 0)
+        kind = i;
+    d = atoi(argv[2]);
+    iters = atoi(argv[3]);
+    k = atoi(argv[4]);
+    work = atof(argv[5]);
+  }
+  if (kind < 0 || d < 0 || iters < 1 || (kind != STENCIL && k < 1) ||
+      size < 2) {
+    if (rank == 0)
+      fprintf(stderr, "usage: halo_p2p halo|train|stencil D ITERS K COMPUTE"
+                      " (2 ranks or more)\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int n = kind == STENCIL ? 4 : k; /* messages each way per rank */
+  peers p = {n, malloc(sizeof(int) * (size_t)n),
+             malloc(sizeof(int) * (size_t)n)};
+  char *out = malloc(d > 0 ? (size_t)d : 1);
+  char *in = malloc((size_t)n * (d > 0 ? (size_t)d : 1));
+  MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
+  if (!p.to || !p.from || !out || !in || !req) {
+    fprintf(stderr, "halo_p2p: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (kind == HALO)
+    ring_peers(&p, rank, size);
+  else if (kind == STENCIL)
+    grid_peers(&p, rank, size);
+  int bad = 0;
+  double sum = 0.0;
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int it = 0; it < iters; it++) {
+    memset(out, mark(rank, it), (size_t)d);
+    if (kind == TRAIN)
+      bad += train(rank, n, out, in, d, it, req);
+    else {
+      if (kind == STENCIL)
+        compute(work);
+      bad += exchange(&p, out, in, d, it, req);
+    }
+    if (kind == STENCIL) {
+      double local = (double)rank, all;
+      MPI_Allreduce(&local, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      sum += all;
+    }
+  }
+  double t = MPI_Wtime() - t0;
+  double tmax;
+  MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (kind == STENCIL && sum != (double)iters * size * (size - 1) / 2)
+    bad++;
+  int allbad = 0; /* the sum, on rank 0 */
+  MPI_Reduce(&bad, &allbad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("halo_p2p %s: %d ranks, %d k, %d bytes, %d iterations, %.9e s,"
+           " %d bad\n",
+           case_names[kind], size, n, d, iters, tmax, allbad);
+  free(req);
+  free(in);
+  free(out);
+  free(p.from);
+  free(p.to);
+  MPI_Finalize();
+  return allbad != 0;
+}
