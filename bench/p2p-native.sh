@@ -42,10 +42,7 @@ lib=$build/revprof/librevprof.so
 for need in "$char" "$lib"; do
   [ -e "$need" ] || { echo "p2p-native: $need not built (cmake --build $build)" >&2; exit 1; }
 done
-mpicc=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
-mpicc=${mpicc:-mpicc}
-flags=${MPIFLAGS:-}
-"$MPIEXEC" --version 2>&1 | grep -qi 'open mpi\|open-mpi\|openrte' && flags="$flags --oversubscribe"
+bench_mpi_tools
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2p-native-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
@@ -90,9 +87,7 @@ run() { # case k d: one table row, its |error| appended to $w/errors
   nat=$(median < "$w/nat") pred=$(median < "$w/rp")
   [ -n "$nat" ] || { tail -n 5 "$w/nat.err" >&2; echo "p2p-native: native $c $k $d failed" >&2; exit 1; }
   [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof $c $k $d failed" >&2; exit 1; }
-  echo "$c $np $k $d $nat $pred" | awk '{ e = 100 * ($6 - $5) / $5
-    printf "%-8s %4s %3s %8s %13.6e %13.6e %+9.1f%%\n", $1, $2, $3, $4, $5, $6, e
-    print (e < 0 ? -e : e) >> "'"$w/errors"'" }'
+  echo "$c $np $k $d $nat $pred" | bench_error_row "$w/errors"
 }
 
 : > "$w/errors"
@@ -108,6 +103,4 @@ for c in $cases; do
     for d in $sizes; do run "$c" "$k" "$d"; done
   done
 done
-sort -g "$w/errors" | awk '{ v[NR] = $1; n += $1 <= 10 } END {
-  if (NR) printf "# %d cases: median |error| %.1f %%, max |error| %.1f %%, %d within 10 %%\n", NR,
-    (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[NR], n }'
+bench_error_summary "$w/errors" 10

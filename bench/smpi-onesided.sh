@@ -27,10 +27,7 @@ for need in "$char" "$tool" "$lib"; do
 done
 command -v smpicc > /dev/null && command -v smpirun > /dev/null \
   || { echo "smpi-onesided: smpicc/smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1; }
-mpicc=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
-mpicc=${mpicc:-mpicc}
-flags=${MPIFLAGS:-}
-"$MPIEXEC" --version 2>&1 | grep -qi 'open mpi\|open-mpi\|openrte' && flags="$flags --oversubscribe"
+bench_mpi_tools
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-smpi-XXXXXX")
 [ "${KEEP:-0}" = 1 ] && echo "# work folder $w (kept)" || trap 'rm -rf "$w"' EXIT
@@ -38,14 +35,7 @@ max=0
 for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
 
 # the cluster of characterize/smpi/cluster.xml, with max hosts
-sed "s/radical=\"0-3\"/radical=\"0-$((max - 1))\"/" "$here/characterize/smpi/cluster.xml" > "$w/cluster.xml"
-i=0
-while [ "$i" -lt "$max" ]; do echo "node-$i.rp"; i=$((i + 1)); done > "$w/hostfile"
-smpi() { # np, then the program and its arguments
-  n=$1; shift
-  smpirun -np "$n" -platform "$w/cluster.xml" -hostfile "$w/hostfile" \
-    --cfg=smpi/simulate-computation:no --log=root.thres:warning "$@"
-}
+bench_smpi_cluster "$w" "$max"
 
 echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
 echo "# halo: $d bytes each way, $iters iterations, $work s of computation each; cluster of $max hosts (characterize/smpi/cluster.xml)"

@@ -44,10 +44,7 @@ done
 if ! command -v smpicc > /dev/null || ! command -v smpirun > /dev/null; then
   echo "smpi-p2p: smpicc/smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1
 fi
-mpicc=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
-mpicc=${mpicc:-mpicc}
-flags=${MPIFLAGS:-}
-"$MPIEXEC" --version 2>&1 | grep -qi 'open mpi\|open-mpi\|openrte' && flags="$flags --oversubscribe"
+bench_mpi_tools
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-smpi-p2p-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
@@ -55,14 +52,7 @@ max=2
 for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
 
 # the cluster of characterize/smpi/cluster.xml, with max hosts
-sed "s/radical=\"0-3\"/radical=\"0-$((max - 1))\"/" "$here/characterize/smpi/cluster.xml" > "$w/cluster.xml"
-i=0
-while [ "$i" -lt "$max" ]; do echo "node-$i.rp"; i=$((i + 1)); done > "$w/hostfile"
-smpi() { # np, then the program and its arguments
-  n=$1; shift
-  smpirun -np "$n" -platform "$w/cluster.xml" -hostfile "$w/hostfile" \
-    --cfg=smpi/simulate-computation:no --log=root.thres:warning "$@"
-}
+bench_smpi_cluster "$w" "$max"
 timed() { sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p'; }
 
 echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
@@ -89,9 +79,7 @@ run() { # case np k d: one table row, its |error| appended to $w/errors
          REVPROF_OUTPUT_DIR="$w/rp-$c-$np-$k-$d" "$MPIEXEC" $flags -n "$np" "$w/p2p_rp" \
          "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | timed)
   [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "smpi-p2p: revprof $c $np $k $d failed" >&2; exit 1; }
-  echo "$c $np $k $d $ref $pred" | awk '{ e = 100 * ($6 - $5) / $5
-    printf "%-8s %4s %3s %8s %13.6e %13.6e %+9.1f%%\n", $1, $2, $3, $4, $5, $6, e
-    print (e < 0 ? -e : e) >> "'"$w/errors"'" }'
+  echo "$c $np $k $d $ref $pred" | bench_error_row "$w/errors"
 }
 
 : > "$w/errors"
@@ -114,7 +102,5 @@ for c in $cases; do
     done
   done
 done
-sort -g "$w/errors" | awk '{ v[NR] = $1 } END {
-  if (NR) printf "# %d cases: median |error| %.1f %%, max |error| %.1f %%\n", NR,
-    (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[NR] }'
+bench_error_summary "$w/errors"
 [ -z "$skipped" ] || echo "# halos skipped (k >= np: neighbours would repeat; REPEATS=1 runs them):$skipped"
