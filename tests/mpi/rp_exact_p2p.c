@@ -104,7 +104,7 @@ static int by_avg(const void *x, const void *y) {
  * pays its own cost on each; old rule: in request order, each at T_Irecv
  * after the previous one. */
 static void waitall(int r, item *it, int n, double left[][NB], int nsent) {
-  if (!old)
+  if (!old && n > 1)
     qsort(it, (size_t)n, sizeof *it, by_avg);
   for (int b = 0; b < NB; b++) {
     double e = -INFINITY;
