@@ -98,6 +98,21 @@ static void grid_peers(peers *p, int rank, int size) {
   }
 }
 
+/* MPI_Waitall with statuses (MPICH's MPI_STATUSES_IGNORE trips GCC's
+ * array bound check). */
+static void waitall(int n, MPI_Request *req) {
+  static MPI_Status *st;
+  static int cap;
+  if (n > cap) {
+    free(st);
+    st = malloc((size_t)n * sizeof *st);
+    cap = st ? n : 0;
+    if (st == NULL)
+      MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Waitall(n, req, st);
+}
+
 /* One exchange of d bytes with every peer: all receives, all sends, one
  * MPI_Waitall; returns the number of received halos not as sent. */
 static int exchange(const peers *p, char *out, char *in, int d, int it,
@@ -107,7 +122,7 @@ static int exchange(const peers *p, char *out, char *in, int d, int it,
               MPI_COMM_WORLD, &req[j]);
   for (int j = 0; j < p->n; j++)
     MPI_Isend(out, d, MPI_BYTE, p->to[j], j, MPI_COMM_WORLD, &req[p->n + j]);
-  MPI_Waitall(2 * p->n, req, MPI_STATUSES_IGNORE);
+  waitall(2 * p->n, req);
   int bad = 0;
   for (int j = 0; j < p->n && d > 0; j++) {
     const char *h = in + (size_t)j * (size_t)d;
@@ -124,7 +139,7 @@ static int train(int rank, int n, char *out, char *in, int d, int it,
     for (int j = 0; j < n; j++)
       MPI_Irecv(in + (size_t)j * (size_t)d, d, MPI_BYTE, 0, j, MPI_COMM_WORLD,
                 &req[j]);
-    MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    waitall(n, req);
     int bad = 0;
     for (int j = 0; j < n && d > 0; j++) {
       const char *h = in + (size_t)j * (size_t)d;
@@ -135,7 +150,7 @@ static int train(int rank, int n, char *out, char *in, int d, int it,
   if (rank == 0) {
     for (int j = 0; j < n; j++)
       MPI_Isend(out, d, MPI_BYTE, 1, j, MPI_COMM_WORLD, &req[j]);
-    MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    waitall(n, req);
   }
   return 0;
 }
