@@ -569,6 +569,16 @@ void rp_batch_settle(void) {
   t->nserial = 0;
 }
 
+/* When a receive's message of un bytes sent at pb is there (at), and its
+ * latency (lat): rp_arrival_at with the model's rows. */
+static void arrival_of(const rp_req *r, const double *pb, double un,
+                       double lat[RP_NB], double at[RP_NB]) {
+  double late[RP_NB];
+  rp_cost_fast(REVPROF_FN_LATENCY, 2.0, un, lat);
+  rp_cost_fast(r->fn, 2.0, un, late);
+  rp_arrival_at(pb, lat, r->t_mark, late, at);
+}
+
 /* With the model's overlap rows, a receive a Wait or Test completed joins
  * its call's batch: its message is there at max(t_send + latency, t_post +
  * T_Irecv(d)), the endpoint's gap g(d) and the rank's own MPI_Wait cost
@@ -585,10 +595,8 @@ static int overlapped(rp_req *r, const MPI_Status *st, double un) {
     return 0;
   t->arr = nb;
   rp_arrival *a = &nb[t->narr++];
-  double lat[RP_NB], late[RP_NB];
-  rp_cost_fast(REVPROF_FN_LATENCY, 2.0, un, lat);
-  rp_cost_fast(r->fn, 2.0, un, late);
-  rp_arrival_at(r->pb, lat, r->t_mark, late, a->at);
+  double lat[RP_NB];
+  arrival_of(r, r->pb, un, lat, a->at);
   rp_cost_fast(REVPROF_FN_GAP, 2.0, un, a->gap);
   rp_cost_fast(REVPROF_FN_WAIT, 2.0, un, a->own);
   a->src = rp_pb_rank(r->pb);
@@ -607,17 +615,12 @@ static int overlapped(rp_req *r, const MPI_Status *st, double un) {
 /* When a completed receive's message is there in predicted time (avg
  * clock; st from MPI_Request_get_status, before the completion). */
 static double predicted_at(const rp_req *r, const MPI_Status *st) {
-  double n = status_bytes(st), pb[RP_PB_DOUBLES], lat[RP_NB], late[RP_NB],
-         at[RP_NB];
+  double n = status_bytes(st), pb[RP_PB_DOUBLES], lat[RP_NB], at[RP_NB];
   if (cancelled(st) || n < RP_PB_BYTES)
     return -INFINITY; /* no message, or no clocks: nothing to wait for */
-  if (r->enc == RP_ENC_PACK)
-    memcpy(pb, r->pack, RP_PB_BYTES);
-  else
-    memcpy(pb, r->pb, RP_PB_BYTES);
-  rp_cost_fast(REVPROF_FN_LATENCY, 2.0, n - RP_PB_BYTES, lat);
-  rp_cost_fast(r->fn, 2.0, n - RP_PB_BYTES, late);
-  rp_arrival_at(pb, lat, r->t_mark, late, at);
+  memcpy(pb, r->enc == RP_ENC_PACK ? (const void *)r->pack : r->pb,
+         RP_PB_BYTES);
+  arrival_of(r, pb, n - RP_PB_BYTES, lat, at);
   return at[RP_AVG];
 }
 
