@@ -24,11 +24,14 @@ bench_mpi_tools() {
   fi
 }
 
-# SimGrid: the cluster of characterize/smpi/cluster.xml with $2 hosts and
-# its host file in folder $1; then smpi NP PROGRAM ARGS... runs on it.
+# SimGrid: the cluster of characterize/smpi/cluster.xml with $2 hosts (and
+# the backbone's bandwidth BB_BW, default 10Gbps as there) and its host
+# file in folder $1; then smpi NP PROGRAM ARGS... runs on it.
 bench_smpi_cluster() {
   smpi_dir=$1
-  sed "s/radical=\"0-3\"/radical=\"0-$(($2 - 1))\"/" "$here/characterize/smpi/cluster.xml" > "$smpi_dir/cluster.xml"
+  sed -e "s/radical=\"0-3\"/radical=\"0-$(($2 - 1))\"/" \
+      -e "s/bb_bw=\"10Gbps\"/bb_bw=\"${BB_BW:-10Gbps}\"/" \
+      "$here/characterize/smpi/cluster.xml" > "$smpi_dir/cluster.xml"
   i=0
   while [ "$i" -lt "$2" ]; do echo "node-$i.rp"; i=$((i + 1)); done > "$smpi_dir/hostfile"
 }
@@ -55,4 +58,21 @@ bench_error_summary() {
       (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[NR]
     if (lim != "") printf ", %d within %s %%", n, lim
     printf "\n" }'
+}
+
+# The median of the numbers on stdin, one per line (nothing for none).
+median() {
+  sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# bench/smpi/halo_p2p.c: its time from its output line, and the counts a
+# case runs with (halo: neighbours KS, train: messages NS, stencil: 4).
+p2p_timed() { sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p'; }
+p2p_counts() { # case ks ns; fails on an unknown case
+  case $1 in
+    halo) echo "$2" ;;
+    train) echo "$3" ;;
+    stencil) echo 4 ;;
+    *) return 1 ;;
+  esac
 }

@@ -25,7 +25,6 @@ flags=()
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 loop() { # the slowest rank's "loop" figure of one run's output
   awk '$3 == "loop" && $4 > m { m = $4 } END { print m }'
 }

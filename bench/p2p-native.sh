@@ -46,8 +46,6 @@ bench_mpi_tools
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2p-native-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
-timed() { sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "# $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $("$MPIEXEC" --version 2>&1 | head -n 1)"
 if [ "${CHARACTERIZE:-0}" = 1 ]; then
@@ -77,11 +75,11 @@ run() { # case k d: one table row, its |error| appended to $w/errors
   while [ "$r" -lt "$runs" ]; do
     # shellcheck disable=SC2086
     "$MPIEXEC" $flags -n "$np" "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/nat.err" \
-      | timed >> "$w/nat"
+      | p2p_timed >> "$w/nat"
     # shellcheck disable=SC2086
     "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$model" \
       REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
-      "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | timed >> "$w/rp"
+      "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | p2p_timed >> "$w/rp"
     r=$((r + 1))
   done
   nat=$(median < "$w/nat") pred=$(median < "$w/rp")
@@ -93,12 +91,8 @@ run() { # case k d: one table row, its |error| appended to $w/errors
 : > "$w/errors"
 printf '%-8s %4s %3s %8s %13s %13s %10s\n' case np k bytes "native s" "revprof s" error
 for c in $cases; do
-  case $c in
-    halo) list=$ks ;;
-    train) list=$ns ;;
-    stencil) list=4 ;;
-    *) echo "p2p-native: unknown case $c (halo, train, stencil)" >&2; exit 2 ;;
-  esac
+  list=$(p2p_counts "$c" "$ks" "$ns") \
+    || { echo "p2p-native: unknown case $c (halo, train, stencil)" >&2; exit 2; }
   for k in $list; do
     for d in $sizes; do run "$c" "$k" "$d"; done
   done

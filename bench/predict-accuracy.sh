@@ -19,7 +19,6 @@ trap 'rm -rf "$tmp"' EXIT
 # elapsed OUTPUT: the "elapsed X s" figure the examples print (MPI_Wtime:
 # real natively, the simulated avg clock under revprof)
 elapsed() { sed -n 's/.* elapsed \([0-9.e+-]*\) s.*/\1/p' "$1" | tail -n 1; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "predicted vs measured, 2 ranks, model $(basename "$model"), compute measured"
 echo "(measured and predicted: the program's own MPI_Wtime span; whole run: the"

@@ -346,7 +346,6 @@ check_miniamr() {
 }
 
 # -------------------------------------------------------------- helpers
-median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 # the shim that measures the native span
 span=$work/span-$mpi.so

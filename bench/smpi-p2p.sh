@@ -26,7 +26,9 @@
 #        messages, default "8 32"), SIZES (bytes, default "8 1024 65536
 #        1048576"), ITERS (default 20), COMPUTE (stencil seconds per
 #        iteration, default 0.001), REPEATS=1 also runs the halos with
-#        K >= P (neighbours repeat), KEEP=1 keeps the work folder,
+#        K >= P (neighbours repeat), BB_BW (the cluster's backbone,
+#        default 10Gbps; e.g. 100Gbps shows what its contention costs at
+#        16 ranks), KEEP=1 keeps the work folder,
 #        MPIEXEC, MPIFLAGS (native launcher and its flags; Open MPI gets
 #        --oversubscribe)
 set -eu
@@ -53,10 +55,9 @@ for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
 
 # the cluster of characterize/smpi/cluster.xml, with max hosts
 bench_smpi_cluster "$w" "$max"
-timed() { sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p'; }
 
 echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
-echo "# $iters iterations per run; stencil $work s of computation per iteration; cluster of $max hosts (characterize/smpi/cluster.xml)"
+echo "# $iters iterations per run; stencil $work s of computation per iteration; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
 procs=$(echo "$nps" | tr ' ' ',')
 echo "characterizing the simulated cluster (p = $procs) ..." >&2
 smpi "$max" "$char" --quick --sizes "0:1M" --procs "$procs" --seed 7 \
@@ -72,12 +73,12 @@ smpicc -O2 -DRP_SMPI "$here/bench/smpi/halo_p2p.c" -o "$w/p2p_smpi" > "$w/cc.log
 run() { # case np k d: one table row, its |error| appended to $w/errors
   c=$1 np=$2 k=$3 d=$4
   echo "$c at $np ranks, k $k, $d B ..." >&2
-  ref=$(smpi "$np" "$w/p2p_smpi" "$c" "$d" "$iters" "$k" "$work" 2> "$w/smpi.err" | timed)
+  ref=$(smpi "$np" "$w/p2p_smpi" "$c" "$d" "$iters" "$k" "$work" 2> "$w/smpi.err" | p2p_timed)
   [ -n "$ref" ] || { tail -n 5 "$w/smpi.err" >&2; echo "smpi-p2p: smpirun $c $np $k $d failed" >&2; exit 1; }
   # shellcheck disable=SC2086
   pred=$(cd "$w" && REVPROF_MODEL="$w/model.lua" REVPROF_COMPUTE=annotate REVPROF_QUIET=1 \
          REVPROF_OUTPUT_DIR="$w/rp-$c-$np-$k-$d" "$MPIEXEC" $flags -n "$np" "$w/p2p_rp" \
-         "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | timed)
+         "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | p2p_timed)
   [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "smpi-p2p: revprof $c $np $k $d failed" >&2; exit 1; }
   echo "$c $np $k $d $ref $pred" | bench_error_row "$w/errors"
 }
@@ -87,12 +88,8 @@ skipped=
 printf '%-8s %4s %3s %8s %13s %13s %10s\n' case np k bytes "smpirun s" "revprof s" error
 for c in $cases; do
   for np in $nps; do
-    case $c in
-      halo) list=$ks ;;
-      train) list=$ns ;;
-      stencil) list=4 ;;
-      *) echo "smpi-p2p: unknown case $c (halo, train, stencil)" >&2; exit 2 ;;
-    esac
+    list=$(p2p_counts "$c" "$ks" "$ns") \
+      || { echo "smpi-p2p: unknown case $c (halo, train, stencil)" >&2; exit 2; }
     for k in $list; do
       if [ "$c" = halo ] && [ "$k" -ge "$np" ] && [ "$repeats" != 1 ]; then
         skipped="$skipped k$k/np$np"
