@@ -796,7 +796,8 @@ void rp_req_peek(rp_req *r, MPI_Status *st, int want_status) {
 void rp_req_start(rp_req *r) {
   r->active = 1;
   r->unpacked = 0;
-  memcpy(r->t_mark, rp_g.clk.now, sizeof r->t_mark); /* a receive's post */
+  if (r->kind == RP_REQ_RECV) /* a persistent receive posted again */
+    memcpy(r->t_mark, rp_g.clk.now, sizeof r->t_mark);
   if (r->kind == RP_REQ_SEND)
     send_stamp(r);
   else if (kind_ops[r->kind] && kind_ops[r->kind]->start)

@@ -5,7 +5,8 @@
  * values to 1e-9 s after each phase:
  *   - k-neighbour exchanges, k = 1 ... 8, at an eager-like and a large
  *     size: k MPI_Irecv, k MPI_Isend, one MPI_Waitall;
- *   - receives posted late (the message waits for the receive);
+ *   - receives posted late (the message waits for the receive), also a
+ *     persistent one (posted at its MPI_Start);
  *   - a train of 16 messages from one sender;
  *   - a gather of messages from every other rank to rank 0;
  *   - the same k receives completed by k MPI_Wait one after another;
@@ -231,6 +232,32 @@ int main(int argc, char **argv) {
     waitall(1, &it, 1, NULL, 0);
     snprintf(phase, sizeof phase, "late receiver d=%.0f", sizes[s]);
     check(phase);
+  }
+
+  /* a persistent receive made early, started late: posted at its start */
+  {
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    MPI_Request req = MPI_REQUEST_NULL;
+    double ts[NB], left[NB], post[NB];
+    if (rank == 0) {
+      MPI_Isend(sbuf, 8, MPI_BYTE, 1, 55, MPI_COMM_WORLD, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Recv_init(rbuf, 8, MPI_BYTE, 0, 55, MPI_COMM_WORLD, &req);
+      REVPROF_COMPUTE_STEPS(1000);
+      MPI_Start(&req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      MPI_Request_free(&req);
+    }
+    isend(0, 8, ts, left);
+    waitall(0, NULL, 0, &left, 1);
+    steps(1, 1000);
+    memcpy(post, T[1], sizeof post);
+    item it;
+    arrive(&it, ts, post, 8);
+    waitall(1, &it, 1, NULL, 0);
+    check("persistent receive started late");
   }
 
   /* a train of 16 messages of 4 KiB from 0 to 1 */
