@@ -282,3 +282,56 @@ rp_pb_way rp_pb_choose(int no_message, int foreign, double bytes, int plain,
      MPI_BOTTOM would point at it */
   return bytes == 0 ? RP_PB_CLOCKS : RP_PB_TYPE;
 }
+
+/* lower bound of rank s's next departure (INFINITY: never before the
+   waiting rank acts); depth guards a cycle of blocked ranks */
+static double match_bound(const rp_match_peer *p, int n, int self, double la,
+                          int s, int depth) {
+  const rp_match_peer *q = &p[s];
+  if (s == self || depth > n)
+    return INFINITY;
+  switch (q->state) {
+  case RP_PEER_GONE:
+  case RP_PEER_COLL:
+    return INFINITY;
+  case RP_PEER_RECV:
+    if (q->fed || q->on < 0 || q->on >= n)
+      return q->clock;
+    else {
+      double b = match_bound(p, n, self, la, q->on, depth + 1) + la;
+      return b > q->clock ? b : q->clock;
+    }
+  default:
+    return q->clock;
+  }
+}
+
+int rp_match_decide(const rp_match_peer *p, int n, int self, double lookahead,
+                    int *who, int *stuck) {
+  int best = -1;
+  *stuck = 0;
+  for (int s = 0; s < n; s++)
+    if (p[s].member && p[s].has &&
+        (best < 0 || p[s].arrival < p[best].arrival))
+      best = s;
+  if (best < 0)
+    return RP_MATCH_WAIT; /* nothing known yet: as the MPI, wait */
+  double a = p[best].arrival, la = lookahead > 0 ? lookahead : 0.0;
+  int running = 0, undercut = 0;
+  for (int s = 0; s < n; s++) {
+    if (!p[s].member || s == self || (p[s].has && !p[s].unknown))
+      continue;
+    double b = p[s].unknown ? -INFINITY
+                            : match_bound(p, n, self, la, s, 0) + la;
+    if (b < a || (b == a && s < best)) {
+      undercut = 1;
+      running |= p[s].active && !p[s].unknown;
+    }
+  }
+  if (undercut) {
+    *stuck = !running;
+    return RP_MATCH_WAIT;
+  }
+  *who = best;
+  return RP_MATCH_TAKE;
+}

@@ -279,7 +279,60 @@ typedef struct rp_wild {
   int any_tag;        /* the MPI library's MPI_ANY_TAG value */
   long receives;      /* wildcard receives seen */
   long suspicious;    /* those the predicted order would have given away */
+  /* wildcard receives and probes decided in predicted time (rp_match.c):
+     proven first, taken after REVPROF_WILDCARD_TIMEOUT, left to the MPI */
+  long exact, timeouts, real;
+  double wait_s;      /* host seconds spent waiting for the proofs */
 } rp_wild;
+
+/* ------------------------------ wildcard receives decided in predicted time */
+
+/* What a rank waiting in a receive from MPI_ANY_SOURCE knows of another
+ * rank (rp_match.c reads it from the rank's published state and message
+ * log): whether it can still send a message that arrives, in predicted
+ * time, before the earliest one known. */
+enum rp_peer_state {
+  RP_PEER_OUT = 0,  /* running the program: its clock only grows */
+  RP_PEER_IN = 1,   /* inside an MPI call revprof does not describe */
+  RP_PEER_RECV = 2, /* blocked in a receive from one rank (on) */
+  RP_PEER_ANY = 3,  /* blocked in a receive from any rank */
+  RP_PEER_COLL = 4, /* inside a blocking collective of a communicator the
+                       waiting rank belongs to: it leaves after the waiting
+                       rank joins */
+  RP_PEER_GONE = 5  /* in MPI_Finalize: sends nothing more */
+};
+
+typedef struct rp_match_peer {
+  int state;       /* enum rp_peer_state */
+  int on;          /* RP_PEER_RECV: the rank it waits for */
+  int fed;         /* RP_PEER_RECV: a message from on to it is under way */
+  int member;      /* it can send on the receive's communicator */
+  int has;         /* a message of it the receive may take is known */
+  int unknown;     /* its log lost messages the receive may take */
+  int active;      /* it makes progress: computing (running, no MPI call
+                      since the last look) or its clock moved; one that
+                      only polls MPI or waits inside it is not */
+  double clock;    /* lower bound of its next message's departure, s */
+  double arrival;  /* has: that message's predicted arrival, s */
+} rp_match_peer;
+
+enum { RP_MATCH_WAIT = 0, RP_MATCH_TAKE = 1 };
+
+/* Conservative decision of rank self's wildcard receive among n ranks
+ * (Chandy-Misra-Bryant, lookahead the model's least latency): the known
+ * message arriving first (ties: the lower rank) is taken once no member
+ * can still send one arriving earlier. A rank's next departure is at least
+ * its clock; one blocked on a receive from a rank r with nothing under way
+ * departs after r's next departure plus the lookahead; the waiting rank
+ * itself, a rank blocked on it with nothing under way, one in a collective
+ * with it and one finalizing never undercut (each waits for the waiting
+ * rank to act first, which it does only after this receive), nor does a
+ * cycle of blocked ranks that excludes it (deadlocked). Returns
+ * RP_MATCH_TAKE with *who, or RP_MATCH_WAIT with *stuck = 1 when no rank
+ * that may still undercut is active (the caller may time out) and 0 when
+ * one is, or nothing is known. */
+int rp_match_decide(const rp_match_peer *p, int n, int self, double lookahead,
+                    int *who, int *stuck);
 
 /* ------------------------------------------------------------ piggyback */
 

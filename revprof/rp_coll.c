@@ -22,7 +22,7 @@ static void ex_init(const rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
 void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
   ex_init(c, fn, d, x);
   if (c->intra && c->size > 1)
-    RP_UNLOCKED(x->synced = PMPI_Allreduce(MPI_IN_PLACE, x->v, RP_PB_DOUBLES,
+    RP_UNLOCKED(x->synced = PMPI_Allreduce(MPI_IN_PLACE, x->v, RP_XCH_DOUBLES,
                                            MPI_DOUBLE, MPI_MAX,
                                            c->shadow) == MPI_SUCCESS);
 }
@@ -48,7 +48,7 @@ int rp_coll_root_dir(revprof_fn fn) {
  * One rooted call of 32 bytes, cheaper than the allreduce. */
 void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
                          rp_coll_ex *x) {
-  double got[RP_PB_DOUBLES];
+  double got[RP_XCH_DOUBLES];
   int dir = rp_coll_root_dir(fn), ok;
   ex_init(c, fn, d, x);
   /* a bad root fails in the application's own call, not in revprof's */
@@ -56,13 +56,13 @@ void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
     return;
   memcpy(got, x->v, sizeof got);
   if (dir == RP_ROOT_OUT)
-    RP_UNLOCKED(ok = PMPI_Bcast(got, RP_PB_DOUBLES, MPI_DOUBLE, root,
+    RP_UNLOCKED(ok = PMPI_Bcast(got, RP_XCH_DOUBLES, MPI_DOUBLE, root,
                                 c->shadow));
   else
-    RP_UNLOCKED(ok = PMPI_Reduce(x->v, got, RP_PB_DOUBLES, MPI_DOUBLE,
+    RP_UNLOCKED(ok = PMPI_Reduce(x->v, got, RP_XCH_DOUBLES, MPI_DOUBLE,
                                  MPI_MAX, root, c->shadow));
   if (ok == MPI_SUCCESS) /* per component: known may be own */
-    rp_root_known(dir, c->rank == root, x->v, got, x->v, RP_PB_DOUBLES);
+    rp_root_known(dir, c->rank == root, x->v, got, x->v, RP_XCH_DOUBLES);
 }
 
 void rp_coll_finish(rp_coll_ex *x) {
@@ -98,9 +98,9 @@ rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
   if (!c->intra || c->size < 2 || root < 0 || root >= c->size)
     r->root_dir = 0; /* nothing exchanged: own clocks */
   else if ((dir == RP_ROOT_OUT
-                ? PMPI_Ibcast(r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, root,
+                ? PMPI_Ibcast(r->cmax, RP_XCH_DOUBLES, MPI_DOUBLE, root,
                               c->shadow, &r->sreq)
-                : PMPI_Ireduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
+                : PMPI_Ireduce(r->cmine, r->cmax, RP_XCH_DOUBLES, MPI_DOUBLE,
                                MPI_MAX, root, c->shadow, &r->sreq)) !=
            MPI_SUCCESS) {
     r->sreq = MPI_REQUEST_NULL;
@@ -112,7 +112,7 @@ rp_req *rp_icoll_begin_rooted(rp_comm *c, rp_wid w, revprof_fn fn, double d,
 rp_req *rp_icoll_begin(rp_comm *c, rp_wid w, revprof_fn fn, double d) {
   rp_req *r = icoll_record(c, w, fn, d);
   if (c->intra && c->size > 1 &&
-      PMPI_Iallreduce(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, MPI_MAX,
+      PMPI_Iallreduce(r->cmine, r->cmax, RP_XCH_DOUBLES, MPI_DOUBLE, MPI_MAX,
                       c->shadow, &r->sreq) != MPI_SUCCESS)
     r->sreq = MPI_REQUEST_NULL;
   return r;
@@ -142,13 +142,13 @@ rp_req *rp_pcoll_init(rp_comm *c, rp_wid w, revprof_fn fn, double d,
   if (r->comm == MPI_COMM_NULL)
     ; /* nothing exchanged: own clocks */
   else if (r->root_dir == RP_ROOT_OUT)
-    rc = PMPI_Bcast_init(r->cmax, RP_PB_DOUBLES, MPI_DOUBLE, root, r->comm,
+    rc = PMPI_Bcast_init(r->cmax, RP_XCH_DOUBLES, MPI_DOUBLE, root, r->comm,
                          MPI_INFO_NULL, &r->preq);
   else if (r->root_dir == RP_ROOT_IN)
-    rc = PMPI_Reduce_init(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
+    rc = PMPI_Reduce_init(r->cmine, r->cmax, RP_XCH_DOUBLES, MPI_DOUBLE,
                           MPI_MAX, root, r->comm, MPI_INFO_NULL, &r->preq);
   else
-    rc = PMPI_Allreduce_init(r->cmine, r->cmax, RP_PB_DOUBLES, MPI_DOUBLE,
+    rc = PMPI_Allreduce_init(r->cmine, r->cmax, RP_XCH_DOUBLES, MPI_DOUBLE,
                              MPI_MAX, r->comm, MPI_INFO_NULL, &r->preq);
   if (rc != MPI_SUCCESS) {
     r->preq = MPI_REQUEST_NULL;
@@ -182,7 +182,7 @@ void rp_icoll_done(rp_req *r) {
   r->sreq = MPI_REQUEST_NULL; /* a persistent one stays in r->preq */
   if (r->root_dir != 0) /* per component: known may be arrived */
     rp_root_known(r->root_dir, r->is_root, r->cmine, r->cmax, r->cmax,
-                  RP_PB_DOUBLES);
+                  RP_XCH_DOUBLES);
   rp_cost(r->fn, r->p, r->cmax[RP_NB], cost);
   rp_t.cur_wait += rp_clock_coll_complete(&rp_g.clk, r->cmax, cost);
   rp_t.cur_bytes += r->cmax[RP_NB];

@@ -17,7 +17,7 @@ void rp_coll_startup(void);
  * them before the application's collective, rp_coll_finish applies the
  * rule after it. */
 typedef struct rp_coll_ex {
-  double v[RP_PB_DOUBLES]; /* start clocks and d; the maximum after */
+  double v[RP_XCH_DOUBLES]; /* start clocks and d; the maximum after */
   revprof_fn fn;
   double p;
   int synced; /* 1: exchanged by a blocking allreduce on the shadow, which

@@ -36,14 +36,14 @@
 #define RP_FOLD_BUF (512 * 1024)
 static unsigned char fold_send[RP_FOLD_BUF], fold_recv[RP_FOLD_BUF];
 
-static void fold_max(double acc[RP_PB_DOUBLES], const double v[RP_PB_DOUBLES]) {
-  for (int k = 0; k < RP_PB_DOUBLES; k++)
+static void fold_max(double acc[RP_XCH_DOUBLES], const double v[RP_XCH_DOUBLES]) {
+  for (int k = 0; k < RP_XCH_DOUBLES; k++)
     if (v[k] > acc[k])
       acc[k] = v[k];
 }
 
 /* The rule, from the maximum over the members */
-static void fold_rule(rp_comm *c, revprof_fn fn, const double v[RP_PB_DOUBLES]) {
+static void fold_rule(rp_comm *c, revprof_fn fn, const double v[RP_XCH_DOUBLES]) {
   rp_coll_ex x;
   x.fn = fn;
   x.p = (double)c->size;
@@ -62,7 +62,7 @@ static int fold_block(rp_comm *c, int count, MPI_Datatype type) {
   double data = (double)count * rp_type_info_fast(type).size;
   if (data > RP_FOLD_BLOCK)
     return 0;
-  long block = (long)data + RP_PB_BYTES;
+  long block = (long)data + RP_XCH_BYTES;
   return block * c->size <= RP_FOLD_BUF ? (int)block : 0;
 }
 
@@ -78,12 +78,12 @@ static MPI_Aint extent_of(MPI_Datatype t) {
 static void pack_block(const void *buf, int count, MPI_Datatype type,
                        const double *v, int b, int block, MPI_Comm comm) {
   unsigned char *out = fold_send + (size_t)b * (size_t)block;
-  memcpy(out, v, RP_PB_BYTES);
+  memcpy(out, v, RP_XCH_BYTES);
   if (rp_type_info_fast(type).plain)
-    memcpy(out + RP_PB_BYTES, buf, (size_t)block - RP_PB_BYTES);
-  else if (block > RP_PB_BYTES) { /* (MPICH 4.0.2's pack and unpack
+    memcpy(out + RP_XCH_BYTES, buf, (size_t)block - RP_XCH_BYTES);
+  else if (block > RP_XCH_BYTES) { /* (MPICH 4.0.2's pack and unpack
                                      divide by the size: not for 0 B) */
-    int pos = RP_PB_BYTES;
+    int pos = RP_XCH_BYTES;
     PMPI_Pack(buf, count, type, out, block, &pos, comm);
   }
 }
@@ -94,15 +94,15 @@ static void pack_block(const void *buf, int count, MPI_Datatype type,
 static void unpack_block(const unsigned char *from, void *buf, int count,
                          MPI_Datatype type, double *acc, int b, int block,
                          MPI_Comm comm) {
-  double v[RP_PB_DOUBLES];
+  double v[RP_XCH_DOUBLES];
   const unsigned char *in = from + (size_t)b * (size_t)block;
-  memcpy(v, in, RP_PB_BYTES);
+  memcpy(v, in, RP_XCH_BYTES);
   if (buf == NULL)
     ;
   else if (rp_type_info_fast(type).plain)
-    memcpy(buf, in + RP_PB_BYTES, (size_t)block - RP_PB_BYTES);
-  else if (block > RP_PB_BYTES) { /* zero-size data: nothing to unpack */
-    int pos = RP_PB_BYTES;
+    memcpy(buf, in + RP_XCH_BYTES, (size_t)block - RP_XCH_BYTES);
+  else if (block > RP_XCH_BYTES) { /* zero-size data: nothing to unpack */
+    int pos = RP_XCH_BYTES;
     PMPI_Unpack(in, block, &pos, buf, count, type, comm);
   }
   fold_max(acc, v);
@@ -118,7 +118,7 @@ static int fold_blocks(int alltoall, rp_comm *c, revprof_fn fn, double d,
       sendbuf == MPI_IN_PLACE ? 0 : fold_block(c, recvcount, recvtype);
   if (block == 0)
     return 0;
-  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  double mine[RP_XCH_DOUBLES], acc[RP_XCH_DOUBLES];
   rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   MPI_Aint sext = extent_of(sendtype);
@@ -184,7 +184,7 @@ int rp_fold_MPI_Bcast(rp_comm *c, revprof_fn fn, double d, int *rc,
   int block = bad_root(c, root) ? 0 : fold_block(c, count, datatype);
   if (block == 0)
     return 0;
-  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  double mine[RP_XCH_DOUBLES], acc[RP_XCH_DOUBLES];
   rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   if (c->rank == root)
@@ -204,7 +204,7 @@ int rp_fold_MPI_Scatter(rp_comm *c, revprof_fn fn, double d, int *rc,
                                recvtype);
   if (block == 0)
     return 0;
-  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  double mine[RP_XCH_DOUBLES], acc[RP_XCH_DOUBLES];
   rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   if (me) {
@@ -229,7 +229,7 @@ int rp_fold_MPI_Gather(rp_comm *c, revprof_fn fn, double d, int *rc,
                                sendtype);
   if (block == 0)
     return 0;
-  double mine[RP_PB_DOUBLES], acc[RP_PB_DOUBLES];
+  double mine[RP_XCH_DOUBLES], acc[RP_XCH_DOUBLES];
   rp_my_clocks(d, mine);
   memcpy(acc, mine, sizeof acc);
   MPI_Aint rext = me ? extent_of(recvtype) : 0;
@@ -280,11 +280,11 @@ static void fold_fail(const char *what) {
 
 static void fold_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
   (void)dt;
-  int bytes = (int)fold_cur.clock_off + RP_PB_BYTES;
+  int bytes = (int)fold_cur.clock_off + RP_XCH_BYTES;
   for (int e = 0; e < *len; e++) {
     unsigned char *a = (unsigned char *)in + (size_t)e * (size_t)bytes;
     unsigned char *b = (unsigned char *)inout + (size_t)e * (size_t)bytes;
-    double va[RP_PB_DOUBLES], vb[RP_PB_DOUBLES];
+    double va[RP_XCH_DOUBLES], vb[RP_XCH_DOUBLES];
     PMPI_Reduce_local(a, b, fold_cur.count, fold_cur.type, fold_cur.op);
     memcpy(va, a + fold_cur.clock_off, sizeof va);
     memcpy(vb, b + fold_cur.clock_off, sizeof vb);
@@ -303,7 +303,7 @@ static MPI_Datatype bytes_type(size_t off) {
   }
   if (fold_types[k] == MPI_DATATYPE_NULL) {
     MPI_Datatype t;
-    if (PMPI_Type_contiguous((int)off + RP_PB_BYTES, MPI_BYTE, &t) !=
+    if (PMPI_Type_contiguous((int)off + RP_XCH_BYTES, MPI_BYTE, &t) !=
             MPI_SUCCESS ||
         PMPI_Type_commit(&t) != MPI_SUCCESS)
       fold_fail("a datatype");
@@ -363,7 +363,7 @@ static int fold_reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
   size_t data = (size_t)count * tsize;
   size_t off = (data + 15) & ~(size_t)15; /* clocks 16-aligned after it */
   MPI_Datatype bt = bytes_type(off);
-  double mine[RP_PB_DOUBLES];
+  double mine[RP_XCH_DOUBLES];
   rp_my_clocks(d, mine);
   /* MPI_IN_PLACE is allowed where the result lands: the data is there */
   memcpy(fold_send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, data);
@@ -376,10 +376,10 @@ static int fold_reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
   *rc = root < 0 ? PMPI_Allreduce(fold_send, fold_recv, 1, bt, fold_op, comm)
                  : PMPI_Reduce(fold_send, fold_recv, 1, bt, fold_op, root,
                                comm);
-  double acc[RP_PB_DOUBLES];
+  double acc[RP_XCH_DOUBLES];
   memcpy(acc, mine, sizeof acc);
   if (*rc == MPI_SUCCESS && learns) {
-    double v[RP_PB_DOUBLES];
+    double v[RP_XCH_DOUBLES];
     memcpy(recvbuf, fold_recv, data);
     memcpy(v, fold_recv + off, sizeof v);
     fold_max(acc, v);

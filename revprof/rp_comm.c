@@ -9,6 +9,12 @@
 
 static int keyval = MPI_KEYVAL_INVALID;
 
+/* communicators with an id, for rp_comm_by_cid; the next id this rank
+   proposes (the members take the largest proposal) */
+static rp_comm **with_id;
+static size_t nwith_id, with_id_cap;
+static int next_cid;
+
 /* the communicator looked up last: programs call collectives on one or two
  * communicators, and the attribute lookup was a fifth of a small
  * collective's overhead. Cleared when its attribute goes. */
@@ -27,6 +33,12 @@ static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
     last_comm = MPI_COMM_NULL;
     last_info = NULL;
   }
+  for (size_t i = 0; i < nwith_id; i++)
+    if (with_id[i] == c) {
+      with_id[i] = with_id[--nwith_id];
+      break;
+    }
+  free(c->world);
   PMPI_Finalized(&fin);
   if (!fin && !rp_g.finalized && c->shadow != MPI_COMM_NULL)
     PMPI_Comm_free(&c->shadow);
@@ -105,6 +117,53 @@ int rp_comm_foreign(MPI_Comm comm) {
   return out;
 }
 
+/* The id of an intra-communicator with a shadow, while wildcard receives
+ * are decided in predicted time: the largest of the members' proposals
+ * (each member's ids then differ, so a sender's (id, tag) names one of its
+ * communicators), and its members' MPI_COMM_WORLD ranks. */
+static void comm_id(MPI_Comm comm, rp_comm *c) {
+  int id = -1;
+  if (rp_g.pub && c->intra && c->shadow != MPI_COMM_NULL) {
+    int rc;
+    RP_UNLOCKED(rc = PMPI_Allreduce(&next_cid, &id, 1, MPI_INT, MPI_MAX,
+                                    c->shadow));
+    if (rc != MPI_SUCCESS)
+      id = -1;
+  }
+  if (id < 0)
+    return;
+  next_cid = id + 1;
+  if (comm != MPI_COMM_WORLD) {
+    MPI_Group g, world;
+    int *in = malloc((size_t)c->size * sizeof *in);
+    c->world = malloc((size_t)c->size * sizeof *c->world);
+    int ok = in && c->world && PMPI_Comm_group(comm, &g) == MPI_SUCCESS;
+    if (ok) {
+      for (int i = 0; i < c->size; i++)
+        in[i] = i;
+      ok = PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS;
+      if (ok) {
+        ok = PMPI_Group_translate_ranks(g, c->size, in, world, c->world) ==
+             MPI_SUCCESS;
+        PMPI_Group_free(&world);
+      }
+      PMPI_Group_free(&g);
+    }
+    free(in);
+    if (!ok) {
+      free(c->world);
+      c->world = NULL;
+      return;
+    }
+  }
+  rp_comm **nw = rp_grow(with_id, &with_id_cap, nwith_id + 1, sizeof *nw);
+  if (nw == NULL)
+    return;
+  with_id = nw;
+  with_id[nwith_id++] = c;
+  c->cid = id;
+}
+
 /* Records comm with its shadow (shadow MPI_COMM_NULL: create one, a
  * collective call over comm). */
 void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow) {
@@ -130,11 +189,24 @@ void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow) {
     if (rc != MPI_SUCCESS)
       c->shadow = MPI_COMM_NULL;
   }
+  c->cid = -1;
+  if (shadow == MPI_COMM_NULL) /* a blocking creation: agree on an id */
+    comm_id(comm, c);
   if (PMPI_Comm_set_attr(comm, keyval, c) != MPI_SUCCESS) {
     if (c->shadow != MPI_COMM_NULL)
       PMPI_Comm_free(&c->shadow);
+    if (c->cid >= 0)
+      nwith_id--; /* it was the last one in */
+    free(c->world);
     free(c);
   }
+}
+
+rp_comm *rp_comm_by_cid(int cid) {
+  for (size_t i = 0; cid >= 0 && i < nwith_id; i++)
+    if (with_id[i]->cid == cid)
+      return with_id[i];
+  return NULL;
 }
 
 void rp_comm_created(MPI_Comm newcomm) {
@@ -150,6 +222,8 @@ static void fill(rp_comm *c, const rp_comm *info) {
     c->rank = 0;
     c->size = 1;
     c->intra = 0;
+    c->cid = -1;
+    c->world = NULL;
   }
   if (c->intra && c->size > 1 && c->shadow == MPI_COMM_NULL)
     c->intra = 0; /* no shadow after a fault: cost locally */
@@ -163,6 +237,8 @@ void rp_coll_start(rp_comm *c, MPI_Comm comm) {
     info = rp_comm_lookup(comm);
   }
   fill(c, info);
+  if (rp_g.pub && c->cid >= 0) /* for the others' wildcard receives */
+    rp_publish(RP_PEER_COLL, -1, c->cid, 0);
 }
 
 void rp_coll_start_nb(rp_comm *c, MPI_Comm comm) {
@@ -212,4 +288,7 @@ void rp_comm_shutdown(void) {
   PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
   PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
   PMPI_Comm_free_keyval(&keyval);
+  free(with_id);
+  with_id = NULL;
+  nwith_id = with_id_cap = 0;
 }

@@ -115,6 +115,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->cpu_scale = 1.0;
   c->compute_spread = -1.0; /* unset: the model's, else RP_NOISE_FLOOR */
   c->pack_max = -1.0; /* the MPI library's default */
+  c->wildcard_timeout = 1.0;
   snprintf(c->outdir, sizeof c->outdir, "revprof-out");
   if (err && errlen)
     err[0] = '\0';
@@ -195,6 +196,21 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   if ((v = get("REVPROF_INSTRUCTION_TIME", ud)) && *v &&
       (rc = get_seconds("REVPROF_INSTRUCTION_TIME", v, 0, &c->sec_per_ins,
                         err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_WILDCARD", ud)) && *v) {
+    if (strcmp(v, "predicted") == 0)
+      c->wildcard_real = 0;
+    else if (strcmp(v, "real") == 0)
+      c->wildcard_real = 1;
+    else {
+      snprintf(err, errlen, "REVPROF_WILDCARD=\"%s\": expected predicted or "
+               "real", v);
+      return REVPROF_EINVAL;
+    }
+  }
+  if ((v = get("REVPROF_WILDCARD_TIMEOUT", ud)) && *v &&
+      (rc = get_seconds("REVPROF_WILDCARD_TIMEOUT", v, 1,
+                        &c->wildcard_timeout, err, errlen)))
     return rc;
   if ((v = get("REVPROF_PACK_MAX", ud)) && *v) {
     if ((rc = get_seconds("REVPROF_PACK_MAX", v, 0, &c->pack_max, err,

@@ -54,6 +54,14 @@ typedef struct rp_config {
   double inject;                /* REVPROF_INJECT_OVERHEAD: busy-wait per
                                    event in compensate mode (testing aid),
                                    seconds; 0: off */
+  int wildcard_real;            /* REVPROF_WILDCARD=real: the MPI decides
+                                   which message a wildcard receive takes
+                                   (default predicted: the first in
+                                   predicted time, rp_match.c) */
+  double wildcard_timeout;      /* REVPROF_WILDCARD_TIMEOUT, s: a wildcard
+                                   receive whose senders all wait inside MPI
+                                   without a change for this long takes the
+                                   earliest message known */
   char model[RP_PATH_MAX];      /* REVPROF_MODEL, "" if unset */
   char lua[RP_PATH_MAX];        /* REVPROF_LUA, "" if unset */
   char outdir[RP_PATH_MAX];     /* REVPROF_OUTPUT_DIR */

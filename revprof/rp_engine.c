@@ -2,6 +2,7 @@
  * the mode (its hooks: rp_mode_ops), and the public revprof_* API of compute
  * annotations. The state, costs and timers it starts are rp_state.c's. */
 #include "rp_engine.h"
+#include "rp_match.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,7 @@ void rp_startup(int provided) {
   rp_wild_init(&rp_g.wild, MPI_ANY_TAG);
   rp_mt_startup(provided);
   rp_p2p_startup();
+  rp_match_startup();
   rp_comm_startup();
   rp_coll_startup();
   rp_rma_startup();
@@ -213,6 +215,7 @@ void rp_startup(int provided) {
 }
 
 void rp_shutdown(void) {
+  rp_match_gone();
   rp_mt_report();
   rp_g.mode->report();
   if (rp_g.tracing)
@@ -222,6 +225,7 @@ void rp_shutdown(void) {
   rp_zombies_progress(1);
   rp_rma_shutdown();
   rp_io_shutdown();
+  rp_match_shutdown();
   rp_comm_shutdown();
   rp_p2p_shutdown();
   rp_mt_shutdown();

@@ -85,19 +85,19 @@ static void inbr_exchange(rp_req *r, MPI_Comm comm, int slots, double d) {
   rp_my_clocks(d, r->cmine);
   memcpy(r->cmax, r->cmine, sizeof r->cmax);
   r->sreq = MPI_REQUEST_NULL;
-  double *in = malloc((size_t)(slots > 0 ? slots : 1) * RP_PB_DOUBLES *
+  double *in = malloc((size_t)(slots > 0 ? slots : 1) * RP_XCH_DOUBLES *
                       sizeof *in);
   if (in == NULL) {
     rp_report_flag("collective-clocks", "out of memory: a neighbourhood "
                    "collective costed without its neighbours' clocks");
     return;
   }
-  for (int i = 0; i < slots * RP_PB_DOUBLES; i++)
+  for (int i = 0; i < slots * RP_XCH_DOUBLES; i++)
     in[i] = -1.0; /* MPI_PROC_NULL neighbours leave their slot alone */
   r->nbr_in = in;
   r->nbr_slots = slots;
-  if (PMPI_Ineighbor_allgather(r->cmine, RP_PB_DOUBLES, MPI_DOUBLE, in,
-                               RP_PB_DOUBLES, MPI_DOUBLE, comm,
+  if (PMPI_Ineighbor_allgather(r->cmine, RP_XCH_DOUBLES, MPI_DOUBLE, in,
+                               RP_XCH_DOUBLES, MPI_DOUBLE, comm,
                                &r->sreq) != MPI_SUCCESS) {
     r->sreq = MPI_REQUEST_NULL;
     r->nbr_slots = 0; /* own clocks only */
@@ -137,12 +137,12 @@ rp_req *rp_pnbr_init(MPI_Comm comm, rp_wid w, revprof_fn fn, double d) {
      match in the order of their *_init, so the members may start them in
      different orders (as for rp_pcoll_init) */
   r->nbr_slots = 0;
-  r->nbr_in = malloc((size_t)(slots > 0 ? slots : 1) * RP_PB_DOUBLES *
+  r->nbr_in = malloc((size_t)(slots > 0 ? slots : 1) * RP_XCH_DOUBLES *
                      sizeof *r->nbr_in);
 #if MPI_VERSION >= 4
   if (r->nbr_in != NULL &&
-      PMPI_Neighbor_allgather_init(r->cmine, RP_PB_DOUBLES, MPI_DOUBLE,
-                                   r->nbr_in, RP_PB_DOUBLES, MPI_DOUBLE, comm,
+      PMPI_Neighbor_allgather_init(r->cmine, RP_XCH_DOUBLES, MPI_DOUBLE,
+                                   r->nbr_in, RP_XCH_DOUBLES, MPI_DOUBLE, comm,
                                    MPI_INFO_NULL, &r->preq) == MPI_SUCCESS)
     r->nbr_slots = slots;
   else
@@ -161,7 +161,7 @@ void rp_pnbr_start(rp_req *r) {
   r->sreq = MPI_REQUEST_NULL;
   if (r->nbr_in == NULL || r->preq == MPI_REQUEST_NULL)
     return; /* own clocks only */
-  for (int i = 0; i < r->nbr_slots * RP_PB_DOUBLES; i++)
+  for (int i = 0; i < r->nbr_slots * RP_XCH_DOUBLES; i++)
     r->nbr_in[i] = -1.0; /* MPI_PROC_NULL neighbours leave their slot */
   r->sreq = r->preq; /* the same handle: its Wait leaves it inactive */
   if (PMPI_Start(&r->sreq) != MPI_SUCCESS)
@@ -175,8 +175,8 @@ void rp_inbr_done(rp_req *r) {
   r->sreq = MPI_REQUEST_NULL; /* a persistent one stays in r->preq */
   for (int i = 0; i < r->nbr_slots; i++)
     for (int b = 0; b < RP_NB; b++)
-      if (r->nbr_in[i * RP_PB_DOUBLES + b] > r->cmax[b])
-        r->cmax[b] = r->nbr_in[i * RP_PB_DOUBLES + b];
+      if (r->nbr_in[i * RP_XCH_DOUBLES + b] > r->cmax[b])
+        r->cmax[b] = r->nbr_in[i * RP_XCH_DOUBLES + b];
   if (!r->persistent) { /* a persistent one keeps its buffer */
     free(r->nbr_in);
     r->nbr_in = NULL;

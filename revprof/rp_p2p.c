@@ -4,6 +4,7 @@
  * datatype over MPI_BOTTOM (cached); request records for non-blocking and
  * persistent operations; statuses corrected to the user's counts. */
 #include "rp_p2p.h"
+#include "rp_match.h"
 
 #include <limits.h>
 #include <math.h>
@@ -412,6 +413,7 @@ static void send_stamp(rp_req *r) {
     return;
   rp_send_clock(r->fn, r->ubytes, r->pb, r->t_mark);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
+  rp_match_log(r->pb, r->ubytes, r->peer_spec, r->tag_spec, r->comm);
   rp_t.cur_bytes += r->ubytes;
   if (r->enc == RP_ENC_PACK) {
     memcpy(r->pack, r->pb, RP_PB_BYTES);
@@ -436,16 +438,18 @@ static rp_req *prepare(rp_req *r, int blocking_send, rp_wid w,
 
 rp_req *rp_send_begin_slow(rp_req *r, rp_wid w, revprof_fn fn,
                            const void *buf, int count, MPI_Datatype type,
-                           int dest, MPI_Comm comm) {
+                           int dest, int tag, MPI_Comm comm) {
   r = prepare(r, 1, w, fn, RP_REQ_SEND);
   r->comm = comm;
+  r->peer_spec = dest;
+  r->tag_spec = tag;
   encode(r, buf, count, type, dest, comm);
   send_stamp(r);
   return r;
 }
 
 rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
-                     MPI_Datatype type, int dest, MPI_Comm comm) {
+                     MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   rp_req *r = rp_req_new();
   if (r == NULL)
     return NULL;
@@ -453,6 +457,8 @@ rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
   r = prepare(r, 1, w, fn, RP_REQ_SEND);
   r->active = 0;
   r->comm = comm;
+  r->peer_spec = dest;
+  r->tag_spec = tag;
   encode(r, buf, count, type, dest, comm);
   return r;
 }
@@ -465,6 +471,9 @@ rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
   r->tag_spec = tag;
   r->comm = comm;
   encode(r, buf, count, type, source, comm);
+  if (source == MPI_ANY_SOURCE && !r->blocking && rp_g.cfg.mode == RP_MODE_PREDICT)
+    rp_match_real("non-blocking ones (MPI_Irecv, MPI_Recv_init) are matched "
+                  "by the MPI when their message comes");
   return r;
 }
 
@@ -532,6 +541,7 @@ static double deliver(rp_req *r, MPI_Status *st) {
     }
   }
   r->unpacked = 1;
+  rp_match_got(r->pb);
   return n - RP_PB_BYTES;
 }
 
@@ -851,6 +861,7 @@ static void sendrecv_stamp(rp_req *s, int replace, MPI_Comm comm, char **tmp) {
     return;
   memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
   s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
+  rp_match_log(s->pb, s->ubytes, s->peer_spec, s->tag_spec, comm);
   rp_t.cur_bytes += s->ubytes;
   if (s->enc == RP_ENC_PACK) {
     memcpy(s->pack, s->pb, RP_PB_BYTES);
@@ -916,13 +927,14 @@ static char *pb_slot(rp_req *r) {
  * set (0 or stale). rp_sendrecv filled the clock slot with 0xFF bytes
  * before posting; when clocks replaced them, the count is theirs. */
 static void isendrecv_status(rp_req *r, MPI_Status *st) {
-  static const unsigned char unset[RP_PB_BYTES] = {
-      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
   double pb[RP_PB_DOUBLES];
-  if (r->enc == RP_ENC_NATIVE || r->blocking ||
-      memcmp(pb_slot(r), unset, RP_PB_BYTES) == 0)
+  const unsigned char *slot = (const unsigned char *)pb_slot(r);
+  int unset = 1;
+  if (r->enc == RP_ENC_NATIVE || r->blocking)
+    return;
+  for (int i = 0; i < RP_PB_BYTES && unset; i++)
+    unset = slot[i] == 0xFF;
+  if (unset)
     return;
   memcpy(pb, pb_slot(r), RP_PB_BYTES);
   PMPI_Status_set_elements_x(st, MPI_BYTE,
@@ -957,6 +969,8 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
     sendcount = recvcount;
     sendtype = recvtype;
   }
+  s->peer_spec = dest;
+  s->tag_spec = sendtag;
   encode(s, sendbuf, sendcount, sendtype, dest, comm);
   sendrecv_stamp(s, replace, comm, &tmp);
   r->peer_spec = source;

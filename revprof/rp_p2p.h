@@ -4,6 +4,7 @@
 #ifndef RP_P2P_H
 #define RP_P2P_H
 
+#include "rp_match.h"
 #include "rp_state.h"
 
 
@@ -84,9 +85,9 @@ void rp_batch_settle(void);
  * data to a real peer) without calls; everything else goes here. */
 rp_req *rp_send_begin_slow(rp_req *r, rp_wid w, revprof_fn fn,
                            const void *buf, int count, MPI_Datatype type,
-                           int dest, MPI_Comm comm);
+                           int dest, int tag, MPI_Comm comm);
 rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
-                     MPI_Datatype type, int dest, MPI_Comm comm);
+                     MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
                            int count, MPI_Datatype type, int source, int tag,
                            MPI_Comm comm);
@@ -142,7 +143,7 @@ static inline void rp_send_clock(revprof_fn fn, double bytes, double *pb,
 /* Sends the wrapper passes to PMPI as (r->wbuf, r->wcount, r->wtype). */
 static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
                                     const void *buf, int count,
-                                    MPI_Datatype type, int dest,
+                                    MPI_Datatype type, int dest, int tag,
                                     MPI_Comm comm) {
   if (r == NULL && type == rp_last_type && rp_last_tinfo.plain &&
       count >= 0 && dest != MPI_PROC_NULL && !rp_g.dynamic) {
@@ -152,6 +153,7 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
       double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
       rp_send_clock(fn, bytes, pb, NULL);
       pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
+      rp_match_log(pb, bytes, dest, tag, comm);
       rp_copy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
       b->enc = RP_ENC_PACK;
       b->wbuf = b->pack;
@@ -161,7 +163,7 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
       return b;
     }
   }
-  return rp_send_begin_slow(r, w, fn, buf, count, type, dest, comm);
+  return rp_send_begin_slow(r, w, fn, buf, count, type, dest, tag, comm);
 }
 
 static inline void rp_send_end(rp_req *r, int rc) {
@@ -192,6 +194,21 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
     }
   }
   return rp_recv_begin_slow(r, w, fn, buf, count, type, source, tag, comm);
+}
+
+/* The source a blocking receive passes to PMPI: a wildcard decided in
+ * predicted time (rp_match_source), else the one posted, on which the rank
+ * is then published as blocked. */
+static inline int rp_recv_source(int source, int tag, MPI_Comm comm) {
+  if (RP_LIKELY(source != MPI_ANY_SOURCE)) {
+    if (rp_g.pub && source >= 0)
+      rp_match_block_recv(source, comm);
+    return source;
+  }
+  source = rp_match_source(source, tag, comm);
+  if (rp_g.pub && source >= 0)
+    rp_match_block_recv(source, comm);
+  return source;
 }
 
 /* The status to give PMPI: the application's; else none at all when the
@@ -228,6 +245,7 @@ static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
         PMPI_Status_set_elements(st, MPI_BYTE, n - RP_PB_BYTES);
     }
     rp_copy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
+    rp_match_got(pb);
     rp_cost_fast(r->fn, 2.0, d, cost);
     rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
     rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);

@@ -66,6 +66,7 @@ static void part_ready(MPI_Request request, int n) {
   rp_cost_fast(r->fn, 2.0, r->ubytes, cost);
   rp_clock_send(&rp_g.clk, cost, r->pb);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
+  r->pb[RP_PB_SEQ] = -1.0; /* not in the log of wildcard receives */
   rp_t.cur_bytes += r->ubytes;
   if (r->side != MPI_COMM_NULL &&
       PMPI_Isend(r->pb, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec, r->tag_spec,

@@ -24,7 +24,11 @@ enum {
   V_WAIT = V_COMM + RP_NB,                /* 3 */
   V_WILD = V_WAIT + RP_NB,                /* wildcard receives */
   V_SUSP = V_WILD + 1,                    /* of which suspicious */
-  V_LUA = V_SUSP + 1,                     /* 1 after a Lua fault */
+  V_WEXACT = V_SUSP + 1,                  /* decided in predicted time */
+  V_WTIME = V_WEXACT + 1,                 /* ... after a time-out */
+  V_WREAL = V_WTIME + 1,                  /* left to the MPI */
+  V_WWAIT = V_WREAL + 1,                  /* host s waiting for proofs */
+  V_LUA = V_WWAIT + 1,                    /* 1 after a Lua fault */
   V_MISSING = V_LUA + 1,                  /* REVPROF_FN_COUNT flags */
   V_FSTAT = V_MISSING + REVPROF_FN_COUNT, /* RP_W_COUNT x 4 */
   V_HOST = V_FSTAT + 4 * RP_W_COUNT,      /* RP_W_COUNT: host s, uncosted */
@@ -39,6 +43,10 @@ static void fill_vector(double *v) {
   memcpy(v + V_WAIT, rp_g.clk.wait, sizeof rp_g.clk.wait);
   v[V_WILD] = (double)rp_g.wild.receives;
   v[V_SUSP] = (double)rp_g.wild.suspicious;
+  v[V_WEXACT] = (double)rp_g.wild.exact;
+  v[V_WTIME] = (double)rp_g.wild.timeouts;
+  v[V_WREAL] = (double)rp_g.wild.real;
+  v[V_WWAIT] = rp_g.wild.wait_s;
   v[V_LUA] = rp_g.lua_fault;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     v[V_MISSING + i] = rp_g.missing[i];
@@ -536,7 +544,15 @@ static void warnings_text(sink *s, const double *wild, const double *missing,
   puts_(s, "; where the predicted arrival order would have matched another "
            "sender: ");
   puti(s, (long long)wild[1]);
-  puts_(s, "\n");
+  puts_(s, "\nwildcard matches decided in predicted time: ");
+  puti(s, (long long)wild[2]);
+  puts_(s, " exactly, ");
+  puti(s, (long long)wild[3]);
+  puts_(s, " after a time-out; left to the MPI's order: ");
+  puti(s, (long long)wild[4]);
+  puts_(s, "; host time waiting for proofs: ");
+  putd(s, wild[5]);
+  puts_(s, " s\n");
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     if (!missing[i])
       continue;
@@ -644,6 +660,14 @@ static void csv_warnings(sink *s, const double *wild, const double *missing) {
   csv_row(s, "wildcard", -1, "receives", cb, NULL, NULL);
   cb[0] = wild[1];
   csv_row(s, "wildcard", -1, "suspicious", cb, NULL, NULL);
+  cb[0] = wild[2];
+  csv_row(s, "wildcard", -1, "decided", cb, NULL, NULL);
+  cb[0] = wild[3];
+  csv_row(s, "wildcard", -1, "timeouts", cb, NULL, NULL);
+  cb[0] = wild[4];
+  csv_row(s, "wildcard", -1, "real-order", cb, NULL, NULL);
+  csv_row_st(s, "wildcard", -1, "proof-wait", NULL, NULL, NULL, &wild[5],
+             NULL); /* host seconds */
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     if (missing[i])
       csv_row(s, "missing", -1, revprof_fn_name((revprof_fn)i), NULL, NULL,

@@ -206,6 +206,7 @@ void rp_rma_post(MPI_Group group, MPI_Win win) {
   w->norigins = n;
   memcpy(w->post_pb, rp_g.clk.now, sizeof rp_g.clk.now);
   w->post_pb[RP_PB_META] = rp_pb_meta(rp_g.rank, 0.0);
+  w->post_pb[RP_PB_SEQ] = -1.0;
   for (int i = 0; i < n; i++) {
     r[i] = MPI_REQUEST_NULL;
     if (w->origins[i] != MPI_UNDEFINED)
@@ -232,6 +233,7 @@ void rp_rma_complete(MPI_Win win) {
   double pb[RP_PB_DOUBLES];
   memcpy(pb, rp_g.clk.now, sizeof rp_g.clk.now);
   pb[RP_PB_META] = rp_pb_meta(rp_g.rank, 0.0);
+  pb[RP_PB_SEQ] = -1.0;
   /* the targets receive after their MPI_Win_wait, which our completed
      MPI_Win_complete lets return: a send cannot block them */
   for (int i = 0; i < w->ntargets; i++)

@@ -45,10 +45,16 @@
  * three clocks at the send start, then its MPI_COMM_WORLD rank and the
  * message's data bytes as one integer-valued double, rank * 2^32 + bytes
  * (exact below 2^53), so that a receiver that ignores the status needs no
- * MPI_Get_count. bytes 2^32 - 1 means "unknown: ask the status". */
-#define RP_PB_DOUBLES 4
+ * MPI_Get_count. bytes 2^32 - 1 means "unknown: ask the status". Then the
+ * message's number among those the sender sent to this receiver (its
+ * entry in the sender's log, rp_match.c), -1 when not logged. */
+#define RP_PB_DOUBLES 5
 #define RP_PB_BYTES ((int)(RP_PB_DOUBLES * sizeof(double)))
 #define RP_PB_META 3
+#define RP_PB_SEQ 4
+/* What collectives' clock exchanges carry: the three clocks and d. */
+#define RP_XCH_DOUBLES 4
+#define RP_XCH_BYTES ((int)(RP_XCH_DOUBLES * sizeof(double)))
 #define RP_PB_NOSIZE 4294967295.0
 
 static inline double rp_pb_meta(int rank, double bytes) {
@@ -120,12 +126,12 @@ typedef struct rp_req {
   MPI_Request sreq;         /* clock exchange (or shadow idup) request */
   MPI_Request preq;         /* persistent collectives: the exchange's own
                                persistent collective on the shadow */
-  double cmine[RP_PB_DOUBLES], cmax[RP_PB_DOUBLES]; /* clocks + d, max */
+  double cmine[RP_XCH_DOUBLES], cmax[RP_XCH_DOUBLES]; /* clocks + d, max */
   double p;                 /* group size */
   int root_dir, is_root;    /* rooted: RP_ROOT_OUT/IN (rp_clock.h), else 0 */
   double *nbr_in;           /* non-blocking neighbourhood collectives: the
                                in-neighbours' clocks (nbr_slots blocks of
-                               RP_PB_DOUBLES), freed at completion */
+                               RP_XCH_DOUBLES), freed at completion */
   int nbr_slots;
   /* partitioned: the clocks' own message on the communicator's shadow,
      the partitions, how many are ready in this start */
@@ -141,6 +147,10 @@ typedef struct rp_comm {
   MPI_Comm shadow; /* private duplicate for the clock exchange */
   int rank, size;  /* in the (local) group */
   int intra;       /* 0 for inter-communicators: no clock exchange */
+  int cid;         /* id its members agree on, for the message log of
+                      wildcard receives (rp_match.c); -1: none */
+  int *world;      /* MPI_COMM_WORLD rank of each member (NULL: the
+                      identity, or cid < 0) */
 } rp_comm;
 
 /* Per-wrapper statistics (simulated avg clock). */
@@ -259,6 +269,8 @@ typedef struct rp_state {
   double nic_free[RP_NB]; /* when this rank's next message can leave */
   double serial_calls; /* without overlap rows: completion calls that
                           charged several receives one after another */
+  struct rp_mpub *pub; /* this rank's published state for the others'
+                          wildcard receives (rp_match.c); NULL: off */
   double any_reordered; /* Waitany/Testany calls that took another
                            completed receive than the first one */
   int tracing;      /* rp_trace_* active */
@@ -378,6 +390,33 @@ double rp_host_seconds(void);
 void rp_enter_extras(rp_wid w);
 
 
+/* What a rank publishes for the wildcard receives of the others
+ * (rp_match.c), in its window: v0 and v1 frame each update (a reader that
+ * sees them differ reads again). */
+typedef struct rp_mpub {
+  uint64_t v0;
+  double clock;      /* lower bound of its next message's departure */
+  int32_t state, on; /* enum rp_peer_state; RP_PEER_RECV: its source's
+                        MPI_COMM_WORLD rank */
+  int32_t cid, pad;  /* RP_PEER_COLL: the communicator's id */
+  uint64_t got;      /* RP_PEER_RECV: messages it has taken from on */
+  uint64_t v1;
+  uint64_t fill;
+} rp_mpub;
+
+static inline void rp_publish(int state, int on, int cid, uint64_t got) {
+  rp_mpub *m = rp_g.pub;
+  uint64_t v = m->v1 + 1;
+  __atomic_store_n(&m->v0, v, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  m->clock = rp_g.clk.now[RP_AVG];
+  m->state = state;
+  m->on = on;
+  m->cid = cid;
+  m->got = got;
+  __atomic_store_n(&m->v1, v, __ATOMIC_RELEASE);
+}
+
 /* Start of a wrapper's work: guard on, computation since the last MPI call
  * (REVPROF_COMPUTE=measure) added, entry time taken. */
 static inline void rp_enter(rp_wid w) {
@@ -389,6 +428,8 @@ static inline void rp_enter(rp_wid w) {
   rp_t.t0 = rp_g.clk.now[RP_AVG];
   rp_t.cur_bytes = 0.0;
   rp_t.cur_wait = 0.0;
+  if (rp_g.pub)
+    rp_publish(RP_PEER_IN, -1, -1, 0);
 }
 
 /* End: per-function statistics, trace state, guard off. */
@@ -418,6 +459,8 @@ static inline void rp_leave(rp_wid w) {
     if (rp_g.mode->leave && (!rp_g.mt || rp_t.main))
       rp_g.mode->leave(w);
   }
+  if (rp_g.pub)
+    rp_publish(RP_PEER_OUT, -1, -1, 0);
   rp_t.in_tool = 0;
   if (RP_UNLIKELY(rp_g.mt))
     rp_mt_leave();
@@ -523,7 +566,7 @@ int rp_costed(revprof_fn fn);
 
 #define RP_MAXD(a, b) ((a) > (b) ? (a) : (b))
 /* This member's start clocks and d, as every exchange sends them */
-static inline void rp_my_clocks(double d, double v[RP_PB_DOUBLES]) {
+static inline void rp_my_clocks(double d, double v[RP_XCH_DOUBLES]) {
   __builtin_memcpy(v, rp_g.clk.now, sizeof rp_g.clk.now);
   v[RP_NB] = d;
 }
@@ -551,6 +594,12 @@ void rp_coll_start(rp_comm *c, MPI_Comm comm);
 void rp_coll_start_nb(rp_comm *c, MPI_Comm comm);
 /* A communicator-creating call returned newcomm (MPI_COMM_NULL ignored). */
 void rp_comm_created(MPI_Comm newcomm);
+/* The communicator of this rank with id cid (rp_comm.cid); NULL: none. */
+rp_comm *rp_comm_by_cid(int cid);
+/* MPI_COMM_WORLD rank of rank r of c (r itself when c knows no table). */
+static inline int rp_comm_world(const rp_comm *c, int r) {
+  return c->world && r >= 0 && r < c->size ? c->world[r] : r;
+}
 MPI_Comm rp_world_shadow(void);
 /* comm's shadow (intra-communicators revprof saw), else MPI_COMM_NULL;
  * never creates one (not collective). */

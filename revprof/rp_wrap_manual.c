@@ -310,8 +310,8 @@ RP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm,
   if (rp_bypass())
     return PMPI_Probe(source, tag, comm, status);
   rp_enter(RP_W_MPI_Probe);
-  int rc;
-  RP_UNLOCKED(rc = PMPI_Probe(source, tag, comm, status));
+  int rc, src = rp_recv_source(source, tag, comm);
+  RP_UNLOCKED(rc = PMPI_Probe(src, tag, comm, status));
   if (rc == MPI_SUCCESS)
     rp_status_unpiggyback(status, comm);
   rp_leave(RP_W_MPI_Probe);
@@ -323,7 +323,16 @@ RP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
   if (rp_bypass())
     return PMPI_Iprobe(source, tag, comm, flag, status);
   rp_enter_poll(RP_W_MPI_Iprobe);
-  int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+  int src = source, k = source == MPI_ANY_SOURCE
+                           ? rp_match_try(tag, comm, &src) : 1, rc;
+  if (k == 0) { /* no message proven first yet: none, after progress */
+    rc = PMPI_Iprobe(source, tag, comm, flag, MPI_STATUS_IGNORE);
+    *flag = 0;
+  } else {
+    rc = PMPI_Iprobe(src, tag, comm, flag, status);
+    if (k < 0 && rc == MPI_SUCCESS && *flag)
+      rp_match_real_probe();
+  }
   if (rc == MPI_SUCCESS && *flag)
     rp_status_unpiggyback(status, comm);
   rp_leave(RP_W_MPI_Iprobe);
@@ -335,8 +344,8 @@ RP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm,
   if (rp_bypass())
     return PMPI_Mprobe(source, tag, comm, message, status);
   rp_enter(RP_W_MPI_Mprobe);
-  int rc;
-  RP_UNLOCKED(rc = PMPI_Mprobe(source, tag, comm, message, status));
+  int rc, src = rp_recv_source(source, tag, comm);
+  RP_UNLOCKED(rc = PMPI_Mprobe(src, tag, comm, message, status));
   if (rc == MPI_SUCCESS) {
     rp_status_unpiggyback(status, comm);
     rp_message_probed(*message, comm);
@@ -350,7 +359,17 @@ RP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
   if (rp_bypass())
     return PMPI_Improbe(source, tag, comm, flag, message, status);
   rp_enter_poll(RP_W_MPI_Improbe);
-  int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+  int src = source, k = source == MPI_ANY_SOURCE
+                           ? rp_match_try(tag, comm, &src) : 1, rc;
+  if (k == 0) { /* as MPI_Iprobe: progress, and no message yet */
+    int f = 0;
+    rc = PMPI_Iprobe(source, tag, comm, &f, MPI_STATUS_IGNORE);
+    *flag = 0;
+  } else {
+    rc = PMPI_Improbe(src, tag, comm, flag, message, status);
+    if (k < 0 && rc == MPI_SUCCESS && *flag)
+      rp_match_real_probe();
+  }
   if (rc == MPI_SUCCESS && *flag) {
     rp_status_unpiggyback(status, comm);
     rp_message_probed(*message, comm);

@@ -16,7 +16,7 @@ local layers = {
     "rp_noise", "rp_trace", "rp_trace_int", "rp_trace_stream",
     "rp_trace_chrome", "rp_trace_otf2", "rp_wrap_ids" },
   -- 1: core
-  { "rp_state", "rp_mt", "rp_comm" },
+  { "rp_state", "rp_mt", "rp_comm", "rp_match" },
   -- 2: point-to-point, the modes and the report writer
   { "rp_p2p", "rp_mode", "rp_compensate", "rp_report" },
   -- 3: collectives

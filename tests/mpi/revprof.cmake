@@ -18,8 +18,9 @@ add_executable(rp_exact_rp rp_exact.c)
 add_executable(rp_exact_rma_rp rp_exact_rma.c)
 add_executable(rp_exact_io_rp rp_exact_io.c)
 add_executable(rp_exact_p2p_rp rp_exact_p2p.c)
+add_executable(rp_wildcard_rp rp_wildcard.c)
 foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp rp_exact_io_rp
-        rp_exact_p2p_rp)
+        rp_exact_p2p_rp rp_wildcard_rp)
   # librevprof before the MPI library: its MPI_* wrappers win
   target_link_libraries(${prog} PRIVATE revprof_shared MPI::MPI_C ${MATH_LIBRARY})
   rp_target_defaults(${prog})
@@ -51,6 +52,18 @@ endforeach()
 foreach(np 2 4)
   revprof_test(revprof_exact_p2p_np${np} p2p-exact
                $<TARGET_FILE:rp_exact_p2p_rp> ${np})
+endforeach()
+# wildcard receives decided in predicted time (issue 15): a master-worker
+# whose first worker in predicted time answers last in real time, 20
+# rounds; by MPI_Probe and by an MPI_Iprobe loop; workers blocked on the
+# deciding rank; REVPROF_WILDCARD=real
+foreach(np 3 4)
+  revprof_test(revprof_wildcard_np${np} wildcard
+               $<TARGET_FILE:rp_wildcard_rp> ${np})
+endforeach()
+foreach(v probe iprobe cycle real)
+  revprof_test(revprof_wildcard_${v}_np4 wildcard
+               $<TARGET_FILE:rp_wildcard_rp> 4 ${v})
 endforeach()
 # MPI_THREAD_MULTIPLE (rp_mt.c): a program that asks for it and calls MPI
 # from one thread gets the same semantics and the same clocks; one whose

@@ -9,6 +9,9 @@
 #                                             for MPI_THREAD_MULTIPLE
 #   rp_check.sh threads EXE NP                two threads in MPI at once:
 #                                             data right, report says so
+#   rp_check.sh wildcard EXE NP [VARIANT]     wildcard receives decided in
+#                                             predicted time (rp_wildcard.c;
+#                                             VARIANT probe iprobe cycle real)
 #   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
 #   rp_check.sh io-exact EXE NP               MPI-IO rules, exactly; then
 #                                             with no I/O rows: not predicted
@@ -107,11 +110,17 @@ exact)
     || fail "report.csv elapsed differs from the analytic value"
   # every call has its rule (persistent collectives and partitioned too)
   grep -q "not-predicted" revprof-out/report.txt && { head revprof-out/report.txt; fail "calls reported as not predicted"; }
-  if [ "$np" -ge 3 ]; then
+  if [ "$np" -ge 3 ] && [ "${3:-}" = multiple ]; then
+    # threads: the MPI matches wildcards, in the host's order, and says so
     grep -q "wildcard order: 2 then 1" out || fail "the wildcard phase did not match 2 first (timing)"
     awk -F, '$1 == "wildcard" && $3 == "suspicious" && $4 >= 1 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
       || fail "the wildcard receive against the predicted order was not reported"
     grep -q "predicted arrival order would have matched another sender: [1-9]" err || fail "no wildcard warning in the text report"
+    grep -q "wildcard-real: .*MPI_THREAD_MULTIPLE" revprof-out/report.txt || { head revprof-out/report.txt; fail "no wildcard-real flag"; }
+  elif [ "$np" -ge 3 ]; then
+    grep -q "wildcard order: 1 then 2" out || fail "the wildcard phase did not match the predicted first (rank 1) first"
+    awk -F, '$1 == "wildcard" && $3 == "suspicious" && $4 == 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
+      || fail "suspicious wildcard receives counted in predicted order"
   fi
   ;;
 p2p-exact)
@@ -137,6 +146,29 @@ p2p-exact)
   grep -q "no-overlap-rows" revprof-out/report.txt || { head -20 revprof-out/report.txt; fail "no no-overlap-rows flag without the gap row"; }
   grep -q "^flags,.*no-overlap-rows" revprof-out/report.csv \
     || { grep flag revprof-out/report.csv; fail "no no-overlap-rows flag in report.csv"; }
+  ;;
+wildcard)
+  exe=$1 np=$2 v=${3:-}
+  model=$(dirname "$RP_MODEL")/rp_exact_p2p_model.lua
+  [ "$v" = real ] && export REVPROF_WILDCARD=real
+  REVPROF_MODEL=$model REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" $v || { cat out err; fail "run failed"; }
+  cat out
+  rep=revprof-out/report.txt csv=revprof-out/report.csv
+  decided=$(awk -F, '$1 == "wildcard" && $3 == "decided" { print $4 }' $csv)
+  if [ "$v" = real ]; then
+    # the host's order: data still right, and the report says whose order
+    grep -q "^wildcard exact (real): $np ranks, 20 rounds, 0 mismatches" out || { cat err; fail "data wrong with REVPROF_WILDCARD=real"; }
+    sed -n '1,/^model:/p' $rep | grep -q "wildcard-real: .*REVPROF_WILDCARD=real" || { head $rep; fail "no wildcard-real flag in the first lines"; }
+    grep -q "^flags,.*wildcard-real" $csv || { grep flag $csv; fail "no wildcard-real flag in report.csv"; }
+    [ "$decided" = 0 ] || fail "$decided receives decided in predicted time with REVPROF_WILDCARD=real"
+  else
+    grep -q "^wildcard exact: $np ranks, 20 rounds, 0 mismatches; schedule is the predicted one in every round" out || { cat err; fail "schedule or clocks differ from the paper's"; }
+    grep -q "^flags,.*wildcard" $csv && { grep flag $csv; fail "a wildcard flag on a run decided exactly"; }
+    [ "${decided:-0}" -ge $((20 * 3 * (np - 1))) ] || fail "only ${decided:-none} wildcard matches decided in predicted time"
+    awk -F, '$1 == "wildcard" && $3 == "timeouts" && $4 == 0 { ok = 1 } END { exit !ok }' $csv || { grep wildcard $csv; fail "time-outs in report.csv"; }
+    grep -q "^wildcard matches decided in predicted time: $decided exactly, 0 after a time-out" $rep || { grep wildcard $rep; fail "report.txt's wildcard line"; }
+  fi
   ;;
 rma-exact)
   exe=$1 np=$2

@@ -391,6 +391,129 @@ static void test_clock_wildcard_ignores_same_sender_and_other_scope(
   assert_int_equal(w.suspicious, 0);
 }
 
+/* --------------------------------- wildcard receives in predicted time */
+
+/* n members, all running at clock c, none with a known message */
+static void peers_init(rp_match_peer *p, int n, double c) {
+  memset(p, 0, (size_t)n * sizeof *p);
+  for (int i = 0; i < n; i++) {
+    p[i].member = 1;
+    p[i].clock = c;
+    p[i].active = 1;
+  }
+}
+
+static void test_match_takes_first_arrival_once_proven(void **state) {
+  (void)state;
+  rp_match_peer p[4];
+  int who = -1, stuck = -1;
+  peers_init(p, 4, 0.0);
+  /* rank 0 waits; rank 3's message is known at 50 us, rank 1's at 80 us */
+  p[3].has = 1, p[3].arrival = 5e-5;
+  p[1].has = 1, p[1].arrival = 8e-5;
+  /* rank 2 runs at 10 us: with a 5 us lookahead it may still undercut */
+  p[2].clock = 1e-5;
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  assert_int_equal(stuck, 0); /* it is running: wait, no time-out */
+  /* its clock passes 45 us: it can no longer arrive before 50 us */
+  p[2].clock = 4.6e-5;
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  assert_int_equal(who, 3);
+  /* it sends one arriving earlier: that one */
+  p[2].has = 1, p[2].arrival = 4e-5;
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  assert_int_equal(who, 2);
+  /* non-members never count; nothing known: wait, never stuck */
+  peers_init(p, 4, 0.0);
+  p[1].member = 0, p[1].has = 1, p[1].arrival = 1e-6;
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  assert_int_equal(stuck, 0);
+}
+
+static void test_match_ties_go_to_the_lower_rank(void **state) {
+  (void)state;
+  rp_match_peer p[3];
+  int who = -1, stuck = 0;
+  peers_init(p, 3, 0.0);
+  p[2].has = 1, p[2].arrival = 1e-5;
+  /* rank 1 could still arrive exactly at 10 us: it would win the tie */
+  p[1].clock = 5e-6;
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  p[1].has = 1, p[1].arrival = 1e-5;
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  assert_int_equal(who, 1);
+}
+
+/* Ranks blocked on the deciding rank never undercut: no deadlock. */
+static void test_match_blocked_chains_and_cycles(void **state) {
+  (void)state;
+  rp_match_peer p[5];
+  int who = -1, stuck = 0;
+  peers_init(p, 5, 0.0);
+  p[1].has = 1, p[1].arrival = 1e-3;
+  /* 2 waits for 0 (the decider) with nothing under way; 3 waits for 2;
+     4 is in a collective with 0 */
+  p[2].state = RP_PEER_RECV, p[2].on = 0;
+  p[3].state = RP_PEER_RECV, p[3].on = 2;
+  p[4].state = RP_PEER_COLL;
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  assert_int_equal(who, 1);
+  /* a message from 0 to 2 is under way: 2 will run, at its clock */
+  p[2].fed = 1;
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  /* 2 waits for 3 and 3 for 2, nothing under way: deadlocked, never sends */
+  p[2].fed = 0, p[2].on = 3;
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  /* 2 waits for 3, which waits for a running 4 at 0 s: 4 may release 3,
+     3 then 2, each one lookahead later: 2 us < 1 ms, so wait */
+  p[3].on = 4, p[4].state = RP_PEER_OUT;
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  /* ... unless that chain's bound passes the message: 4 at 995 us */
+  p[4].clock = 9.95e-4;
+  p[4].has = 1, p[4].arrival = 2e-3; /* and its own message is later */
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  assert_int_equal(who, 1);
+  /* a finalizing rank never sends */
+  peers_init(p, 3, 0.0);
+  p[1].has = 1, p[1].arrival = 1e-3;
+  p[2].state = RP_PEER_GONE;
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+}
+
+/* Only ranks that make no progress (inside MPI, or a lost log) let the
+ * caller time out. */
+static void test_match_stuck_only_without_progress(void **state) {
+  (void)state;
+  rp_match_peer p[3];
+  int who = -1, stuck = 0;
+  peers_init(p, 3, 0.0);
+  p[1].has = 1, p[1].arrival = 1e-3;
+  p[2].state = RP_PEER_IN, p[2].active = 0;
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  assert_int_equal(stuck, 1);
+  p[2].active = 1; /* its clock moved */
+  rp_match_decide(p, 3, 0, 5e-6, &who, &stuck);
+  assert_int_equal(stuck, 0);
+  /* a sender whose log lost messages: unknown, so never proven */
+  p[2].state = RP_PEER_OUT, p[2].clock = 1.0, p[2].unknown = 1;
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  assert_int_equal(stuck, 1);
+}
+
 /* The piggyback's way for each kind of message (docs/revprof.md,
  * "Piggyback"). */
 static void test_clock_piggyback_choice(void **state) {
@@ -580,6 +703,10 @@ int main(void) {
       cmocka_unit_test(test_clock_complete_takes_arrival_order),
       cmocka_unit_test(test_clock_complete_without_gap_is_the_old_rule),
       cmocka_unit_test(test_clock_sent_waits_for_the_message_to_leave),
+      cmocka_unit_test(test_match_takes_first_arrival_once_proven),
+      cmocka_unit_test(test_match_ties_go_to_the_lower_rank),
+      cmocka_unit_test(test_match_blocked_chains_and_cycles),
+      cmocka_unit_test(test_match_stuck_only_without_progress),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,406 @@
+/* Wildcard receives decided in predicted time (issue 15, seed 003's
+ * condition 1). Each rank owns a block of a shared-memory window:
+ *
+ *   rp_mpub pub              its state (rp_publish: at every wrapper's
+ *                            entry and exit, blocked receives, collectives)
+ *   uint64_t nsent[P]        messages it has sent to each rank
+ *   rp_mlog ring[P][K]       the last K of them, per destination
+ *
+ * A sender writes its own block only; a rank deciding a wildcard receive
+ * reads the others' (plain loads: the window is shared memory). It takes
+ * the message known to arrive first in predicted time once no member of
+ * the communicator can still send one that arrives earlier
+ * (rp_match_decide), then receives from that source: the MPI matches the
+ * same message (non-overtaking), so status, tag and counts are the
+ * MPI's own. Which of a sender's logged messages this rank has taken it
+ * knows from the number each one carries in its piggyback (RP_PB_SEQ). */
+#include "rp_match.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One logged message; s0 and s1 frame its writing (seq + 1; 0: empty). */
+typedef struct rp_mlog {
+  uint64_t s0;
+  double t[RP_NB]; /* departure clocks (the piggyback's) */
+  double bytes;
+  int32_t cid, tag;
+  uint64_t s1;
+} rp_mlog;
+
+#define RING_BUDGET (256.0 * 1024.0) /* bytes of log per rank, about */
+
+static MPI_Win win = MPI_WIN_NULL;
+static char **blocks;      /* every rank's block, by MPI_COMM_WORLD rank */
+static uint64_t ring;      /* K: entries per destination */
+static uint64_t *low;      /* per source: the first message not yet taken */
+static uint64_t *taken;    /* ... and bit i: message low + i was taken */
+static rp_match_peer *peers;
+static uint64_t *seen_v;   /* per rank: pub version at the last look */
+static double *seen_clock; /* ... and clock */
+static double lookahead;   /* the model's least latency, s */
+
+static rp_mpub *pub_of(int w) { return (rp_mpub *)(void *)blocks[w]; }
+static uint64_t *nsent_of(int w) {
+  return (uint64_t *)(void *)(blocks[w] + sizeof(rp_mpub));
+}
+static rp_mlog *ring_of(int w, int dest) {
+  return (rp_mlog *)(void *)(blocks[w] + sizeof(rp_mpub) +
+                             (size_t)rp_g.size * sizeof(uint64_t)) +
+         (size_t)dest * ring;
+}
+
+static const char *off_why; /* why rp_g.pub is NULL in predict mode */
+
+void rp_match_real(const char *why) {
+  rp_g.wild.real++;
+  rp_report_flag("wildcard-real", "%ld wildcard receive(s) or probe(s) took "
+                 "the MPI's order (the host's), not the predicted one: %s",
+                 rp_g.wild.real, why);
+}
+
+static void off_because(const char *why) { off_why = why; }
+
+void rp_match_startup(void) {
+  int p = rp_g.size, shared = 0, ok = 1, all = 0;
+  if (rp_g.cfg.wildcard_real || rp_g.cfg.mode != RP_MODE_PREDICT)
+    return;
+  if (rp_g.mt) {
+    off_because("MPI_THREAD_MULTIPLE (one rank's threads would share its "
+                "published state)");
+    return;
+  }
+  MPI_Comm node;
+  if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                           MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Comm_size(node, &shared);
+    PMPI_Comm_free(&node);
+  }
+  double per = RING_BUDGET / ((double)p * sizeof(rp_mlog));
+  ring = per >= 64 ? 64 : per >= 8 ? (uint64_t)per : 8;
+  size_t bytes = sizeof(rp_mpub) + (size_t)p * sizeof(uint64_t) +
+                 (size_t)p * ring * sizeof(rp_mlog);
+  char *base = NULL;
+  blocks = calloc((size_t)p, sizeof *blocks);
+  low = calloc((size_t)p, sizeof *low);
+  taken = calloc((size_t)p, sizeof *taken);
+  peers = calloc((size_t)p, sizeof *peers);
+  seen_v = calloc((size_t)p, sizeof *seen_v);
+  seen_clock = calloc((size_t)p, sizeof *seen_clock);
+  ok = blocks && low && taken && peers && seen_v && seen_clock &&
+       shared == p;
+  /* every rank must agree before the collective window */
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (all &&
+      PMPI_Win_allocate_shared((MPI_Aint)bytes, 1, MPI_INFO_NULL,
+                               MPI_COMM_WORLD, &base, &win) != MPI_SUCCESS)
+    win = MPI_WIN_NULL;
+  for (int w = 0; win != MPI_WIN_NULL && w < p; w++) {
+    MPI_Aint sz = 0;
+    int du = 0;
+    if (PMPI_Win_shared_query(win, w, &sz, &du, &blocks[w]) != MPI_SUCCESS ||
+        blocks[w] == NULL)
+      all = 0;
+  }
+  if (win != MPI_WIN_NULL) {
+    ok = all;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  }
+  if (!all) {
+    if (win != MPI_WIN_NULL)
+      PMPI_Win_free(&win);
+    rp_match_shutdown();
+    off_because(shared != p ? "the ranks are not all on one node (the "
+                              "published states live in shared memory)"
+                            : "no shared-memory window");
+    return;
+  }
+  memset(base, 0, bytes);
+  PMPI_Barrier(MPI_COMM_WORLD); /* zeroed everywhere before any use */
+  double l0[RP_NB], l8[RP_NB];
+  rp_cost(REVPROF_FN_LATENCY, 2.0, 0.0, l0);
+  rp_cost(REVPROF_FN_LATENCY, 2.0, 8.0, l8);
+  lookahead = l0[RP_AVG] < l8[RP_AVG] ? l0[RP_AVG] : l8[RP_AVG];
+  if (!(lookahead > 0.0))
+    lookahead = 0.0;
+  rp_g.pub = (rp_mpub *)(void *)blocks[rp_g.rank];
+  rp_publish(RP_PEER_IN, -1, -1, 0);
+}
+
+void rp_match_shutdown(void) {
+  rp_g.pub = NULL;
+  if (win != MPI_WIN_NULL)
+    PMPI_Win_free(&win); /* collective: nobody reads any more */
+  free(blocks);
+  free(low);
+  free(taken);
+  free(peers);
+  free(seen_v);
+  free(seen_clock);
+  blocks = NULL;
+  low = taken = seen_v = NULL;
+  peers = NULL;
+  seen_clock = NULL;
+}
+
+/* ------------------------------------------------------------ senders */
+
+void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
+                       MPI_Comm comm) {
+  rp_comm *c = rp_comm_lookup(comm);
+  pb[RP_PB_SEQ] = -1.0;
+  if (c == NULL || c->cid < 0 || dest < 0 || dest >= c->size)
+    return;
+  int w = rp_comm_world(c, dest);
+  if (w < 0 || w >= rp_g.size)
+    return;
+  uint64_t *n = &nsent_of(rp_g.rank)[w], seq = *n;
+  rp_mlog *e = &ring_of(rp_g.rank, w)[seq % ring];
+  __atomic_store_n(&e->s0, seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  memcpy(e->t, pb, sizeof e->t);
+  e->bytes = bytes;
+  e->cid = c->cid;
+  e->tag = tag;
+  __atomic_store_n(&e->s1, seq + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(n, seq + 1, __ATOMIC_RELEASE);
+  pb[RP_PB_SEQ] = (double)seq;
+}
+
+/* ---------------------------------------------------------- receivers */
+
+void rp_match_got_slow(int src, double seqd) {
+  if (src < 0 || src >= rp_g.size)
+    return;
+  uint64_t seq = (uint64_t)seqd;
+  if (seq < low[src])
+    return; /* taken before (a status peeked, then the completion) */
+  uint64_t d = seq - low[src];
+  if (d >= 64) { /* taken far out of order: forget the oldest */
+    uint64_t sh = d - 63;
+    taken[src] = sh >= 64 ? 0 : taken[src] >> sh;
+    low[src] += sh;
+    d = 63;
+  }
+  taken[src] |= (uint64_t)1 << d;
+  while (taken[src] & 1) {
+    taken[src] >>= 1;
+    low[src]++;
+  }
+}
+
+static uint64_t taken_count(int src) {
+  return low[src] + (uint64_t)__builtin_popcountll(taken[src]);
+}
+
+static int was_taken(int src, uint64_t seq) {
+  if (seq < low[src])
+    return 1;
+  uint64_t d = seq - low[src];
+  return d < 64 && (taken[src] >> d & 1);
+}
+
+/* rank w's published state, consistent (retries while it is rewritten) */
+static rp_mpub read_pub(int w) {
+  const rp_mpub *m = pub_of(w);
+  rp_mpub r;
+  for (int i = 0;; i++) {
+    uint64_t v1 = __atomic_load_n(&m->v1, __ATOMIC_ACQUIRE);
+    memcpy(&r, m, sizeof r);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    uint64_t v0 = __atomic_load_n(&m->v0, __ATOMIC_RELAXED);
+    if (v0 == v1 || i > 1000) {
+      r.v0 = r.v1 = v1;
+      return r;
+    }
+  }
+}
+
+/* The message of sender w that a receive (cid, tag) of this rank takes
+ * first: the oldest logged one not yet taken that matches. 1 with its
+ * arrival; 0 none; -1 the log lost some (or one is being written). */
+static int candidate(int w, int cid, int tag, double *arrival) {
+  uint64_t n = __atomic_load_n(&nsent_of(w)[rp_g.rank], __ATOMIC_ACQUIRE);
+  const rp_mlog *r = ring_of(w, rp_g.rank);
+  for (uint64_t k = low[w]; k < n; k++) {
+    if (was_taken(w, k))
+      continue;
+    const rp_mlog *e = &r[k % ring];
+    uint64_t s1 = __atomic_load_n(&e->s1, __ATOMIC_ACQUIRE);
+    rp_mlog c;
+    memcpy(&c, e, sizeof c);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    uint64_t s0 = __atomic_load_n(&e->s0, __ATOMIC_RELAXED);
+    if (s0 != k + 1 || s1 != k + 1)
+      return -1; /* overwritten: more than K under way */
+    if (c.cid != cid || (tag != MPI_ANY_TAG && c.tag != tag))
+      continue;
+    double lat[RP_NB];
+    rp_cost_fast(REVPROF_FN_LATENCY, 2.0, c.bytes, lat);
+    *arrival = c.t[RP_AVG] + lat[RP_AVG];
+    return 1;
+  }
+  return 0;
+}
+
+/* the rank of c whose MPI_COMM_WORLD rank is w */
+static int comm_rank_of(const rp_comm *c, int w) {
+  if (c->world == NULL)
+    return w;
+  for (int r = 0; r < c->size; r++)
+    if (c->world[r] == w)
+      return r;
+  return MPI_ANY_SOURCE;
+}
+
+static int in_comm(const rp_comm *c, int w) {
+  return c && comm_rank_of(c, w) != MPI_ANY_SOURCE;
+}
+
+/* One look at every rank: the peers' table for rp_match_decide. first: no
+ * earlier look to compare with (everyone counts as active). */
+static void look(const rp_comm *c, int tag, int first) {
+  int p = rp_g.size;
+  for (int w = 0; w < p; w++) {
+    rp_mpub m = read_pub(w);
+    rp_match_peer *q = &peers[w];
+    memset(q, 0, sizeof *q);
+    q->state = m.state;
+    q->on = m.on;
+    q->clock = m.clock;
+    if (m.state == RP_PEER_COLL && !in_comm(rp_comm_by_cid(m.cid), rp_g.rank))
+      q->state = RP_PEER_IN; /* a collective without this rank */
+    if (m.state == RP_PEER_RECV && m.on >= 0 && m.on < p)
+      q->fed = __atomic_load_n(&nsent_of(m.on)[w], __ATOMIC_ACQUIRE) > m.got;
+    q->active = first || m.clock != seen_clock[w] ||
+                (m.state == RP_PEER_OUT && m.v1 == seen_v[w]);
+    seen_v[w] = m.v1;
+    seen_clock[w] = m.clock;
+  }
+  for (int r = 0; r < c->size; r++) {
+    int w = rp_comm_world(c, r);
+    if (w < 0 || w >= p)
+      continue;
+    rp_match_peer *q = &peers[w];
+    q->member = 1;
+    int k = candidate(w, c->cid, tag, &q->arrival);
+    q->has = k == 1;
+    q->unknown = k < 0;
+  }
+}
+
+/* The decision of one wildcard receive or probe: 1 with *src (a rank of
+ * comm) decided, 0 undecided (wait: 0 gives up at once). */
+static int decide(int tag, MPI_Comm comm, int wait, int *src) {
+  rp_comm *c = rp_comm_lookup(comm);
+  if (c == NULL || c->cid < 0) {
+    rp_match_real("on a communicator without an id (made by MPI_Comm_idup, "
+                  "an inter-communicator, or MPI_COMM_SELF)");
+    return 0;
+  }
+  static double try_calm = -1.0; /* a probe loop's first undecided try */
+  double t0 = rp_host_seconds(), calm = t0;
+  int who = -1, outcome = 0, first = 1;
+  if (wait)
+    rp_publish(RP_PEER_ANY, -1, -1, 0);
+  else if (try_calm >= 0.0) { /* the same loop of probes goes on */
+    calm = try_calm;
+    first = 0;
+  }
+  for (;; first = 0) {
+    int stuck = 0, flag = 0;
+    look(c, tag, first);
+    if (rp_match_decide(peers, rp_g.size, rp_g.rank, lookahead, &who,
+                        &stuck) == RP_MATCH_TAKE) {
+      outcome = 1;
+      break;
+    }
+    double now = rp_host_seconds();
+    if (!stuck)
+      calm = now;
+    else if (now - calm > rp_g.cfg.wildcard_timeout) {
+      for (int w = 0; w < rp_g.size; w++) /* the earliest message known */
+        if (peers[w].member && peers[w].has &&
+            (who < 0 || peers[w].arrival < peers[who].arrival))
+          who = w;
+      if (who >= 0) {
+        outcome = 2;
+        break;
+      }
+    }
+    if (!wait)
+      break;
+    /* let the MPI progress (senders' rendezvous) and the others run */
+    RP_UNLOCKED(PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag,
+                            MPI_STATUS_IGNORE));
+    sched_yield();
+  }
+  if (wait) {
+    rp_g.wild.wait_s += rp_host_seconds() - t0;
+    rp_publish(RP_PEER_IN, -1, -1, 0);
+  }
+  try_calm = !wait && outcome == 0 ? calm : -1.0;
+  if (outcome == 0)
+    return 0;
+  if (outcome == 2) {
+    rp_g.wild.timeouts++;
+    rp_report_flag("wildcard-timeout", "%ld wildcard receive(s) took the "
+                   "earliest message known after %g s without proof that "
+                   "no earlier one could come (REVPROF_WILDCARD_TIMEOUT): "
+                   "they may follow the host's order",
+                   rp_g.wild.timeouts, rp_g.cfg.wildcard_timeout);
+  } else
+    rp_g.wild.exact++;
+  *src = comm_rank_of(c, who);
+  return *src != MPI_ANY_SOURCE;
+}
+
+int rp_match_source(int source, int tag, MPI_Comm comm) {
+  int src;
+  if (source != MPI_ANY_SOURCE)
+    return source;
+  if (rp_g.pub == NULL) {
+    rp_match_real_probe();
+    return source;
+  }
+  return decide(tag, comm, 1, &src) ? src : source;
+}
+
+int rp_match_try(int tag, MPI_Comm comm, int *src) {
+  rp_comm *c;
+  if (rp_g.pub == NULL || (c = rp_comm_lookup(comm)) == NULL || c->cid < 0)
+    return -1;
+  return decide(tag, comm, 0, src);
+}
+
+void rp_match_real_probe(void) {
+  rp_match_real(rp_g.cfg.wildcard_real ? "REVPROF_WILDCARD=real"
+                : off_why ? off_why
+                : rp_g.pub ? "on a communicator without an id (made by "
+                             "MPI_Comm_idup, an inter-communicator, or "
+                             "MPI_COMM_SELF)"
+                           : "not in predict mode");
+}
+
+void rp_match_block_recv(int source, MPI_Comm comm) {
+  rp_comm *c;
+  if (rp_g.pub == NULL || source < 0 || (c = rp_comm_lookup(comm)) == NULL ||
+      c->cid < 0)
+    return;
+  int w = rp_comm_world(c, source);
+  if (w >= 0 && w < rp_g.size)
+    rp_publish(RP_PEER_RECV, w, -1, taken_count(w));
+}
+
+void rp_match_block_coll(MPI_Comm comm) {
+  rp_comm *c;
+  if (rp_g.pub && (c = rp_comm_lookup(comm)) != NULL && c->cid >= 0)
+    rp_publish(RP_PEER_COLL, -1, c->cid, 0);
+}
+
+void rp_match_gone(void) {
+  if (rp_g.pub)
+    rp_publish(RP_PEER_GONE, -1, -1, 0);
+}

@@ -1,0 +1,61 @@
+/* Wildcard receives decided in predicted time (rp_match.c): every rank
+ * logs the messages it sends and publishes its state (clock, blocked or
+ * not, on whom) in a window of shared memory; a receive or probe from
+ * MPI_ANY_SOURCE takes the message that arrives first in predicted time
+ * once no other rank can still send one that arrives earlier
+ * (rp_match_decide), then receives it from its source. Core layer: uses
+ * rp_state and rp_comm only. */
+#ifndef RP_MATCH_H
+#define RP_MATCH_H
+
+#include "rp_state.h"
+
+/* At MPI_Init after rp_comm_startup, and at MPI_Finalize: collective over
+ * MPI_COMM_WORLD. On only in predict mode, with REVPROF_WILDCARD=predicted,
+ * without MPI_THREAD_MULTIPLE and with every rank on one node (else the
+ * report says why wildcard receives took the MPI's order). */
+void rp_match_startup(void);
+void rp_match_shutdown(void);
+
+void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
+                       MPI_Comm comm);
+void rp_match_got_slow(int src, double seq);
+
+/* A message of bytes to rank dest of comm with tag leaves: logged, and
+ * pb[RP_PB_SEQ] gets its number (-1: not logged). */
+static inline void rp_match_log(double *pb, double bytes, int dest, int tag,
+                                MPI_Comm comm) {
+  if (rp_g.pub)
+    rp_match_log_slow(pb, bytes, dest, tag, comm);
+  else
+    pb[RP_PB_SEQ] = -1.0;
+}
+
+/* A message with piggyback pb was received: its log entry is taken. */
+static inline void rp_match_got(const double *pb) {
+  if (rp_g.pub && pb[RP_PB_SEQ] >= 0.0)
+    rp_match_got_slow(rp_pb_rank(pb), pb[RP_PB_SEQ]);
+}
+
+/* The source a blocking receive or probe (source, tag, comm) passes to
+ * PMPI: source itself unless it is MPI_ANY_SOURCE, else the rank of comm
+ * whose message arrives first in predicted time (waits for the proof, or
+ * REVPROF_WILDCARD_TIMEOUT). */
+int rp_match_source(int source, int tag, MPI_Comm comm);
+/* Same for a non-blocking probe from MPI_ANY_SOURCE: 1 with *src decided;
+ * 0 while no message can be proven first yet (the probe then reports
+ * none); -1 when wildcards take the MPI's order here (the caller probes as
+ * asked and, when it finds one, calls rp_match_real_probe). */
+int rp_match_try(int tag, MPI_Comm comm, int *src);
+void rp_match_real_probe(void);
+
+/* A wildcard receive or probe the MPI matched (why: for the report). */
+void rp_match_real(const char *why);
+
+/* This rank blocks in a receive from rank source of comm (not a
+ * wildcard), or in a blocking collective over comm; finalizes. */
+void rp_match_block_recv(int source, MPI_Comm comm);
+void rp_match_block_coll(MPI_Comm comm);
+void rp_match_gone(void);
+
+#endif

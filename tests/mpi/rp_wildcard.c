@@ -1,0 +1,268 @@
+/* Wildcard receives decided in predicted time (issue 15): a self-scheduling
+ * master-worker, 20 rounds. Rank 0 hands a task to each worker, then
+ * receives results with MPI_Recv(MPI_ANY_SOURCE, MPI_ANY_TAG) and gives
+ * the next task (or a stop) to whoever answered. Worker w declares a task
+ * cost of w * 100 us (revprof_compute_seconds) but really sleeps
+ * (P - w) * SLEEP us before answering, so the worker first in predicted
+ * time is the last one in real time. With the hand-written model
+ * rp_exact_p2p_model.lua (constants repeated below) rank 0 simulates the
+ * round on paper: the schedule (who answered, in order) and its three
+ * clocks at the end of each round must equal the paper's to 1e-9 s.
+ *
+ * Arguments: [real] (REVPROF_WILDCARD=real: only the data are checked,
+ * the schedule is the host's), [probe] (the master finds each result with
+ * MPI_Probe(MPI_ANY_SOURCE) and receives it from the status's source),
+ * [iprobe] (an MPI_Iprobe loop instead), [cycle] (every worker also waits
+ * for the master with MPI_Recv before answering its first task: blocked
+ * ranks that only the deciding rank can release). Prints "wildcard
+ * exact: P ranks, N rounds, M mismatches". Run with
+ * REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7, REVPROF_STEP=1e-6,
+ * REVPROF_STEP_MAX=2e-6. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "revprof.h"
+
+#define NB 3
+#define MAXP 16
+#define ROUNDS 20
+#define TASKS_PER_WORKER 3
+#define SLEEP_US 4000
+#define T_TASK 1
+#define T_STOP 2
+#define T_RESULT 3
+
+typedef struct lin {
+  double c[NB], k[NB];
+} lin;
+static const lin SEND = {{5e-7, 1e-6, 2e-6}, {5e-10, 1e-9, 2e-9}};
+static const lin RECV = {{1e-6, 2e-6, 4e-6}, {2.5e-10, 5e-10, 1e-9}};
+static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
+static const lin GAP = {{5e-7, 1e-6, 2e-6}, {2.5e-10, 5e-10, 1e-9}};
+
+static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
+static double mx(double a, double b) { return a > b ? a : b; }
+
+static int P, rank, mismatches, real_mode, probe, iprobe, cycle;
+
+static void sleep_us(long us) {
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+static double cost_of(int w) { return w * 1e-4; }
+
+/* paper: every rank's clocks and endpoint, one bound at a time */
+static double now[MAXP][NB], nic[MAXP][NB];
+
+static double send_paper(int r, int b, double d) {
+  double t = mx(now[r][b], nic[r][b]);
+  nic[r][b] = t + L(&GAP, b, d);
+  now[r][b] += L(&SEND, b, d);
+  return t;
+}
+static void recv_paper(int r, int b, double t_send, double d) {
+  now[r][b] = mx(now[r][b] + L(&RECV, b, d), t_send + L(&LAT, b, d));
+}
+
+/* The round on paper from clocks t0 (all ranks after the barrier): the
+ * schedule is decided on the avg bound, then each bound follows it. */
+static void round_paper(const double t0[NB], const double nic0[NB],
+                        int *order, int ntasks, double out[NB]) {
+  const double d = (double)sizeof(int);
+  double res_t[MAXP][NB]; /* each worker's pending result: departure */
+  int pending[MAXP];
+  for (int b = 0; b < NB; b++)
+    for (int r = 0; r < P; r++) {
+      now[r][b] = t0[b];
+      nic[r][b] = nic0[b];
+    }
+  /* schedule on the avg bound, replayed for the others */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int b = 0; b < NB; b++) {
+      if (pass == 0 && b != 1)
+        continue;
+      if (pass == 1 && b == 1)
+        continue;
+      for (int r = 0; r < P; r++) {
+        now[r][b] = t0[b];
+        nic[r][b] = r == 0 ? nic0[b] : t0[b];
+      }
+      int next = 0, k = 0, out_n = 0;
+      for (int w = 1; w < P; w++) {
+        double ts = send_paper(0, b, d);
+        recv_paper(w, b, ts, d);
+        if (cycle) { /* the worker's extra wait for a go from the master */
+          double tg = send_paper(0, b, d);
+          recv_paper(w, b, tg, d);
+        }
+        now[w][b] += cost_of(w);
+        res_t[w][b] = send_paper(w, b, d);
+        pending[w] = 1;
+        next++;
+        out_n++;
+      }
+      while (out_n > 0) {
+        int who = -1;
+        if (pass == 0) {
+          for (int w = 1; w < P; w++)
+            if (pending[w] && (who < 0 || res_t[w][b] + L(&LAT, b, d) <
+                                              res_t[who][b] + L(&LAT, b, d)))
+              who = w;
+          order[k] = who;
+        } else
+          who = order[k];
+        k++;
+        pending[who] = 0;
+        if (probe)
+          recv_paper(0, b, res_t[who][b], d); /* the probe costs nothing */
+        else
+          recv_paper(0, b, res_t[who][b], d);
+        double ts = send_paper(0, b, d);
+        recv_paper(who, b, ts, d);
+        if (next < ntasks) {
+          next++;
+          now[who][b] += cost_of(who);
+          res_t[who][b] = send_paper(who, b, d);
+          pending[who] = 1;
+        } else
+          out_n--;
+      }
+      out[b] = now[0][b];
+    }
+  }
+}
+
+static void check(const char *what, double got, double want) {
+  if (fabs(got - want) > 1e-9) {
+    if (mismatches++ < 10)
+      fprintf(stderr, "rank %d: %s = %.12g, expected %.12g\n", rank, what,
+              got, want);
+  }
+}
+
+static void master(int ntasks, int *order) {
+  int next = 0, out_n = 0, k = 0, task, go = 0;
+  for (int w = 1; w < P; w++) {
+    task = next++;
+    MPI_Send(&task, 1, MPI_INT, w, T_TASK, MPI_COMM_WORLD);
+    if (cycle)
+      MPI_Send(&go, 1, MPI_INT, w, T_TASK, MPI_COMM_WORLD);
+    out_n++;
+  }
+  while (out_n > 0) {
+    MPI_Status st;
+    int result = -1, src;
+    if (probe || iprobe) {
+      int flag = 0;
+      if (probe)
+        MPI_Probe(MPI_ANY_SOURCE, T_RESULT, MPI_COMM_WORLD, &st);
+      else
+        while (!flag)
+          MPI_Iprobe(MPI_ANY_SOURCE, T_RESULT, MPI_COMM_WORLD, &flag, &st);
+      src = st.MPI_SOURCE;
+      MPI_Recv(&result, 1, MPI_INT, src, T_RESULT, MPI_COMM_WORLD, &st);
+    } else
+      MPI_Recv(&result, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+               MPI_COMM_WORLD, &st);
+    src = st.MPI_SOURCE;
+    int n = 0;
+    MPI_Get_count(&st, MPI_INT, &n);
+    if (st.MPI_TAG != T_RESULT || n != 1 || result != 1000 * src + 7) {
+      if (mismatches++ < 10)
+        fprintf(stderr, "master: bad result %d tag %d count %d from %d\n",
+                result, st.MPI_TAG, n, src);
+    }
+    order[k++] = src;
+    if (next < ntasks) {
+      task = next++;
+      MPI_Send(&task, 1, MPI_INT, src, T_TASK, MPI_COMM_WORLD);
+    } else {
+      MPI_Send(&task, 1, MPI_INT, src, T_STOP, MPI_COMM_WORLD);
+      out_n--;
+    }
+  }
+}
+
+static void worker(void) {
+  int first = 1;
+  for (;;) {
+    int task, go;
+    MPI_Status st;
+    MPI_Recv(&task, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    if (st.MPI_TAG == T_STOP)
+      break;
+    if (cycle && first)
+      MPI_Recv(&go, 1, MPI_INT, 0, T_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    first = 0;
+    revprof_compute_seconds(cost_of(rank));
+    sleep_us((long)(P - rank) * SLEEP_US);
+    int result = 1000 * rank + 7;
+    MPI_Send(&result, 1, MPI_INT, 0, T_RESULT, MPI_COMM_WORLD);
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  for (int i = 1; i < argc; i++) {
+    real_mode |= strcmp(argv[i], "real") == 0;
+    probe |= strcmp(argv[i], "probe") == 0;
+    iprobe |= strcmp(argv[i], "iprobe") == 0;
+    cycle |= strcmp(argv[i], "cycle") == 0;
+  }
+  if (P < 2 || P > MAXP) {
+    if (rank == 0)
+      fprintf(stderr, "rp_wildcard: 2 to %d ranks\n", MAXP);
+    MPI_Finalize();
+    return 1;
+  }
+  int ntasks = TASKS_PER_WORKER * (P - 1), order[MAXP * TASKS_PER_WORKER];
+  int want[MAXP * TASKS_PER_WORKER], same_all = 1;
+  double nic0[NB] = {0, 0, 0};
+  for (int round = 0; round < ROUNDS; round++) {
+    double t0[NB], t1[NB], exp_t[NB];
+    MPI_Barrier(MPI_COMM_WORLD);
+    revprof_now_bounds(&t0[0], &t0[1], &t0[2]);
+    if (rank == 0) {
+      master(ntasks, order);
+      revprof_now_bounds(&t1[0], &t1[1], &t1[2]);
+      round_paper(t0, nic0, want, ntasks, exp_t);
+      /* the master's endpoint after its last send (stop to the last) */
+      for (int b = 0; b < NB; b++)
+        nic0[b] = nic[0][b];
+      int same = memcmp(want, order, (size_t)ntasks * sizeof *order) == 0;
+      same_all &= same;
+      if (!real_mode && revprof_enabled()) {
+        if (!same && mismatches++ < 10) {
+          fprintf(stderr, "round %d: schedule", round);
+          for (int k = 0; k < ntasks; k++)
+            fprintf(stderr, " %d/%d", order[k], want[k]);
+          fprintf(stderr, " (got/expected)\n");
+        }
+        const char *names[NB] = {"min", "avg", "max"};
+        for (int b = 0; b < NB; b++) {
+          char what[64];
+          snprintf(what, sizeof what, "round %d end (%s)", round, names[b]);
+          check(what, t1[b], exp_t[b]);
+        }
+      }
+    } else
+      worker();
+  }
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
+             MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("wildcard exact%s: %d ranks, %d rounds, %d mismatches; schedule "
+           "%s the predicted one in every round\n",
+           real_mode ? " (real)" : "", P, ROUNDS, mismatches,
+           same_all ? "is" : "is not");
+  MPI_Finalize();
+  return 0;
+}
