@@ -296,9 +296,9 @@ enum rp_peer_state {
   RP_PEER_IN = 1,   /* inside an MPI call revprof does not describe */
   RP_PEER_RECV = 2, /* blocked in a receive from one rank (on) */
   RP_PEER_ANY = 3,  /* blocked in a receive from any rank */
-  RP_PEER_COLL = 4, /* inside a blocking collective of a communicator the
-                       waiting rank belongs to: it leaves after the waiting
-                       rank joins */
+  RP_PEER_COLL = 4, /* inside a collective of a communicator the waiting
+                       rank belongs to that nobody leaves before all have
+                       joined, and the waiting rank has not joined yet */
   RP_PEER_GONE = 5  /* in MPI_Finalize: sends nothing more */
 };
 

@@ -237,8 +237,16 @@ void rp_coll_start(rp_comm *c, MPI_Comm comm) {
     info = rp_comm_lookup(comm);
   }
   fill(c, info);
-  if (rp_g.pub && c->cid >= 0) /* for the others' wildcard receives */
-    rp_publish(RP_PEER_COLL, -1, c->cid, 0);
+}
+
+void rp_coll_start_sync(rp_comm *c, MPI_Comm comm) {
+  rp_coll_start(c, comm);
+  rp_comm *info = rp_comm_lookup(comm);
+  if (info == NULL)
+    return;
+  info->syncs++;
+  if (rp_g.pub && info->cid >= 0) /* for the others' wildcard receives */
+    rp_publish(RP_PEER_COLL, -1, info->cid, info->syncs);
 }
 
 void rp_coll_start_nb(rp_comm *c, MPI_Comm comm) {

@@ -270,8 +270,13 @@ static void look(const rp_comm *c, int tag, int first) {
     q->state = m.state;
     q->on = m.on;
     q->clock = m.clock;
-    if (m.state == RP_PEER_COLL && !in_comm(rp_comm_by_cid(m.cid), rp_g.rank))
-      q->state = RP_PEER_IN; /* a collective without this rank */
+    if (m.state == RP_PEER_COLL) {
+      /* it waits for this rank in a collective of one of this rank's
+         communicators (w's ids differ: that one) this rank has not begun */
+      const rp_comm *cc = rp_comm_by_cid(m.cid);
+      if (!in_comm(cc, w) || m.got <= cc->syncs)
+        q->state = RP_PEER_IN;
+    }
     if (m.state == RP_PEER_RECV && m.on >= 0 && m.on < p)
       q->fed = __atomic_load_n(&nsent_of(m.on)[w], __ATOMIC_ACQUIRE) > m.got;
     q->active = first || m.clock != seen_clock[w] ||

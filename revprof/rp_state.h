@@ -151,6 +151,7 @@ typedef struct rp_comm {
                       wildcard receives (rp_match.c); -1: none */
   int *world;      /* MPI_COMM_WORLD rank of each member (NULL: the
                       identity, or cid < 0) */
+  uint64_t syncs;  /* collectives of rp_coll_start_sync begun on it */
 } rp_comm;
 
 /* Per-wrapper statistics (simulated avg clock). */
@@ -399,7 +400,8 @@ typedef struct rp_mpub {
   int32_t state, on; /* enum rp_peer_state; RP_PEER_RECV: its source's
                         MPI_COMM_WORLD rank */
   int32_t cid, pad;  /* RP_PEER_COLL: the communicator's id */
-  uint64_t got;      /* RP_PEER_RECV: messages it has taken from on */
+  uint64_t got;      /* RP_PEER_RECV: messages it has taken from on;
+                        RP_PEER_COLL: the collective's number on cid */
   uint64_t v1;
   uint64_t fill;
 } rp_mpub;
@@ -589,6 +591,11 @@ int rp_comm_foreign(MPI_Comm comm);
 /* Fills c for comm, creating its shadow on first use (blocking
  * collectives: every member is in the same call). */
 void rp_coll_start(rp_comm *c, MPI_Comm comm);
+/* Same for a collective no member leaves before every member has joined
+ * (the non-rooted ones: an allreduce of the clocks, or their own data from
+ * everyone): counted on comm, and published for the others' wildcard
+ * receives (rp_match.c) as the n-th such collective of comm. */
+void rp_coll_start_sync(rp_comm *c, MPI_Comm comm);
 /* Same for non-blocking collectives: never blocks; without a shadow the
  * clocks are not combined (warned once). */
 void rp_coll_start_nb(rp_comm *c, MPI_Comm comm);
