@@ -5,11 +5,11 @@
 # under smpirun on that cluster (the truth) and natively under librevprof
 # predicting them from the model, at each rank count. Cases:
 # "master-worker", bench/smpi/master_worker.c: rank 0 hands out TASKS tasks
-# per worker of 1 to 5 times COST seconds of computation, receiving results
+# per worker of 1 to 5.1 times COST seconds of computation, receiving results
 # of BYTES bytes with MPI_ANY_SOURCE/MPI_ANY_TAG and giving the next task
 # to whoever answered; "waitany", bench/smpi/waitany_pipe.c: rank 0 keeps
 # one MPI_Irecv per other rank and takes ITERS results of BYTES bytes from
-# each with MPI_Waitany, acking each (1 to 5 times COST seconds of
+# each with MPI_Waitany, acking each (1 to 5.1 times COST seconds of
 # computation before each result, varying by rank and iteration). The
 # computation is declared (smpi_execute_flops on the 1 Gflop/s simulated
 # hosts / REVPROF_COMPUTE=annotate with revprof_compute_seconds), so both

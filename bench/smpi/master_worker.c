@@ -3,9 +3,10 @@
  * receives with SimGrid's smpirun (bench/smpi-wildcard.sh). Rank 0 hands
  * out TASKS tasks per worker, one at a time: first task w - 1 to worker w,
  * then the next task to whichever worker's result it receives first, and
- * the stop tag once none is left. Task i costs COST * (1 + (i * 7919 % 5))
- * seconds of computation (1, 5, 4, 3, 2 times COST, repeating), so the
- * workers finish in an order that the clock decides; a result is D bytes
+ * the stop tag once none is left. Task i costs COST * (1 + (i * 7919 % 5)
+ * + (i % 11) / 100) seconds of computation (1, 5, 4, 3, 2 times COST,
+ * repeating, plus a few hundredths so that near-ties do not decide the
+ * schedule), so the workers finish in an order that the clock decides; a result is D bytes
  * (at least 16) with tag 1 + i % 1000, the task index in its first bytes.
  * The computation is declared under the tools: smpi_execute_flops() on the
  * simulated 1 Gflop/s hosts under SimGrid (smpicc -DRP_SMPI),
@@ -65,8 +66,11 @@ static uint64_t hash(uint64_t h, long v) {
   return h;
 }
 
+/* 1 to 5 units, plus 0 to 10 hundredths: tasks of one unit count differ
+ * by more than the tools' modelling error, so that the schedule is not
+ * decided by near-ties */
 static double task_cost(double base, int i) {
-  return base * (1 + (int)((long)i * 7919 % 5));
+  return base * (1 + (int)((long)i * 7919 % 5) + 0.01 * (i % 11));
 }
 
 /* Rank 0: hands out ntasks tasks to the size - 1 workers; returns the
@@ -88,6 +92,8 @@ static int master(int size, int ntasks, char *buf, int d, uint64_t *h) {
     memcpy(&task, buf, sizeof task);
     bad += task != given[src] || st.MPI_TAG != 1 + task % 1000;
     *h = hash(hash(*h, task), src);
+    if (getenv("SCHEDULE")) /* the schedule itself, to compare two runs */
+      fprintf(stderr, "task %d from %d\n", task, src);
     if (next < ntasks) {
       given[src] = next;
       MPI_Send(&next, 1, MPI_INT, src, TAG_TASK, MPI_COMM_WORLD);

@@ -5,8 +5,8 @@
  * over them (P - 1) * ITERS times; on each completion it sends an 8-byte
  * ack to that source and posts its next receive (until the source has sent
  * ITERS). Each other rank r, ITERS times: computes COST * (1 + (r * 7919 +
- * it * 104729) % 5) seconds in iteration it (1 to 5 times COST, varying by
- * rank and iteration), sends its D bytes to rank 0 and waits for the ack.
+ * it * 104729) % 5 + ((3r + it) % 11) / 100) seconds in iteration it (1 to
+ * 5.1 times COST, varying by rank and iteration), sends its D bytes to rank 0 and waits for the ack.
  * The computation is declared under the tools: smpi_execute_flops() on the
  * simulated 1 Gflop/s hosts under SimGrid (smpicc -DRP_SMPI),
  * revprof_compute_seconds() under librevprof (-DRP_REVPROF); built with
@@ -103,7 +103,8 @@ static int collect(int size, int iters, char *in, int d, uint64_t *h) {
 static int produce(int rank, int iters, double base, char *out, int d) {
   int bad = 0;
   for (int it = 0; it < iters; it++) {
-    compute(base * (1 + (int)(((long)rank * 7919 + (long)it * 104729) % 5)));
+    compute(base * (1 + (int)(((long)rank * 7919 + (long)it * 104729) % 5) +
+                    0.01 * ((rank * 3 + it) % 11))); /* no near-ties */
     memset(out, mark(rank, it), (size_t)d);
     MPI_Send(out, d, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     int ack;
