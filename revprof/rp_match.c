@@ -41,6 +41,8 @@ static rp_match_peer *peers;
 static uint64_t *seen_v;   /* per rank: pub version at the last look */
 static double *seen_clock; /* ... and clock */
 static double lookahead;   /* the model's least latency, s */
+static int *scratch_who, *scratch_tag; /* a decision's sources and tags */
+static size_t scratch_cap;
 
 static rp_mpub *pub_of(int w) { return (rp_mpub *)(void *)blocks[w]; }
 static uint64_t *nsent_of(int w) {
@@ -139,6 +141,10 @@ void rp_match_shutdown(void) {
   free(peers);
   free(seen_v);
   free(seen_clock);
+  free(scratch_who);
+  free(scratch_tag);
+  scratch_who = scratch_tag = NULL;
+  scratch_cap = 0;
   blocks = NULL;
   low = taken = seen_v = NULL;
   peers = NULL;
@@ -219,9 +225,9 @@ static rp_mpub read_pub(int w) {
 }
 
 /* The message of sender w that a receive (cid, tag) of this rank takes
- * first: the oldest logged one not yet taken that matches. 1 with its
- * arrival; 0 none; -1 the log lost some (or one is being written). */
-static int candidate(int w, int cid, int tag, double *arrival) {
+ * first: the oldest logged one not yet taken that matches. 1 with it in
+ * *out; 0 none; -1 the log lost some (or one is being written). */
+static int candidate(int w, int cid, int tag, rp_mlog *out) {
   uint64_t n = __atomic_load_n(&nsent_of(w)[rp_g.rank], __ATOMIC_ACQUIRE);
   const rp_mlog *r = ring_of(w, rp_g.rank);
   for (uint64_t k = low[w]; k < n; k++) {
@@ -229,18 +235,13 @@ static int candidate(int w, int cid, int tag, double *arrival) {
       continue;
     const rp_mlog *e = &r[k % ring];
     uint64_t s1 = __atomic_load_n(&e->s1, __ATOMIC_ACQUIRE);
-    rp_mlog c;
-    memcpy(&c, e, sizeof c);
+    memcpy(out, e, sizeof *out);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     uint64_t s0 = __atomic_load_n(&e->s0, __ATOMIC_RELAXED);
     if (s0 != k + 1 || s1 != k + 1)
       return -1; /* overwritten: more than K under way */
-    if (c.cid != cid || (tag != MPI_ANY_TAG && c.tag != tag))
-      continue;
-    double lat[RP_NB];
-    rp_cost_fast(REVPROF_FN_LATENCY, 2.0, c.bytes, lat);
-    *arrival = c.t[RP_AVG] + lat[RP_AVG];
-    return 1;
+    if (out->cid == cid && (tag == MPI_ANY_TAG || out->tag == tag))
+      return 1;
   }
   return 0;
 }
@@ -259,9 +260,22 @@ static int in_comm(const rp_comm *c, int w) {
   return c && comm_rank_of(c, w) != MPI_ANY_SOURCE;
 }
 
+/* What is being decided: n receives, the i-th from MPI_COMM_WORLD rank
+ * who[i] with tag tags[i] on the communicator with id cid (distinct
+ * sources); at(i, t_send, bytes, ud): when receive i's message is there in
+ * predicted time (avg clock). */
+typedef struct choice {
+  int cid, n;
+  const int *who, *tags;
+  const double *known; /* NULL, or receive i's arrival when its message
+                          was delivered already (NaN: not) */
+  rp_arrival_fn at;
+  void *ud;
+} choice;
+
 /* One look at every rank: the peers' table for rp_match_decide. first: no
  * earlier look to compare with (everyone counts as active). */
-static void look(const rp_comm *c, int tag, int first) {
+static void look(const choice *ch, int first) {
   int p = rp_g.size;
   for (int w = 0; w < p; w++) {
     rp_mpub m = read_pub(w);
@@ -284,39 +298,43 @@ static void look(const rp_comm *c, int tag, int first) {
     seen_v[w] = m.v1;
     seen_clock[w] = m.clock;
   }
-  for (int r = 0; r < c->size; r++) {
-    int w = rp_comm_world(c, r);
+  for (int i = 0; i < ch->n; i++) {
+    int w = ch->who[i];
     if (w < 0 || w >= p)
       continue;
     rp_match_peer *q = &peers[w];
+    rp_mlog e;
     q->member = 1;
-    int k = candidate(w, c->cid, tag, &q->arrival);
+    if (ch->known && !isnan(ch->known[i])) { /* taken from the log */
+      q->has = 1;
+      q->arrival = ch->known[i];
+      continue;
+    }
+    int k = candidate(w, ch->cid, ch->tags[i], &e);
     q->has = k == 1;
     q->unknown = k < 0;
+    if (q->has)
+      q->arrival = ch->at(i, e.t, e.bytes, ch->ud);
   }
 }
 
-/* The decision of one wildcard receive or probe: 1 with *src (a rank of
- * comm) decided, 0 undecided (wait: 0 gives up at once). */
-static int decide(int tag, MPI_Comm comm, int wait, int *src) {
-  rp_comm *c = rp_comm_lookup(comm);
-  if (c == NULL || c->cid < 0) {
-    rp_match_real("on a communicator without an id (made by MPI_Comm_idup, "
-                  "an inter-communicator, or MPI_COMM_SELF)");
-    return 0;
-  }
-  static double try_calm = -1.0; /* a probe loop's first undecided try */
+/* The decision among ch's receives: 1 with *pick (an index into ch->who)
+ * decided, 0 undecided (wait: 0 gives up after one look; probe loops and
+ * Testany: the calls of one loop share the time-out's start), -1 left to
+ * the MPI (counted). comm: for the MPI's progress while waiting. */
+static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
+  static double try_calm = -1.0; /* a polling loop's first undecided try */
   double t0 = rp_host_seconds(), calm = t0;
   int who = -1, outcome = 0, first = 1;
   if (wait)
     rp_publish(RP_PEER_ANY, -1, -1, 0);
-  else if (try_calm >= 0.0) { /* the same loop of probes goes on */
+  else if (try_calm >= 0.0) { /* the same polling loop goes on */
     calm = try_calm;
     first = 0;
   }
   for (;; first = 0) {
     int stuck = 0, flag = 0;
-    look(c, tag, first);
+    look(ch, first);
     if (rp_match_decide(peers, rp_g.size, rp_g.rank, lookahead, &who,
                         &stuck) == RP_MATCH_TAKE) {
       outcome = 1;
@@ -334,11 +352,16 @@ static int decide(int tag, MPI_Comm comm, int wait, int *src) {
         outcome = 2;
         break;
       }
+      for (int w = 0; w < rp_g.size; w++)
+        if (peers[w].member && peers[w].unknown)
+          outcome = 3; /* lost logs and nothing known: the MPI's order */
+      if (outcome)
+        break;
     }
     if (!wait)
       break;
     /* let the MPI progress (senders' rendezvous) and the others run */
-    RP_UNLOCKED(PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag,
+    RP_UNLOCKED(PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag,
                             MPI_STATUS_IGNORE));
     sched_yield();
   }
@@ -349,6 +372,11 @@ static int decide(int tag, MPI_Comm comm, int wait, int *src) {
   try_calm = !wait && outcome == 0 ? calm : -1.0;
   if (outcome == 0)
     return 0;
+  if (outcome == 3) {
+    rp_match_real("a sender had more messages under way to this rank than "
+                  "its log keeps, and nothing else was known");
+    return -1;
+  }
   if (outcome == 2) {
     rp_g.wild.timeouts++;
     rp_report_flag("wildcard-timeout", "%ld wildcard receive(s) took the "
@@ -358,8 +386,62 @@ static int decide(int tag, MPI_Comm comm, int wait, int *src) {
                    rp_g.wild.timeouts, rp_g.cfg.wildcard_timeout);
   } else
     rp_g.wild.exact++;
-  *src = comm_rank_of(c, who);
-  return *src != MPI_ANY_SOURCE;
+  for (int i = 0; i < ch->n; i++)
+    if (ch->who[i] == who) {
+      *pick = i;
+      return 1;
+    }
+  return 0;
+}
+
+/* a message of a wildcard receive is there at t_send + latency(bytes) */
+static double travel(int i, const double t[RP_NB], double bytes, void *ud) {
+  double lat[RP_NB];
+  (void)i;
+  (void)ud;
+  rp_cost_fast(REVPROF_FN_LATENCY, 2.0, bytes, lat);
+  return t[RP_AVG] + lat[RP_AVG];
+}
+
+/* room for n sources and tags */
+static int scratch(size_t n) {
+  if (n <= scratch_cap)
+    return 0;
+  int *a = realloc(scratch_who, n * sizeof *a);
+  if (a)
+    scratch_who = a;
+  int *b = a ? realloc(scratch_tag, n * sizeof *b) : NULL;
+  if (b)
+    scratch_tag = b;
+  if (a == NULL || b == NULL)
+    return REVPROF_ENOMEM;
+  scratch_cap = n;
+  return 0;
+}
+
+/* A wildcard receive or probe (tag, comm): 1 with *src, a rank of comm;
+ * 0 undecided; -1 left to the MPI */
+static int decide_wildcard(int tag, MPI_Comm comm, int wait, int *src) {
+  rp_comm *c = rp_comm_lookup(comm);
+  int pick = -1;
+  if (c == NULL || c->cid < 0) {
+    rp_match_real("on a communicator without an id (made by MPI_Comm_idup, "
+                  "an inter-communicator, or MPI_COMM_SELF)");
+    return -1;
+  }
+  if (scratch((size_t)c->size) != 0) {
+    rp_match_real("no memory for the decision");
+    return -1;
+  }
+  for (int r = 0; r < c->size; r++) {
+    scratch_who[r] = rp_comm_world(c, r);
+    scratch_tag[r] = tag;
+  }
+  choice ch = {c->cid, c->size, scratch_who, scratch_tag, NULL, travel, NULL};
+  int k = decide(&ch, comm, wait, &pick);
+  if (k == 1)
+    *src = pick;
+  return k;
 }
 
 int rp_match_source(int source, int tag, MPI_Comm comm) {
@@ -370,14 +452,38 @@ int rp_match_source(int source, int tag, MPI_Comm comm) {
     rp_match_real_probe();
     return source;
   }
-  return decide(tag, comm, 1, &src) ? src : source;
+  return decide_wildcard(tag, comm, 1, &src) == 1 ? src : source;
+}
+
+int rp_match_any(int n, const int *src, const int *tags,
+                 const double *known, MPI_Comm comm, rp_arrival_fn at,
+                 void *ud, int wait) {
+  rp_comm *c = rp_comm_lookup(comm);
+  int pick = -1;
+  if (rp_g.pub == NULL || c == NULL || c->cid < 0 || n < 2 ||
+      scratch((size_t)n) != 0)
+    return -2;
+  for (int i = 0; i < n; i++) {
+    int w = src[i] >= 0 && src[i] < c->size ? rp_comm_world(c, src[i]) : -1;
+    for (int j = 0; j < i && w >= 0; j++)
+      if (scratch_who[j] == w)
+        w = -1; /* two receives from one source: not decided here */
+    if (w < 0)
+      return -2;
+    scratch_who[i] = w;
+    scratch_tag[i] = tags[i];
+  }
+  choice ch = {c->cid, n, scratch_who, scratch_tag, known, at, ud};
+  int k = decide(&ch, comm, wait, &pick);
+  return k == 1 ? pick : k == 0 ? -1 : -2;
 }
 
 int rp_match_try(int tag, MPI_Comm comm, int *src) {
   rp_comm *c;
   if (rp_g.pub == NULL || (c = rp_comm_lookup(comm)) == NULL || c->cid < 0)
     return -1;
-  return decide(tag, comm, 0, src);
+  int k = decide_wildcard(tag, comm, 0, src);
+  return k < 0 ? -2 : k;
 }
 
 void rp_match_real_probe(void) {

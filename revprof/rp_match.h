@@ -45,9 +45,24 @@ int rp_match_source(int source, int tag, MPI_Comm comm);
 /* Same for a non-blocking probe from MPI_ANY_SOURCE: 1 with *src decided;
  * 0 while no message can be proven first yet (the probe then reports
  * none); -1 when wildcards take the MPI's order here (the caller probes as
- * asked and, when it finds one, calls rp_match_real_probe). */
+ * asked and, when it finds one, calls rp_match_real_probe); -2 the same,
+ * already counted. */
 int rp_match_try(int tag, MPI_Comm comm, int *src);
 void rp_match_real_probe(void);
+
+/* MPI_Waitany and MPI_Testany (wait 0) over n receives, the i-th from
+ * rank src[i] of comm with tag tags[i], whose message is there in
+ * predicted time at(i, t_send, bytes, ud) (avg clock), or known[i] when
+ * it was delivered already (MPI_Request_get_status; NaN: not): the index of the
+ * one there first, once no other source can still send one there earlier
+ * (Waitany waits for the proof); -1 undecided yet (Testany); -2 when this
+ * is not decided here (matching in predicted time off, a communicator
+ * without an id, fewer than two receives, two from one source). */
+typedef double (*rp_arrival_fn)(int i, const double t_send[RP_NB],
+                                double bytes, void *ud);
+int rp_match_any(int n, const int *src, const int *tags,
+                 const double *known, MPI_Comm comm, rp_arrival_fn at,
+                 void *ud, int wait);
 
 /* A wildcard receive or probe the MPI matched (why: for the report). */
 void rp_match_real(const char *why);

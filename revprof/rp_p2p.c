@@ -634,10 +634,86 @@ static double predicted_at(const rp_req *r, const MPI_Status *st) {
   return at[RP_AVG];
 }
 
+/* rp_match_any's arrival of the i-th receive: idx[i] of recs */
+typedef struct any_ctx {
+  rp_req **recs;
+  const int *idx;
+} any_ctx;
+
+static double any_arrival(int i, const double t[RP_NB], double bytes,
+                          void *ud) {
+  const any_ctx *x = ud;
+  double pb[RP_PB_DOUBLES] = {t[0], t[1], t[2], 0.0, -1.0};
+  double lat[RP_NB], at[RP_NB];
+  if (!rp_g.p2p_overlap) { /* the old rule: there at t_send + latency */
+    rp_cost_fast(REVPROF_FN_LATENCY, 2.0, bytes, lat);
+    return t[RP_AVG] + lat[RP_AVG];
+  }
+  arrival_of(x->recs[x->idx[i]], pb, bytes, lat, at);
+  return at[RP_AVG];
+}
+
+/* Waitany/Testany (flag NULL: Waitany) over receives from distinct
+ * sources of one communicator, decided in predicted time (rp_match_any):
+ * 1 when it made the call, 0 when that does not apply here. */
+static int any_by_proof(int n, MPI_Request reqs[], rp_req **recs, int *index,
+                        int *flag, MPI_Status *status, int *rc) {
+  static int *buf;
+  static double *known;
+  static size_t cap, kcap;
+  int m = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int *nb = rp_grow(buf, &cap, 3 * (size_t)n, sizeof *nb);
+  if (nb == NULL)
+    return 0;
+  buf = nb;
+  double *nk = rp_grow(known, &kcap, (size_t)n, sizeof *nk);
+  if (nk == NULL)
+    return 0;
+  known = nk;
+  int *idx = buf, *src = buf + n, *tags = buf + 2 * n;
+  for (int i = 0; i < n; i++) {
+    if (reqs[i] == MPI_REQUEST_NULL)
+      continue;
+    if (m > 0 && recs[i]->comm != comm)
+      return 0;
+    comm = recs[i]->comm;
+    idx[m] = i;
+    src[m] = recs[i]->peer_spec;
+    tags[m] = recs[i]->tag_spec;
+    known[m] = NAN; /* delivered early: its clocks are in the record */
+    if (recs[i]->unpacked) {
+      double lat[RP_NB], at[RP_NB];
+      arrival_of(recs[i], recs[i]->pb, rp_pb_size(recs[i]->pb), lat, at);
+      known[m] = at[RP_AVG];
+    }
+    m++;
+  }
+  any_ctx x = {recs, idx};
+  int k = rp_match_any(m, src, tags, known, comm, any_arrival, &x,
+                       flag == NULL);
+  if (k == -2)
+    return 0;
+  if (k < 0) { /* Testany: none proven first yet */
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    *rc = MPI_SUCCESS;
+    return 1;
+  }
+  if (flag) { /* proven first, maybe not there yet in real time */
+    RP_UNLOCKED(*rc = PMPI_Test(&reqs[idx[k]], flag, status));
+    *index = *flag ? idx[k] : MPI_UNDEFINED;
+  } else {
+    RP_UNLOCKED(*rc = PMPI_Wait(&reqs[idx[k]], status));
+    *index = idx[k];
+  }
+  return 1;
+}
+
 int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
                      int *index, int *flag, MPI_Status *status, int *rc) {
   int active = 0;
-  if (!rp_g.p2p_overlap || recs == NULL || found < 2)
+  if (recs == NULL || found < 2)
     return 0;
   for (int i = 0; i < n; i++) {
     const rp_req *r = recs[i];
@@ -649,6 +725,10 @@ int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
     active++;
   }
   if (active < 2)
+    return 0;
+  if (rp_g.pub && any_by_proof(n, reqs, recs, index, flag, status, rc))
+    return 1;
+  if (!rp_g.p2p_overlap)
     return 0;
   for (;;) {
     int best = -1, first = -1, done = 0;

@@ -330,7 +330,7 @@ RP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
     *flag = 0;
   } else {
     rc = PMPI_Iprobe(src, tag, comm, flag, status);
-    if (k < 0 && rc == MPI_SUCCESS && *flag)
+    if (k == -1 && rc == MPI_SUCCESS && *flag)
       rp_match_real_probe();
   }
   if (rc == MPI_SUCCESS && *flag)
@@ -367,7 +367,7 @@ RP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
     *flag = 0;
   } else {
     rc = PMPI_Improbe(src, tag, comm, flag, message, status);
-    if (k < 0 && rc == MPI_SUCCESS && *flag)
+    if (k == -1 && rc == MPI_SUCCESS && *flag)
       rp_match_real_probe();
   }
   if (rc == MPI_SUCCESS && *flag) {

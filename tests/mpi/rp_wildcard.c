@@ -12,7 +12,11 @@
  * Arguments: [real] (REVPROF_WILDCARD=real: only the data are checked,
  * the schedule is the host's), [probe] (the master finds each result with
  * MPI_Probe(MPI_ANY_SOURCE) and receives it from the status's source),
- * [iprobe] (an MPI_Iprobe loop instead), [cycle] (every worker also waits
+ * [iprobe] (an MPI_Iprobe loop instead), [waitany] (the master keeps one
+ * MPI_Irecv per worker and completes them with MPI_Waitany; on paper a
+ * receive's message is there at max(t_send + latency, t_post + T_Irecv)
+ * and the Waitany ends at max(now + o(d), that)), [testany] (the same
+ * with an MPI_Testany loop), [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
  * exact: P ranks, N rounds, M mismatches". Run with
@@ -43,11 +47,14 @@ static const lin SEND = {{5e-7, 1e-6, 2e-6}, {5e-10, 1e-9, 2e-9}};
 static const lin RECV = {{1e-6, 2e-6, 4e-6}, {2.5e-10, 5e-10, 1e-9}};
 static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
 static const lin GAP = {{5e-7, 1e-6, 2e-6}, {2.5e-10, 5e-10, 1e-9}};
+static const lin IRECV = {{2e-6, 3e-6, 6e-6}, {5e-10, 1e-9, 2e-9}};
+static const lin WAIT = {{1e-7, 2e-7, 4e-7}, {5e-12, 1e-11, 2e-11}};
 
 static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
 static double mx(double a, double b) { return a > b ? a : b; }
 
-static int P, rank, mismatches, real_mode, probe, iprobe, cycle;
+static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
+    testany;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -68,6 +75,13 @@ static double send_paper(int r, int b, double d) {
 }
 static void recv_paper(int r, int b, double t_send, double d) {
   now[r][b] = mx(now[r][b] + L(&RECV, b, d), t_send + L(&LAT, b, d));
+}
+/* waitany: when each worker's receive was posted */
+static double post[MAXP][NB];
+static double there(int w, int b, double t_send, double d) {
+  if (!waitany)
+    return t_send + L(&LAT, b, d);
+  return mx(t_send + L(&LAT, b, d), post[w][b] + L(&IRECV, b, d));
 }
 
 /* The round on paper from clocks t0 (all ranks after the barrier): the
@@ -94,6 +108,8 @@ static void round_paper(const double t0[NB], const double nic0[NB],
         nic[r][b] = r == 0 ? nic0[b] : t0[b];
       }
       int next = 0, k = 0, out_n = 0;
+      for (int w = 1; w < P && waitany; w++) /* the receives, posted */
+        post[w][b] = now[0][b];
       for (int w = 1; w < P; w++) {
         double ts = send_paper(0, b, d);
         recv_paper(w, b, ts, d);
@@ -111,20 +127,23 @@ static void round_paper(const double t0[NB], const double nic0[NB],
         int who = -1;
         if (pass == 0) {
           for (int w = 1; w < P; w++)
-            if (pending[w] && (who < 0 || res_t[w][b] + L(&LAT, b, d) <
-                                              res_t[who][b] + L(&LAT, b, d)))
+            if (pending[w] && (who < 0 || there(w, b, res_t[w][b], d) <
+                                              there(who, b, res_t[who][b], d)))
               who = w;
           order[k] = who;
         } else
           who = order[k];
         k++;
         pending[who] = 0;
-        if (probe)
-          recv_paper(0, b, res_t[who][b], d); /* the probe costs nothing */
+        if (waitany) /* (a probe costs nothing: as a receive) */
+          now[0][b] = mx(now[0][b] + L(&WAIT, b, d),
+                         there(who, b, res_t[who][b], d));
         else
           recv_paper(0, b, res_t[who][b], d);
         double ts = send_paper(0, b, d);
         recv_paper(who, b, ts, d);
+        if (waitany && next < ntasks) /* its next receive, posted */
+          post[who][b] = now[0][b];
         if (next < ntasks) {
           next++;
           now[who][b] += cost_of(who);
@@ -146,8 +165,13 @@ static void check(const char *what, double got, double want) {
   }
 }
 
+static int results[MAXP];
+static MPI_Request rq[MAXP];
+
 static void master(int ntasks, int *order) {
   int next = 0, out_n = 0, k = 0, task, go = 0;
+  for (int w = 1; w < P && waitany; w++)
+    MPI_Irecv(&results[w], 1, MPI_INT, w, T_RESULT, MPI_COMM_WORLD, &rq[w]);
   for (int w = 1; w < P; w++) {
     task = next++;
     MPI_Send(&task, 1, MPI_INT, w, T_TASK, MPI_COMM_WORLD);
@@ -158,7 +182,15 @@ static void master(int ntasks, int *order) {
   while (out_n > 0) {
     MPI_Status st;
     int result = -1, src;
-    if (probe || iprobe) {
+    if (waitany) {
+      int i = -1, f = 0;
+      if (testany)
+        while (!f)
+          MPI_Testany(P - 1, rq + 1, &i, &f, &st);
+      else
+        MPI_Waitany(P - 1, rq + 1, &i, &st);
+      result = results[i + 1];
+    } else if (probe || iprobe) {
       int flag = 0;
       if (probe)
         MPI_Probe(MPI_ANY_SOURCE, T_RESULT, MPI_COMM_WORLD, &st);
@@ -182,6 +214,9 @@ static void master(int ntasks, int *order) {
     if (next < ntasks) {
       task = next++;
       MPI_Send(&task, 1, MPI_INT, src, T_TASK, MPI_COMM_WORLD);
+      if (waitany)
+        MPI_Irecv(&results[src], 1, MPI_INT, src, T_RESULT, MPI_COMM_WORLD,
+                  &rq[src]);
     } else {
       MPI_Send(&task, 1, MPI_INT, src, T_STOP, MPI_COMM_WORLD);
       out_n--;
@@ -216,6 +251,8 @@ int main(int argc, char **argv) {
     probe |= strcmp(argv[i], "probe") == 0;
     iprobe |= strcmp(argv[i], "iprobe") == 0;
     cycle |= strcmp(argv[i], "cycle") == 0;
+    testany |= strcmp(argv[i], "testany") == 0;
+    waitany |= testany || strcmp(argv[i], "waitany") == 0;
   }
   if (P < 2 || P > MAXP) {
     if (rank == 0)
