@@ -56,8 +56,7 @@ endforeach()
 # wildcard receives decided in predicted time (issue 15): a master-worker
 # whose first worker in predicted time answers last in real time, 20
 # rounds; by MPI_Probe, by an MPI_Iprobe loop, by MPI_Waitany (and an
-# MPI_Testany loop) over one
-# receive per worker; workers blocked on the
+# MPI_Testany loop) over one receive per worker; workers blocked on the
 # deciding rank; REVPROF_WILDCARD=real
 foreach(np 3 4)
   revprof_test(revprof_wildcard_np${np} wildcard
