@@ -1,5 +1,7 @@
 /* Piggyback candidates measured against native MPI: one-way ping-pong
- * latency of each way of carrying 4 doubles with a message (bench only). */
+ * latency of each way of carrying librevprof's piggyback, NPB doubles (the
+ * clocks, rank and size, the message's number), with a message (bench
+ * only). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,18 +12,20 @@
  * sent as MPI_PACKED. copy: the same bytes built with memcpy (what MPI_Pack
  * produces for gap-free data here), the receiver unpacking with memcpy and
  * fixing the status. struct-cached / struct-percall: one struct datatype
- * {4 doubles at the clock slot, data at the buffer} over MPI_BOTTOM, built
+ * {NPB doubles at the clock slot, data at the buffer} over MPI_BOTTOM, built
  * once or at every call. */
 enum { NATIVE, SHADOW, PACK, COPY, STRUCT_CACHED, STRUCT_PERCALL, NCAND };
 static const char *cand_name[NCAND] = {"native", "shadow-msg", "pack", "copy",
                                        "struct-cached", "struct-percall"};
 
-static double pb_out[4], pb_in[4];
+#define NPB 5                      /* RP_PB_DOUBLES (rp_state.h) */
+#define PBB ((int)(NPB * sizeof(double)))
+static double pb_out[NPB], pb_in[NPB];
 static char *packbuf;
 
 static MPI_Datatype make_struct(void *buf, int n, double *slot) {
   MPI_Datatype t, types[2] = {MPI_DOUBLE, MPI_BYTE};
-  int lens[2] = {4, n};
+  int lens[2] = {NPB, n};
   MPI_Aint disp[2];
   MPI_Get_address(slot, &disp[0]);
   MPI_Get_address(buf, &disp[1]);
@@ -40,17 +44,17 @@ static void do_send(int c, char *buf, int n, int peer, MPI_Comm comm,
     break;
   case SHADOW:
     MPI_Send(buf, n, MPI_BYTE, peer, 1, comm);
-    MPI_Send(pb_out, 4, MPI_DOUBLE, peer, 1, shadow);
+    MPI_Send(pb_out, NPB, MPI_DOUBLE, peer, 1, shadow);
     break;
   case PACK:
-    MPI_Pack(pb_out, 4, MPI_DOUBLE, packbuf, n + 64, &pos, comm);
+    MPI_Pack(pb_out, NPB, MPI_DOUBLE, packbuf, n + 64, &pos, comm);
     MPI_Pack(buf, n, MPI_BYTE, packbuf, n + 64, &pos, comm);
     MPI_Send(packbuf, pos, MPI_PACKED, peer, 1, comm);
     break;
   case COPY:
-    memcpy(packbuf, pb_out, 32);
-    memcpy(packbuf + 32, buf, (size_t)n);
-    MPI_Send(packbuf, n + 32, MPI_PACKED, peer, 1, comm);
+    memcpy(packbuf, pb_out, PBB);
+    memcpy(packbuf + PBB, buf, (size_t)n);
+    MPI_Send(packbuf, n + PBB, MPI_PACKED, peer, 1, comm);
     break;
   case STRUCT_CACHED:
     MPI_Send(MPI_BOTTOM, 1, cached, peer, 1, comm);
@@ -74,33 +78,33 @@ static void do_recv(int c, char *buf, int n, int peer, MPI_Comm comm,
     break;
   case SHADOW:
     MPI_Recv(buf, n, MPI_BYTE, peer, 1, comm, &st);
-    MPI_Recv(pb_in, 4, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, shadow,
+    MPI_Recv(pb_in, NPB, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, shadow,
              MPI_STATUS_IGNORE);
     break;
   case PACK:
     MPI_Recv(packbuf, n + 64, MPI_PACKED, peer, 1, comm, &st);
     MPI_Get_count(&st, MPI_PACKED, &got);
-    MPI_Unpack(packbuf, got, &pos, pb_in, 4, MPI_DOUBLE, comm);
-    MPI_Unpack(packbuf, got, &pos, buf, got - 32, MPI_BYTE, comm);
+    MPI_Unpack(packbuf, got, &pos, pb_in, NPB, MPI_DOUBLE, comm);
+    MPI_Unpack(packbuf, got, &pos, buf, got - PBB, MPI_BYTE, comm);
     break;
   case COPY:
-    MPI_Recv(packbuf, n + 32, MPI_PACKED, peer, 1, comm, &st);
+    MPI_Recv(packbuf, n + PBB, MPI_PACKED, peer, 1, comm, &st);
     MPI_Get_count(&st, MPI_PACKED, &got);
-    memcpy(pb_in, packbuf, 32);
-    memcpy(buf, packbuf + 32, (size_t)(got - 32));
-    MPI_Status_set_elements(&st, MPI_BYTE, got - 32);
+    memcpy(pb_in, packbuf, PBB);
+    memcpy(buf, packbuf + PBB, (size_t)(got - PBB));
+    MPI_Status_set_elements(&st, MPI_BYTE, got - PBB);
     break;
   case STRUCT_CACHED:
     MPI_Recv(MPI_BOTTOM, 1, cached, peer, 1, comm, &st);
     MPI_Get_count(&st, MPI_BYTE, &got);
-    MPI_Status_set_elements(&st, MPI_BYTE, got - 32);
+    MPI_Status_set_elements(&st, MPI_BYTE, got - PBB);
     break;
   case STRUCT_PERCALL:
     t = make_struct(buf, n, pb_in);
     MPI_Recv(MPI_BOTTOM, 1, t, peer, 1, comm, &st);
     MPI_Type_free(&t);
     MPI_Get_count(&st, MPI_BYTE, &got);
-    MPI_Status_set_elements(&st, MPI_BYTE, got - 32);
+    MPI_Status_set_elements(&st, MPI_BYTE, got - PBB);
     break;
   }
 }
