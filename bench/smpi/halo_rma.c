@@ -4,33 +4,18 @@
  * into each neighbour's window, synchronized either by MPI_Win_fence
  * (fence) or by post-start-complete-wait (pscw). The computation is
  * declared, not run: smpi_execute_flops() of COMPUTE seconds on the
- * simulated 1 Gflop/s hosts under SimGrid (built with smpicc, -DRP_SMPI), revprof_compute_seconds() under librevprof (-DRP_REVPROF),
- * nothing natively. Prints "halo MODE: P ranks, D bytes, ITERS iterations,
+ * simulated 1 Gflop/s hosts under SimGrid (built with smpicc, -DRP_SMPI),
+ * revprof_compute_seconds() under librevprof (-DRP_REVPROF), a busy loop
+ * natively (bench_compute.h). Prints "halo MODE: P ranks, D bytes, ITERS iterations,
  * T s" (rank 0, MPI_Wtime: simulated under both tools) and checks the
  * halos it received.
  *   halo_rma fence|pscw D ITERS COMPUTE */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef RP_SMPI
-#include <smpi/smpi.h>
-/* the speed of the simulated hosts (characterize/smpi/cluster.xml) */
-#define RP_HOST_FLOPS 1e9
-#endif
-#ifdef RP_REVPROF
-#include "revprof.h"
-#endif
-
-static void compute(double s) {
-#if defined(RP_SMPI)
-  smpi_execute_flops(s * RP_HOST_FLOPS);
-#elif defined(RP_REVPROF)
-  revprof_compute_seconds(s);
-#else
-  (void)s;
-#endif
-}
+#include "bench_compute.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

@@ -26,45 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef RP_SMPI
-#include <smpi/smpi.h>
-/* the speed of the simulated hosts (characterize/smpi/cluster.xml) */
-#define RP_HOST_FLOPS 1e9
-#endif
-#ifdef RP_REVPROF
-#include "revprof.h"
-#endif
+#include "bench_compute.h"
 
 enum { TAG_TASK = 0, TAG_STOP = 1001 };
-
-#if !defined(RP_SMPI) && !defined(RP_REVPROF)
-static double now(void) { /* seconds */
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-#endif
-
-static void compute(double s) {
-#if defined(RP_SMPI)
-  smpi_execute_flops(s * RP_HOST_FLOPS);
-#elif defined(RP_REVPROF)
-  revprof_compute_seconds(s);
-#else
-  double t0 = now();
-  while (now() - t0 < s) /* busy, so that measured computation is real */
-    ;
-#endif
-}
-
-/* FNV-1a over one more number. */
-static uint64_t hash(uint64_t h, long v) {
-  for (int i = 0; i < 8; i++) {
-    h ^= (uint64_t)((unsigned long)v >> (8 * i) & 0xff);
-    h *= 1099511628211u;
-  }
-  return h;
-}
 
 /* 1 to 5 units, plus 0 to 10 hundredths: tasks of one unit count differ
  * by more than the tools' modelling error, so that the schedule is not
