@@ -30,7 +30,8 @@ typedef struct rp_mlog {
   uint64_t s1;
 } rp_mlog;
 
-#define RING_BUDGET (256.0 * 1024.0) /* bytes of log per rank, about */
+#define RING_BUDGET (1024.0 * 1024.0) /* bytes of log per rank, about */
+#define RING_MAX 1024 /* entries per destination, at most */
 
 static MPI_Win win = MPI_WIN_NULL;
 static char **blocks;      /* every rank's block, by MPI_COMM_WORLD rank */
@@ -81,7 +82,7 @@ void rp_match_startup(void) {
     PMPI_Comm_free(&node);
   }
   double per = RING_BUDGET / ((double)p * sizeof(rp_mlog));
-  ring = per >= 64 ? 64 : per >= 8 ? (uint64_t)per : 8;
+  ring = per >= RING_MAX ? RING_MAX : per >= 8 ? (uint64_t)per : 8;
   size_t bytes = sizeof(rp_mpub) + (size_t)p * sizeof(uint64_t) +
                  (size_t)p * ring * sizeof(rp_mlog);
   char *base = NULL;
@@ -226,7 +227,7 @@ static rp_mpub read_pub(int w) {
 
 /* The message of sender w that a receive (cid, tag) of this rank takes
  * first: the oldest logged one not yet taken that matches. 1 with it in
- * *out; 0 none; -1 the log lost some (or one is being written). */
+ * *out; 0 none; -1 one is being written; -2 the log lost some. */
 static int candidate(int w, int cid, int tag, rp_mlog *out) {
   uint64_t n = __atomic_load_n(&nsent_of(w)[rp_g.rank], __ATOMIC_ACQUIRE);
   const rp_mlog *r = ring_of(w, rp_g.rank);
@@ -238,8 +239,10 @@ static int candidate(int w, int cid, int tag, rp_mlog *out) {
     memcpy(out, e, sizeof *out);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     uint64_t s0 = __atomic_load_n(&e->s0, __ATOMIC_RELAXED);
+    if (s0 > k + 1 || s1 > k + 1)
+      return -2; /* overwritten: more than K under way, for good */
     if (s0 != k + 1 || s1 != k + 1)
-      return -1; /* overwritten: more than K under way */
+      return -1; /* being written: look again */
     if (out->cid == cid && (tag == MPI_ANY_TAG || out->tag == tag))
       return 1;
   }
@@ -274,9 +277,10 @@ typedef struct choice {
 } choice;
 
 /* One look at every rank: the peers' table for rp_match_decide. first: no
- * earlier look to compare with (everyone counts as active). */
-static void look(const choice *ch, int first) {
-  int p = rp_g.size;
+ * earlier look to compare with (everyone counts as active). Returns 1 when
+ * a sender's log lost messages of this choice (nothing to wait for). */
+static int look(const choice *ch, int first) {
+  int p = rp_g.size, lost = 0;
   for (int w = 0; w < p; w++) {
     rp_mpub m = read_pub(w);
     rp_match_peer *q = &peers[w];
@@ -313,9 +317,11 @@ static void look(const choice *ch, int first) {
     int k = candidate(w, ch->cid, ch->tags[i], &e);
     q->has = k == 1;
     q->unknown = k < 0;
+    lost |= k == -2;
     if (q->has)
       q->arrival = ch->at(i, e.t, e.bytes, ch->ud);
   }
+  return lost;
 }
 
 /* The decision among ch's receives: 1 with *pick (an index into ch->who)
@@ -334,7 +340,10 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
   }
   for (;; first = 0) {
     int stuck = 0, flag = 0;
-    look(ch, first);
+    if (look(ch, first)) {
+      outcome = 3; /* a log lost messages: they are not known, for good */
+      break;
+    }
     if (rp_match_decide(peers, rp_g.size, rp_g.rank, lookahead, &who,
                         &stuck) == RP_MATCH_TAKE) {
       outcome = 1;
@@ -352,11 +361,6 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
         outcome = 2;
         break;
       }
-      for (int w = 0; w < rp_g.size; w++)
-        if (peers[w].member && peers[w].unknown)
-          outcome = 3; /* lost logs and nothing known: the MPI's order */
-      if (outcome)
-        break;
     }
     if (!wait)
       break;
@@ -374,7 +378,7 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
     return 0;
   if (outcome == 3) {
     rp_match_real("a sender had more messages under way to this rank than "
-                  "its log keeps, and nothing else was known");
+                  "its log keeps");
     return -1;
   }
   if (outcome == 2) {

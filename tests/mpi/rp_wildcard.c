@@ -16,7 +16,10 @@
  * MPI_Irecv per worker and completes them with MPI_Waitany; on paper a
  * receive's message is there at max(t_send + latency, t_post + T_Irecv)
  * and the Waitany ends at max(now + o(d), that)), [testany] (the same
- * with an MPI_Testany loop), [cycle] (every worker also waits
+ * with an MPI_Testany loop), [flood] (no rounds: rank 1 sends FLOOD small
+ * messages to rank 0 before rank 0 takes them with MPI_ANY_SOURCE, more
+ * than a sender's log keeps: those beyond it are left to the MPI, in
+ * order, and counted; prints "wildcard flood: ..."), [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
  * exact: P ranks, N rounds, M mismatches". Run with
@@ -39,6 +42,8 @@
 #define T_TASK 1
 #define T_STOP 2
 #define T_RESULT 3
+#define T_FLOOD 4
+#define FLOOD 1100 /* more than the log's 1024 per destination */
 
 typedef struct lin {
   double c[NB], k[NB];
@@ -54,7 +59,7 @@ static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
 static double mx(double a, double b) { return a > b ? a : b; }
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
-    testany;
+    testany, flood;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -252,6 +257,7 @@ int main(int argc, char **argv) {
     iprobe |= strcmp(argv[i], "iprobe") == 0;
     cycle |= strcmp(argv[i], "cycle") == 0;
     testany |= strcmp(argv[i], "testany") == 0;
+    flood |= strcmp(argv[i], "flood") == 0;
     waitany |= testany || strcmp(argv[i], "waitany") == 0;
   }
   if (P < 2 || P > MAXP) {
@@ -259,6 +265,25 @@ int main(int argc, char **argv) {
       fprintf(stderr, "rp_wildcard: 2 to %d ranks\n", MAXP);
     MPI_Finalize();
     return 1;
+  }
+  if (flood) { /* messages in order, whoever decides */
+    if (rank == 1)
+      for (int i = 0; i < FLOOD; i++)
+        MPI_Send(&i, 1, MPI_INT, 0, T_FLOOD, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; rank == 0 && i < FLOOD; i++) {
+      int v = -1;
+      MPI_Status st;
+      MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, T_FLOOD, MPI_COMM_WORLD, &st);
+      if ((v != i || st.MPI_SOURCE != 1) && mismatches++ < 10)
+        fprintf(stderr, "flood: message %d from %d, expected %d from 1\n", v,
+                st.MPI_SOURCE, i);
+    }
+    if (rank == 0)
+      printf("wildcard flood: %d messages, %d mismatches\n", FLOOD,
+             mismatches);
+    MPI_Finalize();
+    return 0;
   }
   int ntasks = TASKS_PER_WORKER * (P - 1), order[MAXP * TASKS_PER_WORKER];
   int want[MAXP * TASKS_PER_WORKER], same_all = 1;
