@@ -283,30 +283,52 @@ rp_pb_way rp_pb_choose(int no_message, int foreign, double bytes, int plain,
   return bytes == 0 ? RP_PB_CLOCKS : RP_PB_TYPE;
 }
 
-/* lower bound of rank s's next departure (INFINITY: never before the
-   waiting rank acts); depth guards a cycle of blocked ranks */
-static double match_bound(const rp_match_peer *p, int n, int self, double la,
-                          int s, int depth) {
-  const rp_match_peer *q = &p[s];
-  if (s == self || depth > n)
-    return INFINITY;
-  switch (q->state) {
-  case RP_PEER_GONE:
-  case RP_PEER_COLL:
-    return INFINITY;
-  case RP_PEER_RECV:
-    if (q->fed || q->on < 0 || q->on >= n)
-      return q->clock;
-    else {
-      double b = match_bound(p, n, self, la, q->on, depth + 1) + la;
-      return b > q->clock ? b : q->clock;
+/* Lower bounds of every rank's next departure into p[].bound (INFINITY:
+ * never before the waiting rank self acts): a blocked rank with nothing
+ * under way to it departs after what releases it (its source, or for a
+ * wildcard the earliest other rank) plus the lookahead; relaxed from
+ * INFINITY until nothing moves (a cycle of blocked ranks stays there). */
+static void match_bounds(rp_match_peer *p, int n, int self, double la) {
+  for (int s = 0; s < n; s++) {
+    rp_match_peer *q = &p[s];
+    int blocked = (q->state == RP_PEER_RECV && q->on >= 0 && q->on < n) ||
+                  q->state == RP_PEER_ANY;
+    if (s == self || q->state == RP_PEER_GONE || q->state == RP_PEER_COLL ||
+        (blocked && !q->fed))
+      q->bound = INFINITY;
+    else
+      q->bound = q->clock;
+  }
+  for (int round = 0; round <= n; round++) {
+    int changed = 0, i1 = -1;
+    double m1 = INFINITY, m2 = INFINITY; /* the two least bounds */
+    for (int s = 0; s < n; s++)
+      if (p[s].bound < m1) {
+        m2 = m1;
+        m1 = p[s].bound;
+        i1 = s;
+      } else if (p[s].bound < m2)
+        m2 = p[s].bound;
+    for (int s = 0; s < n; s++) {
+      rp_match_peer *q = &p[s];
+      if (s == self || q->fed || (q->state != RP_PEER_ANY &&
+                                  (q->state != RP_PEER_RECV || q->on < 0 ||
+                                   q->on >= n)))
+        continue;
+      double dep = q->state == RP_PEER_RECV ? p[q->on].bound
+                                            : (i1 == s ? m2 : m1);
+      double b = dep + la > q->clock ? dep + la : q->clock;
+      if (b < q->bound) {
+        q->bound = b;
+        changed = 1;
+      }
     }
-  default:
-    return q->clock;
+    if (!changed)
+      break;
   }
 }
 
-int rp_match_decide(const rp_match_peer *p, int n, int self, double lookahead,
+int rp_match_decide(rp_match_peer *p, int n, int self, double lookahead,
                     int *who, int *stuck) {
   int best = -1;
   *stuck = 0;
@@ -318,11 +340,11 @@ int rp_match_decide(const rp_match_peer *p, int n, int self, double lookahead,
     return RP_MATCH_WAIT; /* nothing known yet: as the MPI, wait */
   double a = p[best].arrival, la = lookahead > 0 ? lookahead : 0.0;
   int running = 0, undercut = 0;
+  match_bounds(p, n, self, la);
   for (int s = 0; s < n; s++) {
     if (!p[s].member || s == self || (p[s].has && !p[s].unknown))
       continue;
-    double b = p[s].unknown ? -INFINITY
-                            : match_bound(p, n, self, la, s, 0) + la;
+    double b = p[s].unknown ? -INFINITY : p[s].bound + la;
     if (b < a || (b == a && s < best)) {
       undercut = 1;
       running |= p[s].active && !p[s].unknown;

@@ -295,7 +295,8 @@ enum rp_peer_state {
   RP_PEER_OUT = 0,  /* running the program: its clock only grows */
   RP_PEER_IN = 1,   /* inside an MPI call revprof does not describe */
   RP_PEER_RECV = 2, /* blocked in a receive from one rank (on) */
-  RP_PEER_ANY = 3,  /* blocked in a receive from any rank */
+  RP_PEER_ANY = 3,  /* blocked in a receive from any rank (a wildcard
+                       being decided) */
   RP_PEER_COLL = 4, /* inside a collective of a communicator the waiting
                        rank belongs to that nobody leaves before all have
                        joined, and the waiting rank has not joined yet */
@@ -305,7 +306,8 @@ enum rp_peer_state {
 typedef struct rp_match_peer {
   int state;       /* enum rp_peer_state */
   int on;          /* RP_PEER_RECV: the rank it waits for */
-  int fed;         /* RP_PEER_RECV: a message from on to it is under way */
+  int fed;         /* RP_PEER_RECV: a message from on to it is under way;
+                      RP_PEER_ANY: one from anyone */
   int member;      /* it can send on the receive's communicator */
   int has;         /* a message of it the receive may take is known */
   int unknown;     /* its log lost messages the receive may take */
@@ -314,6 +316,7 @@ typedef struct rp_match_peer {
                       only polls MPI or waits inside it is not */
   double clock;    /* lower bound of its next message's departure, s */
   double arrival;  /* has: that message's predicted arrival, s */
+  double bound;    /* out: lower bound of its next departure, s */
 } rp_match_peer;
 
 enum { RP_MATCH_WAIT = 0, RP_MATCH_TAKE = 1 };
@@ -323,15 +326,17 @@ enum { RP_MATCH_WAIT = 0, RP_MATCH_TAKE = 1 };
  * message arriving first (ties: the lower rank) is taken once no member
  * can still send one arriving earlier. A rank's next departure is at least
  * its clock; one blocked on a receive from a rank r with nothing under way
- * departs after r's next departure plus the lookahead; the waiting rank
- * itself, a rank blocked on it with nothing under way, one in a collective
- * with it and one finalizing never undercut (each waits for the waiting
- * rank to act first, which it does only after this receive), nor does a
- * cycle of blocked ranks that excludes it (deadlocked). Returns
+ * departs after r's next departure plus the lookahead, one blocked on a
+ * wildcard with nothing under way after the earliest other rank's; the
+ * waiting rank itself, a rank blocked on it with nothing under way, one in
+ * a collective with it and one finalizing never undercut (each waits for
+ * the waiting rank to act first, which it does only after this receive),
+ * nor does a cycle of blocked ranks that excludes it (deadlocked). Fills
+ * p[].bound. Returns
  * RP_MATCH_TAKE with *who, or RP_MATCH_WAIT with *stuck = 1 when no rank
  * that may still undercut is active (the caller may time out) and 0 when
  * one is, or nothing is known. */
-int rp_match_decide(const rp_match_peer *p, int n, int self, double lookahead,
+int rp_match_decide(rp_match_peer *p, int n, int self, double lookahead,
                     int *who, int *stuck);
 
 /* ------------------------------------------------------------ piggyback */

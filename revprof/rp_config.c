@@ -115,7 +115,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->cpu_scale = 1.0;
   c->compute_spread = -1.0; /* unset: the model's, else RP_NOISE_FLOOR */
   c->pack_max = -1.0; /* the MPI library's default */
-  c->wildcard_timeout = 1.0;
+  c->wildcard_timeout = 0.2;
   snprintf(c->outdir, sizeof c->outdir, "revprof-out");
   if (err && errlen)
     err[0] = '\0';

@@ -44,6 +44,7 @@ static double *seen_clock; /* ... and clock */
 static double lookahead;   /* the model's least latency, s */
 static int *scratch_who, *scratch_tag; /* a decision's sources and tags */
 static size_t scratch_cap;
+static uint64_t taken_total; /* messages taken, from anyone */
 
 static rp_mpub *pub_of(int w) { return (rp_mpub *)(void *)blocks[w]; }
 static uint64_t *nsent_of(int w) {
@@ -147,6 +148,7 @@ void rp_match_shutdown(void) {
   scratch_who = scratch_tag = NULL;
   scratch_cap = 0;
   blocks = NULL;
+  taken_total = 0;
   low = taken = seen_v = NULL;
   peers = NULL;
   seen_clock = NULL;
@@ -185,6 +187,9 @@ void rp_match_got_slow(int src, double seqd) {
   if (seq < low[src])
     return; /* taken before (a status peeked, then the completion) */
   uint64_t d = seq - low[src];
+  if (d < 64 && (taken[src] >> d & 1))
+    return; /* the same message again */
+  taken_total++;
   if (d >= 64) { /* taken far out of order: forget the oldest */
     uint64_t sh = d - 63;
     taken[src] = sh >= 64 ? 0 : taken[src] >> sh;
@@ -297,6 +302,12 @@ static int look(const choice *ch, int first) {
     }
     if (m.state == RP_PEER_RECV && m.on >= 0 && m.on < p)
       q->fed = __atomic_load_n(&nsent_of(m.on)[w], __ATOMIC_ACQUIRE) > m.got;
+    if (m.state == RP_PEER_ANY) { /* anything under way to it? */
+      uint64_t sent = 0;
+      for (int r = 0; r < p; r++)
+        sent += __atomic_load_n(&nsent_of(r)[w], __ATOMIC_ACQUIRE);
+      q->fed = sent > m.got;
+    }
     q->active = first || m.clock != seen_clock[w] ||
                 (m.state == RP_PEER_OUT && m.v1 == seen_v[w]);
     seen_v[w] = m.v1;
@@ -333,7 +344,7 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
   double t0 = rp_host_seconds(), calm = t0;
   int who = -1, outcome = 0, first = 1;
   if (wait)
-    rp_publish(RP_PEER_ANY, -1, -1, 0);
+    rp_publish(RP_PEER_ANY, -1, -1, taken_total);
   else if (try_calm >= 0.0) { /* the same polling loop goes on */
     calm = try_calm;
     first = 0;

@@ -401,7 +401,8 @@ typedef struct rp_mpub {
                         MPI_COMM_WORLD rank */
   int32_t cid, pad;  /* RP_PEER_COLL: the communicator's id */
   uint64_t got;      /* RP_PEER_RECV: messages it has taken from on;
-                        RP_PEER_COLL: the collective's number on cid */
+                        RP_PEER_ANY: from anyone; RP_PEER_COLL: the
+                        collective's number on cid */
   uint64_t v1;
   uint64_t fill;
 } rp_mpub;

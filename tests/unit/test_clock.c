@@ -492,6 +492,36 @@ static void test_match_blocked_chains_and_cycles(void **state) {
                    RP_MATCH_TAKE);
 }
 
+/* Ranks blocked on wildcards themselves: with nothing under way to them
+ * they depart after the earliest other rank, so ranks that all wait for
+ * the decider (directly or through each other) never undercut. */
+static void test_match_wildcard_waiters(void **state) {
+  (void)state;
+  rp_match_peer p[4];
+  int who = -1, stuck = 0;
+  peers_init(p, 4, 0.0);
+  p[1].has = 1, p[1].arrival = 1e-3;
+  /* 2 and 3 wait on wildcards, nothing under way to them: each can only be
+     released by another blocked rank or by 0, the decider */
+  p[2].state = RP_PEER_ANY, p[3].state = RP_PEER_ANY;
+  p[1].state = RP_PEER_RECV, p[1].on = 0;
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  assert_int_equal(who, 1);
+  assert_true(isinf(p[2].bound) && isinf(p[3].bound));
+  /* something under way to 3: it departs at its clock */
+  p[3].fed = 1;
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_WAIT);
+  /* 2 is released by the earliest other rank: 3 at 0 s plus the lookahead */
+  assert_near(p[2].bound, 5e-6, 1e-18);
+  /* 3's clock past the message: neither undercuts */
+  p[3].clock = 9.99e-4;
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+                   RP_MATCH_TAKE);
+  assert_near(p[2].bound, 9.99e-4 + 5e-6, 1e-15);
+}
+
 /* Only ranks that make no progress (inside MPI, or a lost log) let the
  * caller time out. */
 static void test_match_stuck_only_without_progress(void **state) {
@@ -706,6 +736,7 @@ int main(void) {
       cmocka_unit_test(test_match_takes_first_arrival_once_proven),
       cmocka_unit_test(test_match_ties_go_to_the_lower_rank),
       cmocka_unit_test(test_match_blocked_chains_and_cycles),
+      cmocka_unit_test(test_match_wildcard_waiters),
       cmocka_unit_test(test_match_stuck_only_without_progress),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,8 @@ static void test_revprof_config_defaults(void **state) {
   assert_string_equal(c.model, "m.lua");
   assert_string_equal(c.trace, "");
   assert_near(c.pack_max, -1.0, 0); /* the engine picks per MPI library */
+  assert_int_equal(c.wildcard_real, 0); /* predicted order by default */
+  assert_near(c.wildcard_timeout, 0.2, 0);
 }
 
 static void test_revprof_config_compute_spread(void **state) {
@@ -108,7 +110,8 @@ static void test_revprof_config_every_variable(void **state) {
                       "otf2,chrome", "REVPROF_WTIME", "real", "REVPROF_TIMER", "monotonic",
                       "REVPROF_QUIET", "1",
                       "REVPROF_PACK_MAX", "1024", "REVPROF_INSTRUCTION_TIME",
-                      "3e-10", NULL};
+                      "3e-10", "REVPROF_WILDCARD", "real",
+                      "REVPROF_WILDCARD_TIMEOUT", "0.05", NULL};
   rp_config c;
   char err[512];
   assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
@@ -125,6 +128,8 @@ static void test_revprof_config_every_variable(void **state) {
   assert_string_equal(c.lua, "c.lua");
   assert_string_equal(c.outdir, "out/dir");
   assert_string_equal(c.trace, "otf2,chrome");
+  assert_int_equal(c.wildcard_real, 1);
+  assert_near(c.wildcard_timeout, 0.05, 0);
 }
 
 static void test_revprof_config_off_needs_no_model(void **state) {
@@ -191,6 +196,9 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_TIMER", "tsc", "'auto' or 'monotonic'"},
       {"REVPROF_QUIET", "yes", "'0' or '1'"},
       {"REVPROF_PACK_MAX", "1e9", "at most"},
+      {"REVPROF_WILDCARD", "host", "predicted or real"},
+      {"REVPROF_WILDCARD_TIMEOUT", "0", "positive number of seconds"},
+      {"REVPROF_WILDCARD_TIMEOUT", "soon", "positive number of seconds"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     const char *kv[] = {"REVPROF_MODEL", "m", bad[i].var, bad[i].value, NULL};
