@@ -125,10 +125,14 @@ void rp_match_startup(void) {
   }
   memset(base, 0, bytes);
   PMPI_Barrier(MPI_COMM_WORLD); /* zeroed everywhere before any use */
+  /* read from the model without the costing's bookkeeping (no fallback
+     warning, no extrapolation count for a program that may never send);
+     0 without the row: still a valid lookahead, only a slower one */
   double l0[RP_NB], l8[RP_NB];
-  rp_cost(REVPROF_FN_LATENCY, 2.0, 0.0, l0);
-  rp_cost(REVPROF_FN_LATENCY, 2.0, 8.0, l8);
-  lookahead = l0[RP_AVG] < l8[RP_AVG] ? l0[RP_AVG] : l8[RP_AVG];
+  lookahead = 0.0;
+  if (revprof_model_eval(rp_g.model, REVPROF_FN_LATENCY, 2.0, 0.0, l0) == 0 &&
+      revprof_model_eval(rp_g.model, REVPROF_FN_LATENCY, 2.0, 8.0, l8) == 0)
+    lookahead = l0[RP_AVG] < l8[RP_AVG] ? l0[RP_AVG] : l8[RP_AVG];
   if (!(lookahead > 0.0))
     lookahead = 0.0;
   rp_g.pub = (rp_mpub *)(void *)blocks[rp_g.rank];
@@ -343,6 +347,10 @@ static int look(const choice *ch, int first) {
  * the MPI (counted). comm: for the MPI's progress while waiting. */
 static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
   static double try_calm = -1.0; /* a polling loop's first undecided try */
+  /* the costs evaluated while deciding are not calls of the program: they
+     leave the counts of calls costed outside the model's range alone */
+  static rp_extrap extrap[REVPROF_FN_COUNT];
+  memcpy(extrap, rp_extrap_tab, sizeof extrap);
   double t0 = rp_host_seconds(), calm = t0;
   int who = -1, outcome = 0, first = 1;
   if (wait)
@@ -382,6 +390,7 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
                             MPI_STATUS_IGNORE));
     sched_yield();
   }
+  memcpy(rp_extrap_tab, extrap, sizeof extrap);
   if (wait) {
     rp_g.wild.wait_s += rp_host_seconds() - t0;
     rp_publish(RP_PEER_IN, -1, -1, 0);
