@@ -298,6 +298,8 @@ static void match_bounds(rp_match_peer *p, int n, int self, double la) {
       q->bound = INFINITY;
     else
       q->bound = q->clock;
+    if (q->state == RP_PEER_ANY && q->fed && q->release > q->bound)
+      q->bound = q->release; /* it sends after its receive completes */
   }
   for (int round = 0; round <= n; round++) {
     int changed = 0, i1 = -1;
@@ -318,6 +320,8 @@ static void match_bounds(rp_match_peer *p, int n, int self, double la) {
       double dep = q->state == RP_PEER_RECV ? p[q->on].bound
                                             : (i1 == s ? m2 : m1);
       double b = dep + la > q->clock ? dep + la : q->clock;
+      if (q->state == RP_PEER_ANY && q->release > b)
+        b = q->release;
       if (b < q->bound) {
         q->bound = b;
         changed = 1;
@@ -329,18 +333,29 @@ static void match_bounds(rp_match_peer *p, int n, int self, double la) {
 }
 
 int rp_match_decide(rp_match_peer *p, int n, int self, double lookahead,
-                    int *who, int *stuck) {
+                    int *who, int *stuck, double *release) {
   int best = -1;
+  double la = lookahead > 0 ? lookahead : 0.0;
   *stuck = 0;
+  match_bounds(p, n, self, la);
+  *release = INFINITY;
+  for (int s = 0; s < n; s++) {
+    if (!p[s].member || s == self || (p[s].has && !p[s].unknown))
+      continue;
+    double b = p[s].unknown ? -INFINITY : p[s].bound + la;
+    if (b < *release)
+      *release = b;
+  }
   for (int s = 0; s < n; s++)
     if (p[s].member && p[s].has &&
         (best < 0 || p[s].arrival < p[best].arrival))
       best = s;
   if (best < 0)
     return RP_MATCH_WAIT; /* nothing known yet: as the MPI, wait */
-  double a = p[best].arrival, la = lookahead > 0 ? lookahead : 0.0;
+  double a = p[best].arrival;
+  if (a < *release)
+    *release = a;
   int running = 0, undercut = 0;
-  match_bounds(p, n, self, la);
   for (int s = 0; s < n; s++) {
     if (!p[s].member || s == self || (p[s].has && !p[s].unknown))
       continue;

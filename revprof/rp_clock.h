@@ -300,12 +300,15 @@ enum rp_peer_state {
   RP_PEER_COLL = 4, /* inside a collective of a communicator the waiting
                        rank belongs to that nobody leaves before all have
                        joined, and the waiting rank has not joined yet */
-  RP_PEER_GONE = 5  /* in MPI_Finalize: sends nothing more */
+  RP_PEER_GONE = 5, /* in MPI_Finalize: sends nothing more */
+  RP_PEER_SEND = 6  /* in a blocking send to on (eager: it returns by
+                       itself; rendezvous: it waits for on's receive) */
 };
 
 typedef struct rp_match_peer {
   int state;       /* enum rp_peer_state */
-  int on;          /* RP_PEER_RECV: the rank it waits for */
+  int on;          /* RP_PEER_RECV: the rank it waits for; RP_PEER_SEND:
+                      the one it sends to */
   int fed;         /* RP_PEER_RECV: a message from on to it is under way;
                       RP_PEER_ANY: one from anyone */
   int member;      /* it can send on the receive's communicator */
@@ -316,6 +319,8 @@ typedef struct rp_match_peer {
                       only polls MPI or waits inside it is not */
   double clock;    /* lower bound of its next message's departure, s */
   double arrival;  /* has: that message's predicted arrival, s */
+  double release;  /* RP_PEER_ANY: the earliest its receive can complete,
+                      by its own decision's reckoning, s */
   double bound;    /* out: lower bound of its next departure, s */
 } rp_match_peer;
 
@@ -331,13 +336,17 @@ enum { RP_MATCH_WAIT = 0, RP_MATCH_TAKE = 1 };
  * waiting rank itself, a rank blocked on it with nothing under way, one in
  * a collective with it and one finalizing never undercut (each waits for
  * the waiting rank to act first, which it does only after this receive),
- * nor does a cycle of blocked ranks that excludes it (deadlocked). Fills
- * p[].bound. Returns
+ * nor does a cycle of blocked ranks that excludes it (deadlocked); a rank
+ * waiting on a wildcard departs no earlier than its receive can complete
+ * (its release, which it publishes as the waiting rank publishes its own
+ * in *release: the earliest known message, or the earliest a rank may
+ * still make one arrive; the ranks' releases rise by the lookahead from
+ * one look to the next, as null messages do). Fills p[].bound. Returns
  * RP_MATCH_TAKE with *who, or RP_MATCH_WAIT with *stuck = 1 when no rank
  * that may still undercut is active (the caller may time out) and 0 when
  * one is, or nothing is known. */
 int rp_match_decide(rp_match_peer *p, int n, int self, double lookahead,
-                    int *who, int *stuck);
+                    int *who, int *stuck, double *release);
 
 /* ------------------------------------------------------------ piggyback */
 

@@ -32,6 +32,11 @@ typedef struct rp_mlog {
 
 #define RING_BUDGET (1024.0 * 1024.0) /* bytes of log per rank, about */
 #define RING_MAX 1024 /* entries per destination, at most */
+/* Seconds a decision waits, when nothing else can move, for a rank still
+ * inside a blocking send to this one: an eager send returns by itself in
+ * microseconds, so one still there waits for this rank's receive
+ * (rendezvous), which comes only after the decision. */
+#define RP_MATCH_RENDEZVOUS 0.002
 
 static MPI_Win win = MPI_WIN_NULL;
 static char **blocks;      /* every rank's block, by MPI_COMM_WORLD rank */
@@ -299,6 +304,7 @@ static int look(const choice *ch, int first) {
     q->state = m.state;
     q->on = m.on;
     q->clock = m.clock;
+    q->release = m.release;
     if (m.state == RP_PEER_COLL) {
       /* it waits for this rank in a collective of one of this rank's
          communicators (w's ids differ: that one) this rank has not begun */
@@ -353,6 +359,7 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
   memcpy(extrap, rp_extrap_tab, sizeof extrap);
   double t0 = rp_host_seconds(), calm = t0;
   int who = -1, outcome = 0, first = 1;
+  rp_mpub *me = rp_g.pub;
   if (wait)
     rp_publish(RP_PEER_ANY, -1, -1, taken_total);
   else if (try_calm >= 0.0) { /* the same polling loop goes on */
@@ -361,19 +368,31 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
   }
   for (;; first = 0) {
     int stuck = 0, flag = 0;
+    double release = 0.0;
     if (look(ch, first)) {
       outcome = 3; /* a log lost messages: they are not known, for good */
       break;
     }
     if (rp_match_decide(peers, rp_g.size, rp_g.rank, lookahead, &who,
-                        &stuck) == RP_MATCH_TAKE) {
+                        &stuck, &release) == RP_MATCH_TAKE) {
       outcome = 1;
       break;
     }
-    double now = rp_host_seconds();
+    if (wait && release > me->release) { /* for the others' decisions */
+      uint64_t v = me->v1 + 1;
+      __atomic_store_n(&me->v0, v, __ATOMIC_RELAXED);
+      __atomic_thread_fence(__ATOMIC_RELEASE);
+      me->release = release;
+      __atomic_store_n(&me->v1, v, __ATOMIC_RELEASE);
+    }
+    double now = rp_host_seconds(), limit = rp_g.cfg.wildcard_timeout;
+    for (int w = 0; stuck && w < rp_g.size; w++)
+      if (peers[w].state == RP_PEER_SEND && peers[w].on == rp_g.rank &&
+          !peers[w].active && limit > RP_MATCH_RENDEZVOUS)
+        limit = RP_MATCH_RENDEZVOUS; /* most likely waiting for us */
     if (!stuck)
       calm = now;
-    else if (now - calm > rp_g.cfg.wildcard_timeout) {
+    else if (now - calm > limit) {
       for (int w = 0; w < rp_g.size; w++) /* the earliest message known */
         if (peers[w].member && peers[w].has &&
             (who < 0 || peers[w].arrival < peers[who].arrival))
@@ -406,10 +425,13 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
   if (outcome == 2) {
     rp_g.wild.timeouts++;
     rp_report_flag("wildcard-timeout", "%ld wildcard receive(s) took the "
-                   "earliest message known after %g s without proof that "
-                   "no earlier one could come (REVPROF_WILDCARD_TIMEOUT): "
-                   "they may follow the host's order",
-                   rp_g.wild.timeouts, rp_g.cfg.wildcard_timeout);
+                   "earliest message known without proof that no earlier "
+                   "one could come, after REVPROF_WILDCARD_TIMEOUT=%g s "
+                   "without progress (%g s when a rank that could was "
+                   "inside a blocking send to this one, most likely "
+                   "waiting for its receive): they may follow the host's "
+                   "order", rp_g.wild.timeouts, rp_g.cfg.wildcard_timeout,
+                   RP_MATCH_RENDEZVOUS);
   } else
     rp_g.wild.exact++;
   for (int i = 0; i < ch->n; i++)
@@ -531,10 +553,13 @@ void rp_match_block_recv(int source, MPI_Comm comm) {
     rp_publish(RP_PEER_RECV, w, -1, taken_count(w));
 }
 
-void rp_match_block_coll(MPI_Comm comm) {
+void rp_match_block_send(int dest, MPI_Comm comm) {
   rp_comm *c;
-  if (rp_g.pub && (c = rp_comm_lookup(comm)) != NULL && c->cid >= 0)
-    rp_publish(RP_PEER_COLL, -1, c->cid, 0);
+  if (dest < 0 || (c = rp_comm_lookup(comm)) == NULL || c->cid < 0)
+    return;
+  int w = rp_comm_world(c, dest);
+  if (w >= 0 && w < rp_g.size)
+    rp_publish(RP_PEER_SEND, w, -1, 0);
 }
 
 void rp_match_gone(void) {

@@ -68,9 +68,15 @@ int rp_match_any(int n, const int *src, const int *tags,
 void rp_match_real(const char *why);
 
 /* This rank blocks in a receive from rank source of comm (not a
- * wildcard), or in a blocking collective over comm; finalizes. */
+ * wildcard), or in a send to dest; finalizes. (Collectives publish
+ * themselves: rp_coll_start_sync.) */
 void rp_match_block_recv(int source, MPI_Comm comm);
-void rp_match_block_coll(MPI_Comm comm);
+void rp_match_block_send(int dest, MPI_Comm comm);
+/* A blocking send to rank dest of comm, its message logged. */
+static inline void rp_match_send(int dest, MPI_Comm comm) {
+  if (rp_g.pub)
+    rp_match_block_send(dest, comm);
+}
 void rp_match_gone(void);
 
 #endif

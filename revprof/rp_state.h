@@ -404,7 +404,8 @@ typedef struct rp_mpub {
                         RP_PEER_ANY: from anyone; RP_PEER_COLL: the
                         collective's number on cid */
   uint64_t v1;
-  uint64_t fill;
+  double release;    /* RP_PEER_ANY: when its receive can complete, at
+                        the earliest (rp_match.c) */
 } rp_mpub;
 
 static inline void rp_publish(int state, int on, int cid, uint64_t got) {
@@ -417,6 +418,7 @@ static inline void rp_publish(int state, int on, int cid, uint64_t got) {
   m->on = on;
   m->cid = cid;
   m->got = got;
+  m->release = m->clock;
   __atomic_store_n(&m->v1, v, __ATOMIC_RELEASE);
 }
 

@@ -407,29 +407,30 @@ static void test_match_takes_first_arrival_once_proven(void **state) {
   (void)state;
   rp_match_peer p[4];
   int who = -1, stuck = -1;
+  double rel = 0.0;
   peers_init(p, 4, 0.0);
   /* rank 0 waits; rank 3's message is known at 50 us, rank 1's at 80 us */
   p[3].has = 1, p[3].arrival = 5e-5;
   p[1].has = 1, p[1].arrival = 8e-5;
   /* rank 2 runs at 10 us: with a 5 us lookahead it may still undercut */
   p[2].clock = 1e-5;
-  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   assert_int_equal(stuck, 0); /* it is running: wait, no time-out */
   /* its clock passes 45 us: it can no longer arrive before 50 us */
   p[2].clock = 4.6e-5;
-  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   assert_int_equal(who, 3);
   /* it sends one arriving earlier: that one */
   p[2].has = 1, p[2].arrival = 4e-5;
-  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   assert_int_equal(who, 2);
   /* non-members never count; nothing known: wait, never stuck */
   peers_init(p, 4, 0.0);
   p[1].member = 0, p[1].has = 1, p[1].arrival = 1e-6;
-  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   assert_int_equal(stuck, 0);
 }
@@ -438,14 +439,15 @@ static void test_match_ties_go_to_the_lower_rank(void **state) {
   (void)state;
   rp_match_peer p[3];
   int who = -1, stuck = 0;
+  double rel = 0.0;
   peers_init(p, 3, 0.0);
   p[2].has = 1, p[2].arrival = 1e-5;
   /* rank 1 could still arrive exactly at 10 us: it would win the tie */
   p[1].clock = 5e-6;
-  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   p[1].has = 1, p[1].arrival = 1e-5;
-  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   assert_int_equal(who, 1);
 }
@@ -455,6 +457,7 @@ static void test_match_blocked_chains_and_cycles(void **state) {
   (void)state;
   rp_match_peer p[5];
   int who = -1, stuck = 0;
+  double rel = 0.0;
   peers_init(p, 5, 0.0);
   p[1].has = 1, p[1].arrival = 1e-3;
   /* 2 waits for 0 (the decider) with nothing under way; 3 waits for 2;
@@ -462,33 +465,33 @@ static void test_match_blocked_chains_and_cycles(void **state) {
   p[2].state = RP_PEER_RECV, p[2].on = 0;
   p[3].state = RP_PEER_RECV, p[3].on = 2;
   p[4].state = RP_PEER_COLL;
-  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   assert_int_equal(who, 1);
   /* a message from 0 to 2 is under way: 2 will run, at its clock */
   p[2].fed = 1;
-  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   /* 2 waits for 3 and 3 for 2, nothing under way: deadlocked, never sends */
   p[2].fed = 0, p[2].on = 3;
-  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   /* 2 waits for 3, which waits for a running 4 at 0 s: 4 may release 3,
      3 then 2, each one lookahead later: 2 us < 1 ms, so wait */
   p[3].on = 4, p[4].state = RP_PEER_OUT;
-  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   /* ... unless that chain's bound passes the message: 4 at 995 us */
   p[4].clock = 9.95e-4;
   p[4].has = 1, p[4].arrival = 2e-3; /* and its own message is later */
-  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 5, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   assert_int_equal(who, 1);
   /* a finalizing rank never sends */
   peers_init(p, 3, 0.0);
   p[1].has = 1, p[1].arrival = 1e-3;
   p[2].state = RP_PEER_GONE;
-  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
 }
 
@@ -499,27 +502,66 @@ static void test_match_wildcard_waiters(void **state) {
   (void)state;
   rp_match_peer p[4];
   int who = -1, stuck = 0;
+  double rel = 0.0;
   peers_init(p, 4, 0.0);
   p[1].has = 1, p[1].arrival = 1e-3;
   /* 2 and 3 wait on wildcards, nothing under way to them: each can only be
      released by another blocked rank or by 0, the decider */
   p[2].state = RP_PEER_ANY, p[3].state = RP_PEER_ANY;
   p[1].state = RP_PEER_RECV, p[1].on = 0;
-  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   assert_int_equal(who, 1);
   assert_true(isinf(p[2].bound) && isinf(p[3].bound));
   /* something under way to 3: it departs at its clock */
   p[3].fed = 1;
-  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   /* 2 is released by the earliest other rank: 3 at 0 s plus the lookahead */
   assert_near(p[2].bound, 5e-6, 1e-18);
   /* 3's clock past the message: neither undercuts */
   p[3].clock = 9.99e-4;
-  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 4, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_TAKE);
   assert_near(p[2].bound, 9.99e-4 + 5e-6, 1e-15);
+}
+
+/* Deciders waiting on each other: each publishes when its own receive can
+ * complete at the earliest, and the others' bounds rise with it (null
+ * messages), so two wildcard receives each fed a message do not hold each
+ * other back forever. */
+static void test_match_releases_rise(void **state) {
+  (void)state;
+  rp_match_peer a[3], b[3];
+  int who = -1, stuck = 0;
+  double rel = 0.0, ra = 0.0, rb = 0.0;
+  /* ranks 1 and 2 wait on wildcards, each fed a message from 0 (arriving
+     at 100 us for 1, 120 us for 2); 0 is finalizing. Each may be released
+     by the other, so rank 1 takes its message once rank 2's release has
+     risen to 95 us, a lookahead at a time; rank 2 can only take its own
+     once rank 1 has gone on (rank 1 could still send one arriving at
+     105 us) */
+  peers_init(a, 3, 1e-5);
+  a[0].state = RP_PEER_GONE;
+  a[1].state = a[2].state = RP_PEER_ANY;
+  a[1].fed = a[2].fed = 1;
+  memcpy(b, a, sizeof b);
+  a[0].has = 1, a[0].arrival = 1e-4; /* rank 1's view */
+  b[0].has = 1, b[0].arrival = 1.2e-4; /* rank 2's */
+  int rounds = 0, took1 = 0, took2 = 0;
+  for (; rounds < 100 && !(took1 && took2); rounds++) {
+    a[2].release = rb, b[1].release = ra; /* what the other published */
+    took1 |= rp_match_decide(a, 3, 1, 5e-6, &who, &stuck, &ra) ==
+             RP_MATCH_TAKE;
+    if (took1) /* rank 1 received at 100 us and may send: then finalizes */
+      b[1].state = RP_PEER_GONE;
+    took2 |= rp_match_decide(b, 3, 2, 5e-6, &who, &stuck, &rb) ==
+             RP_MATCH_TAKE;
+    assert_true(ra <= 1e-4 && rb <= 1.2e-4); /* never past the messages */
+  }
+  assert_true(took1 && took2);
+  assert_true(rounds > 2); /* it took the releases some looks to rise */
+  (void)rel;
 }
 
 /* Only ranks that make no progress (inside MPI, or a lost log) let the
@@ -528,18 +570,19 @@ static void test_match_stuck_only_without_progress(void **state) {
   (void)state;
   rp_match_peer p[3];
   int who = -1, stuck = 0;
+  double rel = 0.0;
   peers_init(p, 3, 0.0);
   p[1].has = 1, p[1].arrival = 1e-3;
   p[2].state = RP_PEER_IN, p[2].active = 0;
-  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   assert_int_equal(stuck, 1);
   p[2].active = 1; /* its clock moved */
-  rp_match_decide(p, 3, 0, 5e-6, &who, &stuck);
+  rp_match_decide(p, 3, 0, 5e-6, &who, &stuck, &rel);
   assert_int_equal(stuck, 0);
   /* a sender whose log lost messages: unknown, so never proven */
   p[2].state = RP_PEER_OUT, p[2].clock = 1.0, p[2].unknown = 1;
-  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck),
+  assert_int_equal(rp_match_decide(p, 3, 0, 5e-6, &who, &stuck, &rel),
                    RP_MATCH_WAIT);
   assert_int_equal(stuck, 1);
 }
@@ -737,6 +780,7 @@ int main(void) {
       cmocka_unit_test(test_match_ties_go_to_the_lower_rank),
       cmocka_unit_test(test_match_blocked_chains_and_cycles),
       cmocka_unit_test(test_match_wildcard_waiters),
+      cmocka_unit_test(test_match_releases_rise),
       cmocka_unit_test(test_match_stuck_only_without_progress),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
