@@ -35,6 +35,42 @@ bench_smpi_cluster() {
   i=0
   while [ "$i" -lt "$2" ]; do echo "node-$i.rp"; i=$((i + 1)); done > "$smpi_dir/hostfile"
 }
+# The start of a bench against SimGrid (bench/smpi-*.sh), named $1 in its
+# messages, at the rank counts $nps: checks that characterize's SimGrid
+# build, the revprof tool and librevprof ($char, $tool, $lib) and smpicc
+# are there, makes the work folder $w (kept with KEEP=1), the cluster of
+# $max hosts, and prints the machine's line.
+bench_smpi_setup() {
+  char=$build/characterize/revprof-characterize-smpi
+  tool=$build/tools/revprof
+  lib=$build/revprof/librevprof.so
+  for need in "$char" "$tool" "$lib"; do
+    [ -x "$need" ] || [ -f "$need" ] || { echo "$1: $need not built (cmake --build $build; SimGrid's smpicc is needed)" >&2; exit 1; }
+  done
+  if ! command -v smpicc > /dev/null || ! command -v smpirun > /dev/null; then
+    echo "$1: smpicc/smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1
+  fi
+  bench_mpi_tools
+  w=$(mktemp -d "${TMPDIR:-/tmp}/rp-$1-XXXXXX")
+  if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
+  max=2
+  # shellcheck disable=SC2154 # nps: the caller's rank counts
+  for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
+  # the cluster of characterize/smpi/cluster.xml, with max hosts
+  bench_smpi_cluster "$w" "$max"
+  echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
+}
+
+# Characterizes the cluster for the functions $1 (comma-separated) at the
+# rank counts $nps and fits its model, $w/model.lua.
+bench_smpi_model() {
+  procs=$(echo "$nps" | tr ' ' ',')
+  echo "characterizing the simulated cluster (p = $procs) ..." >&2
+  smpi "$max" "$char" --quick --sizes "0:1M" --procs "$procs" --seed 7 \
+    --functions "$1" -q -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
+  "$tool" fit "$w/char/raw.csv" -o "$w/model.lua" > "$w/fit.log" 2>&1 || { cat "$w/fit.log" >&2; exit 1; }
+}
+
 smpi() { # np, then the program and its arguments
   n=$1; shift
   smpirun -np "$n" -platform "$smpi_dir/cluster.xml" -hostfile "$smpi_dir/hostfile" \

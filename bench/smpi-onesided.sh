@@ -19,32 +19,9 @@ set -eu
 . "$(dirname "$0")/common.sh"
 nps=${NPS:-4 8 16} d=${D:-65536} iters=${ITERS:-50} work=${COMPUTE:-0.001}
 modes=${MODES:-fence pscw}
-char=$build/characterize/revprof-characterize-smpi
-tool=$build/tools/revprof
-lib=$build/revprof/librevprof.so
-for need in "$char" "$tool" "$lib"; do
-  [ -x "$need" ] || [ -f "$need" ] || { echo "smpi-onesided: $need not built (cmake --build $build; SimGrid's smpicc is needed)" >&2; exit 1; }
-done
-command -v smpicc > /dev/null && command -v smpirun > /dev/null \
-  || { echo "smpi-onesided: smpicc/smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1; }
-bench_mpi_tools
-
-w=$(mktemp -d "${TMPDIR:-/tmp}/rp-smpi-XXXXXX")
-[ "${KEEP:-0}" = 1 ] && echo "# work folder $w (kept)" || trap 'rm -rf "$w"' EXIT
-max=0
-for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
-
-# the cluster of characterize/smpi/cluster.xml, with max hosts
-bench_smpi_cluster "$w" "$max"
-
-echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
+bench_smpi_setup smpi-onesided
 echo "# halo: $d bytes each way, $iters iterations, $work s of computation each; cluster of $max hosts (characterize/smpi/cluster.xml)"
-procs=$(echo "$nps" | tr ' ' ',')
-echo "characterizing the simulated cluster (p = $procs) ..." >&2
-smpi "$max" "$char" --quick --sizes "0:1M" --procs "$procs" --seed 7 \
-  --functions latency,MPI_Send,MPI_Recv,MPI_Put,MPI_Get,MPI_Accumulate,MPI_Win_lock,MPI_Win_fence,MPI_Barrier,MPI_Reduce,MPI_Wtime \
-  -q -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
-"$tool" fit "$w/char/raw.csv" -o "$w/model.lua" > "$w/fit.log" 2>&1 || { cat "$w/fit.log" >&2; exit 1; }
+bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Put,MPI_Get,MPI_Accumulate,MPI_Win_lock,MPI_Win_fence,MPI_Barrier,MPI_Reduce,MPI_Wtime
 
 smpicc -O2 -DRP_SMPI "$here/bench/smpi/halo_rma.c" -o "$w/halo_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
 "$mpicc" -O2 -DRP_REVPROF -I"$here/revprof" "$here/bench/smpi/halo_rma.c" \

@@ -37,33 +37,9 @@ set -eu
 nps=${NPS:-4 8 16} cases=${CASES:-halo train stencil} ks=${KS:-2 4 6 8}
 ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-20}
 work=${COMPUTE:-0.001} repeats=${REPEATS:-0}
-char=$build/characterize/revprof-characterize-smpi
-tool=$build/tools/revprof
-lib=$build/revprof/librevprof.so
-for need in "$char" "$tool" "$lib"; do
-  [ -x "$need" ] || [ -f "$need" ] || { echo "smpi-p2p: $need not built (cmake --build $build; SimGrid's smpicc is needed)" >&2; exit 1; }
-done
-if ! command -v smpicc > /dev/null || ! command -v smpirun > /dev/null; then
-  echo "smpi-p2p: smpicc/smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1
-fi
-bench_mpi_tools
-
-w=$(mktemp -d "${TMPDIR:-/tmp}/rp-smpi-p2p-XXXXXX")
-if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
-max=2
-for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
-
-# the cluster of characterize/smpi/cluster.xml, with max hosts
-bench_smpi_cluster "$w" "$max"
-
-echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
+bench_smpi_setup smpi-p2p
 echo "# $iters iterations per run; stencil $work s of computation per iteration; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
-procs=$(echo "$nps" | tr ' ' ',')
-echo "characterizing the simulated cluster (p = $procs) ..." >&2
-smpi "$max" "$char" --quick --sizes "0:1M" --procs "$procs" --seed 7 \
-  --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime \
-  -q -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
-"$tool" fit "$w/char/raw.csv" -o "$w/model.lua" > "$w/fit.log" 2>&1 || { cat "$w/fit.log" >&2; exit 1; }
+bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime
 
 smpicc -O2 -DRP_SMPI "$here/bench/smpi/halo_p2p.c" -o "$w/p2p_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
 "$mpicc" -O2 -DRP_REVPROF -I"$here/revprof" "$here/bench/smpi/halo_p2p.c" \

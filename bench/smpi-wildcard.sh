@@ -44,36 +44,12 @@ set -eu
 . "$(dirname "$0")/common.sh"
 nps=${NPS:-4 8 16} cases=${CASES:-master-worker waitany} tasks=${TASKS:-8}
 iters=${ITERS:-8} cost=${COST:-0.001} bytes=${BYTES:-16} repeats=${REPEATS:-5}
-char=$build/characterize/revprof-characterize-smpi
-tool=$build/tools/revprof
-lib=$build/revprof/librevprof.so
-for need in "$char" "$tool" "$lib"; do
-  [ -x "$need" ] || [ -f "$need" ] || { echo "smpi-wildcard: $need not built (cmake --build $build; SimGrid's smpicc is needed)" >&2; exit 1; }
-done
-if ! command -v smpicc > /dev/null || ! command -v smpirun > /dev/null; then
-  echo "smpi-wildcard: smpicc/smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1
-fi
 for c in $cases; do
   case $c in master-worker | waitany) ;; *) echo "smpi-wildcard: unknown case $c (master-worker, waitany)" >&2; exit 2 ;; esac
 done
-bench_mpi_tools
-
-w=$(mktemp -d "${TMPDIR:-/tmp}/rp-smpi-wildcard-XXXXXX")
-if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
-max=2
-for np in $nps; do [ "$np" -gt "$max" ] && max=$np; done
-
-# the cluster of characterize/smpi/cluster.xml, with max hosts
-bench_smpi_cluster "$w" "$max"
-
-echo "# $(uname -n), $(nproc) cores; SimGrid $(smpirun -version 2>&1 | grep -m1 -o '[0-9][0-9.]*' || echo '?'); native $("$MPIEXEC" --version 2>&1 | head -n 1)"
+bench_smpi_setup smpi-wildcard
 echo "# master-worker $tasks tasks per worker, waitany $iters results per rank; $cost s of computation per unit of cost; $bytes-byte results; $repeats runs per mode; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
-procs=$(echo "$nps" | tr ' ' ',')
-echo "characterizing the simulated cluster (p = $procs) ..." >&2
-smpi "$max" "$char" --quick --sizes "0:1M" --procs "$procs" --seed 7 \
-  --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Barrier,MPI_Reduce,MPI_Wtime \
-  -q -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
-"$tool" fit "$w/char/raw.csv" -o "$w/model.lua" > "$w/fit.log" 2>&1 || { cat "$w/fit.log" >&2; exit 1; }
+bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Barrier,MPI_Reduce,MPI_Wtime
 
 for p in master_worker waitany_pipe; do
   smpicc -O2 -DRP_SMPI "$here/bench/smpi/$p.c" -o "$w/${p}_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
