@@ -322,6 +322,8 @@ typedef struct rp_match_peer {
   double release;  /* RP_PEER_ANY: the earliest its receive can complete,
                       by its own decision's reckoning, s */
   double bound;    /* out: lower bound of its next departure, s */
+  double sent;     /* RP_PEER_SEND: the message's bytes (not read by
+                      rp_match_decide) */
 } rp_match_peer;
 
 enum { RP_MATCH_WAIT = 0, RP_MATCH_TAKE = 1 };

@@ -37,6 +37,10 @@ typedef struct rp_mlog {
  * microseconds, so one still there waits for this rank's receive
  * (rendezvous), which comes only after the decision. */
 #define RP_MATCH_RENDEZVOUS 0.002
+/* Bytes every MPI sends eagerly (their eager limits are 4 KiB and up): a
+ * send this small returns by itself, however long the rank takes to be
+ * scheduled again. */
+#define RP_MATCH_EAGER 1024.0
 
 static MPI_Win win = MPI_WIN_NULL;
 static char **blocks;      /* every rank's block, by MPI_COMM_WORLD rank */
@@ -189,6 +193,18 @@ void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
   pb[RP_PB_SEQ] = (double)seq;
 }
 
+void rp_match_cancelled(const double *pb, int dest, MPI_Comm comm) {
+  rp_comm *c;
+  if (rp_g.pub == NULL || pb[RP_PB_SEQ] < 0.0 ||
+      (c = rp_comm_lookup(comm)) == NULL || dest < 0 || dest >= c->size)
+    return;
+  int w = rp_comm_world(c, dest);
+  uint64_t seq = (uint64_t)pb[RP_PB_SEQ];
+  rp_mlog *e = &ring_of(rp_g.rank, w)[seq % ring];
+  if (w >= 0 && w < rp_g.size && e->s1 == seq + 1) /* still in the log */
+    __atomic_store_n(&e->cid, -1, __ATOMIC_RELEASE); /* matches nothing */
+}
+
 /* ---------------------------------------------------------- receivers */
 
 void rp_match_got_slow(int src, double seqd) {
@@ -305,6 +321,7 @@ static int look(const choice *ch, int first) {
     q->on = m.on;
     q->clock = m.clock;
     q->release = m.release;
+    q->sent = m.state == RP_PEER_SEND ? (double)m.got : 0.0;
     if (m.state == RP_PEER_COLL) {
       /* it waits for this rank in a collective of one of this rank's
          communicators (w's ids differ: that one) this rank has not begun */
@@ -388,7 +405,8 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
     double now = rp_host_seconds(), limit = rp_g.cfg.wildcard_timeout;
     for (int w = 0; stuck && w < rp_g.size; w++)
       if (peers[w].state == RP_PEER_SEND && peers[w].on == rp_g.rank &&
-          !peers[w].active && limit > RP_MATCH_RENDEZVOUS)
+          peers[w].sent > RP_MATCH_EAGER && !peers[w].active &&
+          limit > RP_MATCH_RENDEZVOUS)
         limit = RP_MATCH_RENDEZVOUS; /* most likely waiting for us */
     if (!stuck)
       calm = now;
@@ -553,13 +571,13 @@ void rp_match_block_recv(int source, MPI_Comm comm) {
     rp_publish(RP_PEER_RECV, w, -1, taken_count(w));
 }
 
-void rp_match_block_send(int dest, MPI_Comm comm) {
+void rp_match_block_send(int dest, MPI_Comm comm, double bytes) {
   rp_comm *c;
   if (dest < 0 || (c = rp_comm_lookup(comm)) == NULL || c->cid < 0)
     return;
   int w = rp_comm_world(c, dest);
   if (w >= 0 && w < rp_g.size)
-    rp_publish(RP_PEER_SEND, w, -1, 0);
+    rp_publish(RP_PEER_SEND, w, -1, bytes > 0 ? (uint64_t)bytes : 0);
 }
 
 void rp_match_gone(void) {

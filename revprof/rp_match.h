@@ -31,6 +31,10 @@ static inline void rp_match_log(double *pb, double bytes, int dest, int tag,
     pb[RP_PB_SEQ] = -1.0;
 }
 
+/* A logged message to rank dest of comm (piggyback pb) was cancelled:
+ * receivers no longer wait for it. */
+void rp_match_cancelled(const double *pb, int dest, MPI_Comm comm);
+
 /* A message with piggyback pb was received: its log entry is taken. */
 static inline void rp_match_got(const double *pb) {
   if (rp_g.pub && pb[RP_PB_SEQ] >= 0.0)
@@ -71,11 +75,11 @@ void rp_match_real(const char *why);
  * wildcard), or in a send to dest; finalizes. (Collectives publish
  * themselves: rp_coll_start_sync.) */
 void rp_match_block_recv(int source, MPI_Comm comm);
-void rp_match_block_send(int dest, MPI_Comm comm);
-/* A blocking send to rank dest of comm, its message logged. */
-static inline void rp_match_send(int dest, MPI_Comm comm) {
+void rp_match_block_send(int dest, MPI_Comm comm, double bytes);
+/* A blocking send of bytes to rank dest of comm, its message logged. */
+static inline void rp_match_send(int dest, MPI_Comm comm, double bytes) {
   if (rp_g.pub)
-    rp_match_block_send(dest, comm);
+    rp_match_block_send(dest, comm, bytes);
 }
 void rp_match_gone(void);
 

@@ -858,6 +858,8 @@ void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
         recv_complete(r, st, want_status, -1.0);
       break;
     case RP_REQ_SEND: /* costed at its start; done once it has left */
+      if (st != MPI_STATUS_IGNORE && r->enc != RP_ENC_NATIVE && cancelled(st))
+        rp_match_cancelled(r->pb, r->peer_spec, r->comm); /* never comes */
       sent(r);
       break;
     default:

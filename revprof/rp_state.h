@@ -402,7 +402,8 @@ typedef struct rp_mpub {
   int32_t cid, pad;  /* RP_PEER_COLL: the communicator's id */
   uint64_t got;      /* RP_PEER_RECV: messages it has taken from on;
                         RP_PEER_ANY: from anyone; RP_PEER_COLL: the
-                        collective's number on cid */
+                        collective's number on cid; RP_PEER_SEND: the
+                        message's bytes */
   uint64_t v1;
   double release;    /* RP_PEER_ANY: when its receive can complete, at
                         the earliest (rp_match.c) */

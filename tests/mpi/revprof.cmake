@@ -58,7 +58,7 @@ endforeach()
 # rounds; by MPI_Probe, by an MPI_Iprobe loop, by MPI_Waitany (and an
 # MPI_Testany loop) over one receive per worker; workers blocked on the
 # deciding rank; REVPROF_WILDCARD=real; a sender further ahead than its
-# log keeps
+# log keeps; a cancelled send
 foreach(np 3 4)
   revprof_test(revprof_wildcard_np${np} wildcard
                $<TARGET_FILE:rp_wildcard_rp> ${np})
@@ -67,6 +67,8 @@ foreach(v probe iprobe waitany testany cycle real flood)
   revprof_test(revprof_wildcard_${v}_np4 wildcard
                $<TARGET_FILE:rp_wildcard_rp> 4 ${v})
 endforeach()
+revprof_test(revprof_wildcard_cancel_np3 wildcard
+             $<TARGET_FILE:rp_wildcard_rp> 3 cancel)
 # MPI_THREAD_MULTIPLE (rp_mt.c): a program that asks for it and calls MPI
 # from one thread gets the same semantics and the same clocks; one whose
 # two threads call MPI at once gets right data and a report that says so

@@ -19,7 +19,13 @@
  * with an MPI_Testany loop), [flood] (no rounds: rank 1 sends FLOOD small
  * messages to rank 0 before rank 0 takes them with MPI_ANY_SOURCE, more
  * than a sender's log keeps: those beyond it are left to the MPI, in
- * order, and counted; prints "wildcard flood: ..."), [cycle] (every worker also waits
+ * order, and counted; prints "wildcard flood: ..."), [cancel] (no rounds,
+ * 3 ranks or more: rank 1 cancels a send to rank 0, then only rank
+ * 2 sends; rank 0's wildcard receive must take rank 2's message, not wait
+ * for the cancelled one; where the MPI cannot cancel a send (Open MPI 4.1
+ * and MPICH 4.0.2 cannot, here: the test then only checks that nothing
+ * breaks), rank 0 takes that one first; prints "wildcard cancel: ..."),
+ * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
  * exact: P ranks, N rounds, M mismatches". Run with
@@ -59,7 +65,7 @@ static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
 static double mx(double a, double b) { return a > b ? a : b; }
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
-    testany, flood;
+    testany, flood, cancel;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -258,6 +264,7 @@ int main(int argc, char **argv) {
     cycle |= strcmp(argv[i], "cycle") == 0;
     testany |= strcmp(argv[i], "testany") == 0;
     flood |= strcmp(argv[i], "flood") == 0;
+    cancel |= strcmp(argv[i], "cancel") == 0;
     waitany |= testany || strcmp(argv[i], "waitany") == 0;
   }
   if (P < 2 || P > MAXP) {
@@ -282,6 +289,38 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("wildcard flood: %d messages, %d mismatches\n", FLOOD,
              mismatches);
+    MPI_Finalize();
+    return 0;
+  }
+  if (cancel && P >= 3) {
+    enum { BIG = 8 }; /* eager: its Wait returns, cancelled or not */
+    char *big = calloc(BIG, 1);
+    int gone = 0, v = -1;
+    MPI_Status st;
+    if (rank == 1) { /* a message the receiver has not matched */
+      MPI_Request cr;
+      MPI_Isend(big, BIG, MPI_CHAR, 0, T_FLOOD, MPI_COMM_WORLD, &cr);
+      MPI_Cancel(&cr);
+      MPI_Wait(&cr, &st);
+      MPI_Test_cancelled(&st, &gone);
+    }
+    MPI_Bcast(&gone, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    if (rank == 0 && !gone) /* the MPI could not cancel it: take it */
+      MPI_Recv(big, BIG, MPI_CHAR, MPI_ANY_SOURCE, T_FLOOD, MPI_COMM_WORLD,
+               &st);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 2) {
+      v = 2;
+      MPI_Send(&v, 1, MPI_INT, 0, T_FLOOD, MPI_COMM_WORLD);
+    }
+    if (rank == 0) {
+      MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, T_FLOOD, MPI_COMM_WORLD, &st);
+      if ((v != 2 || st.MPI_SOURCE != 2) && mismatches++ < 10)
+        fprintf(stderr, "cancel: got %d from %d\n", v, st.MPI_SOURCE);
+      printf("wildcard cancel: send %s, %d mismatches\n",
+             gone ? "cancelled" : "not cancelled (taken)", mismatches);
+    }
+    free(big);
     MPI_Finalize();
     return 0;
   }
