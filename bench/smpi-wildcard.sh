@@ -24,7 +24,7 @@
 # the real mode (real_err, real_sched), both modes' median wall-clock time
 # per run and their ratio, and the flags of the last predicted run's
 # report.csv (- for none); then the median and largest |error| of the
-# predicted mode. About 30 s on the 2-core VM with the defaults (the
+# predicted mode. About 1.5 min on the 2-core VM with the defaults (the
 # figures do not depend on the machine's load: both tools' clocks are
 # simulated and the computation is declared; the wall-clock times do).
 # Asserts nothing.
