@@ -43,6 +43,10 @@ foreach(np 2 3 4)
   revprof_test(revprof_semantics_np${np} compare ${rp_nat}
                $<TARGET_FILE:rp_semantics_rp> ${np})
 endforeach()
+# the same with wildcards in the MPI's order (the default decides them in
+# predicted time)
+revprof_test(revprof_semantics_real_np3 compare ${rp_nat}
+             $<TARGET_FILE:rp_semantics_rp> 3 real)
 revprof_test(revprof_preload_np3 preload ${rp_nat} 3)
 foreach(np 2 3 4)
   revprof_test(revprof_exact_np${np} exact $<TARGET_FILE:rp_exact_rp> ${np})

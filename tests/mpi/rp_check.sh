@@ -3,7 +3,7 @@
 # Environment: RP_MPIEXEC (launcher), RP_MPIFLAGS (e.g. --oversubscribe),
 # RP_WORK (a scratch directory for this test), RP_LIB (librevprof.so),
 # RP_MODEL (the exactness model).
-#   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP [multiple]
+#   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP [multiple|real]
 #   rp_check.sh preload NATIVE_EXE NP
 #   rp_check.sh exact EXE NP [multiple]       "multiple": the program asks
 #                                             for MPI_THREAD_MULTIPLE
@@ -48,8 +48,10 @@ export REVPROF_OUTPUT_DIR="$RP_WORK/revprof-out"
 case $cmd in
 compare)
   native=$1 rp=$2 np=$3
-  # "multiple": the program asks for MPI_THREAD_MULTIPLE
+  # "multiple": the program asks for MPI_THREAD_MULTIPLE; "real": wildcards
+  # take the MPI's order (REVPROF_WILDCARD=real)
   [ "${4:-}" = multiple ] && export RP_THREAD_MULTIPLE=1
+  [ "${4:-}" = real ] && export REVPROF_WILDCARD=real
   REVPROF_MODEL=$RP_MODEL run "$np" env REVPROF_MODE=off "$native" || { cat err; fail "native run failed"; }
   mv out native.out
   REVPROF_MODEL=$RP_MODEL run "$np" "$rp" || { cat out err; fail "revprof run failed"; }
