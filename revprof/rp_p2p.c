@@ -710,8 +710,10 @@ static int any_by_proof(int n, MPI_Request reqs[], rp_req **recs, int *index,
   return 1;
 }
 
-int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
-                     int *index, int *flag, MPI_Status *status, int *rc) {
+/* 1 when at least two of the n requests are active and every active one
+ * is a receive revprof sees whole. */
+static int receives_only(int n, MPI_Request reqs[], rp_req **recs,
+                         int found) {
   int active = 0;
   if (recs == NULL || found < 2)
     return 0;
@@ -724,7 +726,31 @@ int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
       return 0; /* only receives revprof sees whole */
     active++;
   }
-  if (active < 2)
+  return active >= 2;
+}
+
+int rp_some_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
+                      int test, int *outcount, int *indices,
+                      MPI_Status *statuses, int *rc) {
+  int index = MPI_UNDEFINED, flag = 0;
+  MPI_Status st;
+  if (!rp_g.pub || !receives_only(n, reqs, recs, found) ||
+      !any_by_proof(n, reqs, recs, &index, test ? &flag : NULL, &st, rc))
+    return 0;
+  if ((test && !flag) || index == MPI_UNDEFINED) {
+    *outcount = 0; /* Testsome: none proven first and there yet */
+    return 1;
+  }
+  *outcount = 1;
+  indices[0] = index;
+  if (statuses != MPI_STATUSES_IGNORE)
+    statuses[0] = st;
+  return 1;
+}
+
+int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
+                     int *index, int *flag, MPI_Status *status, int *rc) {
+  if (!receives_only(n, reqs, recs, found))
     return 0;
   if (rp_g.pub && any_by_proof(n, reqs, recs, index, flag, status, rc))
     return 1;

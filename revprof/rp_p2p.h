@@ -71,6 +71,14 @@ void rp_done_some(rp_req **recs, int found, int rc, int outcount,
  * when it made the call (its code in *rc), 0 when the caller makes it. */
 int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
                      int *index, int *flag, MPI_Status *status, int *rc);
+/* Waitsome and Testsome (test 1) over receives from distinct sources of
+ * one communicator, decided in predicted time (rp_match_any): the receive
+ * whose message is there first, alone (*outcount 1; MPI allows returning
+ * one), or none yet for Testsome (0). Returns 1 when it made the call (its
+ * code in *rc), 0 when the caller makes it. */
+int rp_some_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
+                      int test, int *outcount, int *indices,
+                      MPI_Status *statuses, int *rc);
 /* Waitall and Testall: the n records, statuses in request order. */
 void rp_done_all(rp_req **recs, int found, int rc, int n, MPI_Status *st,
                  int want);

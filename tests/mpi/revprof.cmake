@@ -60,14 +60,15 @@ endforeach()
 # wildcard receives decided in predicted time (issue 15): a master-worker
 # whose first worker in predicted time answers last in real time, 20
 # rounds; by MPI_Probe, by an MPI_Iprobe loop, by MPI_Waitany (and an
-# MPI_Testany loop) over one receive per worker; workers blocked on the
+# MPI_Testany loop, MPI_Waitsome, an MPI_Testsome loop) over one receive per
+# worker; workers blocked on the
 # deciding rank; REVPROF_WILDCARD=real; a sender further ahead than its
 # log keeps; a cancelled send
 foreach(np 3 4)
   revprof_test(revprof_wildcard_np${np} wildcard
                $<TARGET_FILE:rp_wildcard_rp> ${np})
 endforeach()
-foreach(v probe iprobe waitany testany cycle real flood)
+foreach(v probe iprobe waitany testany waitsome testsome cycle real flood)
   revprof_test(revprof_wildcard_${v}_np4 wildcard
                $<TARGET_FILE:rp_wildcard_rp> 4 ${v})
 endforeach()

@@ -16,7 +16,8 @@
  * MPI_Irecv per worker and completes them with MPI_Waitany; on paper a
  * receive's message is there at max(t_send + latency, t_post + T_Irecv)
  * and the Waitany ends at max(now + o(d), that)), [testany] (the same
- * with an MPI_Testany loop), [flood] (no rounds: rank 1 sends FLOOD small
+ * with an MPI_Testany loop), [waitsome], [testsome] (the same with
+ * MPI_Waitsome or an MPI_Testsome loop: one receive per call), [flood] (no rounds: rank 1 sends FLOOD small
  * messages to rank 0 before rank 0 takes them with MPI_ANY_SOURCE, more
  * than a sender's log keeps: those beyond it are left to the MPI, in
  * order, and counted; prints "wildcard flood: ..."), [cancel] (no rounds,
@@ -65,7 +66,7 @@ static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
 static double mx(double a, double b) { return a > b ? a : b; }
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
-    testany, flood, cancel;
+    testany, flood, cancel, waitsome, testsome;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -195,7 +196,20 @@ static void master(int ntasks, int *order) {
     int result = -1, src;
     if (waitany) {
       int i = -1, f = 0;
-      if (testany)
+      if (waitsome) { /* one at a time, in predicted order */
+        int idx[MAXP], n = 0;
+        MPI_Status sts[MAXP];
+        while (n == 0) {
+          if (testsome)
+            MPI_Testsome(P - 1, rq + 1, &n, idx, sts);
+          else
+            MPI_Waitsome(P - 1, rq + 1, &n, idx, sts);
+        }
+        if (n != 1 && mismatches++ < 10)
+          fprintf(stderr, "Waitsome/Testsome completed %d\n", n);
+        i = idx[0];
+        st = sts[0];
+      } else if (testany)
         while (!f)
           MPI_Testany(P - 1, rq + 1, &i, &f, &st);
       else
@@ -263,9 +277,11 @@ int main(int argc, char **argv) {
     iprobe |= strcmp(argv[i], "iprobe") == 0;
     cycle |= strcmp(argv[i], "cycle") == 0;
     testany |= strcmp(argv[i], "testany") == 0;
+    testsome |= strcmp(argv[i], "testsome") == 0;
+    waitsome |= testsome || strcmp(argv[i], "waitsome") == 0;
     flood |= strcmp(argv[i], "flood") == 0;
     cancel |= strcmp(argv[i], "cancel") == 0;
-    waitany |= testany || strcmp(argv[i], "waitany") == 0;
+    waitany |= testany || waitsome || strcmp(argv[i], "waitany") == 0;
   }
   if (P < 2 || P > MAXP) {
     if (rank == 0)
