@@ -71,6 +71,15 @@ bench_smpi_model() {
   "$tool" fit "$w/char/raw.csv" -o "$w/model.lua" > "$w/fit.log" 2>&1 || { cat "$w/fit.log" >&2; exit 1; }
 }
 
+# bench/smpi/$1.c built for smpirun ($w/$1_smpi) and against librevprof
+# ($w/$1_rp).
+bench_smpi_build() {
+  smpicc -O2 -DRP_SMPI "$here/bench/smpi/$1.c" -o "$w/$1_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
+  "$mpicc" -O2 -DRP_REVPROF -I"$here/revprof" "$here/bench/smpi/$1.c" \
+    -L"$(dirname "$lib")" -lrevprof -Wl,-rpath,"$(dirname "$lib")" -o "$w/$1_rp" \
+    || exit 1
+}
+
 smpi() { # np, then the program and its arguments
   n=$1; shift
   smpirun -np "$n" -platform "$smpi_dir/cluster.xml" -hostfile "$smpi_dir/hostfile" \

@@ -23,21 +23,18 @@ bench_smpi_setup smpi-onesided
 echo "# halo: $d bytes each way, $iters iterations, $work s of computation each; cluster of $max hosts (characterize/smpi/cluster.xml)"
 bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Put,MPI_Get,MPI_Accumulate,MPI_Win_lock,MPI_Win_fence,MPI_Barrier,MPI_Reduce,MPI_Wtime
 
-smpicc -O2 -DRP_SMPI "$here/bench/smpi/halo_rma.c" -o "$w/halo_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
-"$mpicc" -O2 -DRP_REVPROF -I"$here/revprof" "$here/bench/smpi/halo_rma.c" \
-  -L"$(dirname "$lib")" -lrevprof -Wl,-rpath,"$(dirname "$lib")" -o "$w/halo_rp" \
-  || exit 1
+bench_smpi_build halo_rma
 
 printf '%-6s %-4s %14s %14s %9s\n' mode np "smpirun s" "revprof s" error
 for mode in $modes; do
   for np in $nps; do
     echo "$mode at $np ranks ..." >&2
-    ref=$(smpi "$np" "$w/halo_smpi" "$mode" "$d" "$iters" "$work" 2> "$w/smpi.err" \
+    ref=$(smpi "$np" "$w/halo_rma_smpi" "$mode" "$d" "$iters" "$work" 2> "$w/smpi.err" \
           | sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p')
     [ -n "$ref" ] || { tail -n 5 "$w/smpi.err" >&2; echo "smpi-onesided: smpirun $mode $np failed" >&2; exit 1; }
     # shellcheck disable=SC2086
     pred=$(cd "$w" && REVPROF_MODEL="$w/model.lua" REVPROF_COMPUTE=annotate REVPROF_QUIET=1 \
-           REVPROF_OUTPUT_DIR="$w/rp-$mode-$np" "$MPIEXEC" $flags -n "$np" "$w/halo_rp" \
+           REVPROF_OUTPUT_DIR="$w/rp-$mode-$np" "$MPIEXEC" $flags -n "$np" "$w/halo_rma_rp" \
            "$mode" "$d" "$iters" "$work" 2> "$w/rp.err" \
            | sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p')
     [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "smpi-onesided: revprof $mode $np failed" >&2; exit 1; }

@@ -41,19 +41,16 @@ bench_smpi_setup smpi-p2p
 echo "# $iters iterations per run; stencil $work s of computation per iteration; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
 bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime
 
-smpicc -O2 -DRP_SMPI "$here/bench/smpi/halo_p2p.c" -o "$w/p2p_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
-"$mpicc" -O2 -DRP_REVPROF -I"$here/revprof" "$here/bench/smpi/halo_p2p.c" \
-  -L"$(dirname "$lib")" -lrevprof -Wl,-rpath,"$(dirname "$lib")" -o "$w/p2p_rp" \
-  || exit 1
+bench_smpi_build halo_p2p
 
 run() { # case np k d: one table row, its |error| appended to $w/errors
   c=$1 np=$2 k=$3 d=$4
   echo "$c at $np ranks, k $k, $d B ..." >&2
-  ref=$(smpi "$np" "$w/p2p_smpi" "$c" "$d" "$iters" "$k" "$work" 2> "$w/smpi.err" | p2p_timed)
+  ref=$(smpi "$np" "$w/halo_p2p_smpi" "$c" "$d" "$iters" "$k" "$work" 2> "$w/smpi.err" | p2p_timed)
   [ -n "$ref" ] || { tail -n 5 "$w/smpi.err" >&2; echo "smpi-p2p: smpirun $c $np $k $d failed" >&2; exit 1; }
   # shellcheck disable=SC2086
   pred=$(cd "$w" && REVPROF_MODEL="$w/model.lua" REVPROF_COMPUTE=annotate REVPROF_QUIET=1 \
-         REVPROF_OUTPUT_DIR="$w/rp-$c-$np-$k-$d" "$MPIEXEC" $flags -n "$np" "$w/p2p_rp" \
+         REVPROF_OUTPUT_DIR="$w/rp-$c-$np-$k-$d" "$MPIEXEC" $flags -n "$np" "$w/halo_p2p_rp" \
          "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | p2p_timed)
   [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "smpi-p2p: revprof $c $np $k $d failed" >&2; exit 1; }
   echo "$c $np $k $d $ref $pred" | bench_error_row "$w/errors"

@@ -51,12 +51,7 @@ bench_smpi_setup smpi-wildcard
 echo "# master-worker $tasks tasks per worker, waitany $iters results per rank; $cost s of computation per unit of cost; $bytes-byte results; $repeats runs per mode; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
 bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Barrier,MPI_Reduce,MPI_Wtime
 
-for p in master_worker waitany_pipe; do
-  smpicc -O2 -DRP_SMPI "$here/bench/smpi/$p.c" -o "$w/${p}_smpi" > "$w/cc.log" 2>&1 || { cat "$w/cc.log" >&2; exit 1; }
-  "$mpicc" -O2 -DRP_REVPROF -I"$here/revprof" "$here/bench/smpi/$p.c" \
-    -L"$(dirname "$lib")" -lrevprof -Wl,-rpath,"$(dirname "$lib")" -o "$w/${p}_rp" \
-    || exit 1
-done
+for p in master_worker waitany_pipe; do bench_smpi_build "$p"; done
 
 # "T H" (time, schedule hash) from the programs' output line
 timed() { sed -n 's/.* bytes, \([^ ]*\) s, schedule \([0-9a-f]*\), 0 bad$/\1 \2/p'; }
