@@ -1,6 +1,6 @@
 /* Exactness of librevprof's rules for messages that overlap (issue 14):
- * with the hand-written model rp_exact_p2p_model.lua (constants repeated
- * below: latency, gap g(d), MPI_Wait's own cost o(d), MPI_Isend, the late
+ * with the hand-written model rp_exact_p2p_model.lua (constants in
+ * rp_exact_p2p_model.h: latency, gap g(d), MPI_Wait's own cost o(d), MPI_Isend, the late
  * receive MPI_Irecv) every rank's three clocks must equal the analytic
  * values to 1e-9 s after each phase:
  *   - k-neighbour exchanges, k = 1 ... 8, at an eager-like and a large
@@ -24,31 +24,18 @@
 #include <string.h>
 
 #include "revprof.h"
+#include "rp_exact_p2p_model.h"
 
-#define NB 3
 #define MAXP 16
 #define MAXK 16
 #define BIG 262144
 
-/* c + k * d per bound (min, avg, max), as in rp_exact_p2p_model.lua */
-typedef struct lin {
-  double c[NB], k[NB];
-} lin;
-static const lin SEND = {{5e-7, 1e-6, 2e-6}, {5e-10, 1e-9, 2e-9}};
-static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
-static const lin ISEND = {{2.5e-7, 5e-7, 1e-6}, {5e-11, 1e-10, 2e-10}};
-static const lin IRECV = {{2e-6, 3e-6, 6e-6}, {5e-10, 1e-9, 2e-9}};
-static const lin WAIT = {{1e-7, 2e-7, 4e-7}, {5e-12, 1e-11, 2e-11}};
-static const lin GAP_SMALL = {{5e-7, 1e-6, 2e-6}, {2.5e-10, 5e-10, 1e-9}};
-static const lin GAP_LARGE = {{0, 0, 0}, {5e-10, 1e-9, 2e-9}};
 static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 
 static int P, rank, failures, old;
 static double T[MAXP][NB];   /* the paper simulation: every rank's clocks */
 static double NIC[MAXP][NB]; /* when each rank's next message can leave */
 
-static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
-static double mx(double a, double b) { return a > b ? a : b; }
 static double gap(int b, double d) {
   if (old)
     return 0.0;

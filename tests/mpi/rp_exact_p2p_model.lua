@@ -1,5 +1,5 @@
 -- Hand-written machine model for librevprof's point-to-point exactness test
--- (rp_exact_p2p.c repeats these constants): not a measured machine. Seconds,
+-- (rp_exact_p2p_model.h repeats these constants): not a measured machine. Seconds,
 -- d in bytes. The gap has two regimes, so that the test crosses a switch.
 local function lin(c, k, cmin, kmin, cmax, kmax)
   return { { dmin = 0, n = 0, form = { "1", "d" }, avg = { c, k },

@@ -5,8 +5,8 @@
  * cost of w * 100 us (revprof_compute_seconds) but really sleeps
  * (P - w) * SLEEP us before answering, so the worker first in predicted
  * time is the last one in real time. With the hand-written model
- * rp_exact_p2p_model.lua (constants repeated below) rank 0 simulates the
- * round on paper: the schedule (who answered, in order) and its three
+ * rp_exact_p2p_model.lua (constants in rp_exact_p2p_model.h) rank 0
+ * simulates the round on paper: the schedule (who answered, in order) and its three
  * clocks at the end of each round must equal the paper's to 1e-9 s.
  *
  * Arguments: [real] (REVPROF_WILDCARD=real: only the data are checked,
@@ -40,8 +40,8 @@
 #include <time.h>
 
 #include "revprof.h"
+#include "rp_exact_p2p_model.h"
 
-#define NB 3
 #define MAXP 16
 #define ROUNDS 20
 #define TASKS_PER_WORKER 3
@@ -52,18 +52,6 @@
 #define T_FLOOD 4
 #define FLOOD 1100 /* more than the log's 1024 per destination */
 
-typedef struct lin {
-  double c[NB], k[NB];
-} lin;
-static const lin SEND = {{5e-7, 1e-6, 2e-6}, {5e-10, 1e-9, 2e-9}};
-static const lin RECV = {{1e-6, 2e-6, 4e-6}, {2.5e-10, 5e-10, 1e-9}};
-static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
-static const lin GAP = {{5e-7, 1e-6, 2e-6}, {2.5e-10, 5e-10, 1e-9}};
-static const lin IRECV = {{2e-6, 3e-6, 6e-6}, {5e-10, 1e-9, 2e-9}};
-static const lin WAIT = {{1e-7, 2e-7, 4e-7}, {5e-12, 1e-11, 2e-11}};
-
-static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
-static double mx(double a, double b) { return a > b ? a : b; }
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
     testany, flood, cancel, waitsome, testsome;
@@ -81,7 +69,7 @@ static double now[MAXP][NB], nic[MAXP][NB];
 
 static double send_paper(int r, int b, double d) {
   double t = mx(now[r][b], nic[r][b]);
-  nic[r][b] = t + L(&GAP, b, d);
+  nic[r][b] = t + L(&GAP_SMALL, b, d);
   now[r][b] += L(&SEND, b, d);
   return t;
 }
