@@ -66,6 +66,9 @@ static rp_mlog *ring_of(int w, int dest) {
 }
 
 static const char *off_why; /* why rp_g.pub is NULL in predict mode */
+static const char no_id[] = "on a communicator without an id (made by "
+                            "MPI_Comm_idup, an inter-communicator, or "
+                            "MPI_COMM_SELF)";
 
 void rp_match_real(const char *why) {
   if (rp_g.cfg.mode != RP_MODE_PREDICT)
@@ -491,8 +494,7 @@ static int decide_wildcard(int tag, MPI_Comm comm, int wait, int *src) {
   rp_comm *c = rp_comm_lookup(comm);
   int pick = -1;
   if (c == NULL || c->cid < 0) {
-    rp_match_real("on a communicator without an id (made by MPI_Comm_idup, "
-                  "an inter-communicator, or MPI_COMM_SELF)");
+    rp_match_real(no_id);
     return -1;
   }
   if (scratch((size_t)c->size) != 0) {
@@ -555,10 +557,7 @@ int rp_match_try(int tag, MPI_Comm comm, int *src) {
 void rp_match_real_probe(void) {
   rp_match_real(rp_g.cfg.wildcard_real ? "REVPROF_WILDCARD=real"
                 : off_why ? off_why
-                : rp_g.pub ? "on a communicator without an id (made by "
-                             "MPI_Comm_idup, an inter-communicator, or "
-                             "MPI_COMM_SELF)"
-                           : "the published states were not set up");
+                : rp_g.pub ? no_id : "the published states were not set up");
 }
 
 void rp_match_block_recv(int source, MPI_Comm comm) {
