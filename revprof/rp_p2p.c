@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -463,6 +464,248 @@ rp_req *rp_send_init(rp_wid w, revprof_fn fn, const void *buf, int count,
   return r;
 }
 
+/* ===================================== deferred wildcard receives */
+
+/* A non-blocking receive from MPI_ANY_SOURCE (MPI_Irecv) is not posted to
+ * the MPI, which would match it in the host's order: the application gets
+ * a generalized request, and the receive waits in posting order (the
+ * queue rp_g.wildq) until a completion call asks for it. There its message
+ * is decided in predicted time as a blocking receive's is (rp_match.c),
+ * received from its source, and the generalized request completed with
+ * the real status. MPI's order among receives stays: a receive or probe
+ * posted later on the communicator with a tag that may match first takes
+ * the pending ones' messages where already proven (rp_match_try), else
+ * posts them to the MPI from MPI_ANY_SOURCE before itself (counted, and
+ * the report says so), as it does for the rest of that communicator's
+ * queue. */
+
+static double status_bytes(const MPI_Status *st);
+
+static int tags_meet(int a, int b) {
+  return a == MPI_ANY_TAG || b == MPI_ANY_TAG || a == b;
+}
+
+const char rp_held_why[] = "a receive posted before it on the communicator "
+                           "was still with the MPI";
+
+int rp_recvs_held(int tag, MPI_Comm comm) {
+  for (size_t b = 0; table_count && b < (size_t)1 << table_bits; b++)
+    for (const rp_req *q = table[b]; q; q = q->next)
+      if (q->kind == RP_REQ_RECV && q->active && q->comm == comm &&
+          (q->dstate == RP_DEF_NONE || q->dstate == RP_DEF_INNER) &&
+          q->enc != RP_ENC_NATIVE && tags_meet(q->tag_spec, tag))
+        return 1;
+  return 0;
+}
+
+/* Why r cannot be deferred (the report's words), or NULL. A receive
+ * posted earlier on the communicator that the MPI holds and that may
+ * match the same messages would take them first in the MPI's order. */
+static const char *defer_refused(const rp_req *r) {
+  rp_comm *c;
+  if (r->enc == RP_ENC_NATIVE || r->persistent || r->mpi_packed ||
+      r->sendrecv)
+    return "persistent receives (MPI_Recv_init), MPI_Isendrecv and "
+           "receives into types MPI packs are matched by the MPI";
+  if ((c = rp_comm_lookup(r->comm)) == NULL || c->cid < 0 ||
+      (rp_g.dynamic && rp_comm_foreign(r->comm)))
+    return "a communicator without an id";
+  if (rp_recvs_held(r->tag_spec, r->comm))
+    return rp_held_why;
+  return NULL;
+}
+
+static int defer_query(void *extra, MPI_Status *st) {
+  *st = ((const rp_req *)extra)->dst;
+  return MPI_SUCCESS;
+}
+static int defer_free(void *extra) {
+  (void)extra;
+  return MPI_SUCCESS;
+}
+static int defer_cancel(void *extra, int complete) {
+  (void)extra; /* MPI_Cancel's wrapper did the work (rp_defer_cancel) */
+  (void)complete;
+  return MPI_SUCCESS;
+}
+
+int rp_defer_post(rp_req *r, MPI_Request *request) {
+  int rc = PMPI_Grequest_start(defer_query, defer_free, defer_cancel, r,
+                               request);
+  if (rc != MPI_SUCCESS) { /* as before: the MPI's order */
+    r->dstate = RP_DEF_NONE;
+    rp_match_real("no generalized request to defer it with");
+    RP_UNLOCKED(rc = PMPI_Irecv(r->wbuf, r->wcount, r->wtype, MPI_ANY_SOURCE,
+                                r->tag_spec, r->comm, request));
+    return rc;
+  }
+  rp_req **pp = &rp_g.wildq;
+  while (*pp)
+    pp = &(*pp)->qnext;
+  r->qnext = NULL;
+  *pp = r;
+  rp_g.wild_open++;
+  return MPI_SUCCESS;
+}
+
+static void defer_unlink(rp_req *r) {
+  rp_req **pp = &rp_g.wildq;
+  while (*pp && *pp != r)
+    pp = &(*pp)->qnext;
+  if (*pp)
+    *pp = r->qnext;
+  r->qnext = NULL;
+}
+
+/* The real receive is over (its status in r->dst): the application's
+ * request completes. */
+static void defer_complete(rp_req *r) {
+  r->dstate = RP_DEF_DONE;
+  rp_g.wild_open--;
+  PMPI_Grequest_complete(r->handle);
+}
+
+/* r's message is decided: from rank src of its communicator. Received
+ * now, so that the next decision sees it taken. */
+static void defer_receive(rp_req *r, int src) {
+  int rc;
+  defer_unlink(r);
+  rp_match_block_recv(src, r->comm);
+  RP_UNLOCKED(rc = PMPI_Recv(r->wbuf, r->wcount, r->wtype, src, r->tag_spec,
+                             r->comm, &r->dst));
+  r->dst.MPI_ERROR = rc;
+  if (rc == MPI_SUCCESS && status_bytes(&r->dst) >= RP_PB_BYTES) {
+    double pb[RP_PB_DOUBLES];
+    memcpy(pb, r->enc == RP_ENC_PACK ? (const void *)r->pack : r->pb,
+           RP_PB_BYTES);
+    rp_match_got(pb);
+  }
+  if (rp_g.pub)
+    rp_publish(RP_PEER_IN, -1, -1, 0);
+  defer_complete(r);
+}
+
+/* r and every later pending receive of its communicator go to the MPI
+ * from MPI_ANY_SOURCE, in posting order (why: counted; NULL: counted
+ * already for r). */
+static void defer_to_mpi(rp_req *r, const char *why) {
+  MPI_Comm comm = r->comm;
+  for (rp_req *q = r, *nx; q; q = nx) {
+    nx = q->qnext;
+    if (q->comm != comm || q->dstate != RP_DEF_PENDING)
+      continue;
+    defer_unlink(q);
+    if (q != r || why)
+      rp_match_real(why ? why : "a wildcard receive posted before it on the "
+                                "communicator took the MPI's order");
+    int rc;
+    RP_UNLOCKED(rc = PMPI_Irecv(q->wbuf, q->wcount, q->wtype, MPI_ANY_SOURCE,
+                                q->tag_spec, comm, &q->inner));
+    if (rc == MPI_SUCCESS)
+      q->dstate = RP_DEF_INNER;
+    else {
+      memset(&q->dst, 0, sizeof q->dst);
+      q->dst.MPI_SOURCE = MPI_ANY_SOURCE;
+      q->dst.MPI_TAG = MPI_ANY_TAG;
+      q->dst.MPI_ERROR = rc;
+      defer_complete(q);
+    }
+  }
+}
+
+/* One pending receive decided: wait for the proof (wait), else one look.
+ * 1 received, 0 still undecided (left pending), -1 left to the MPI. */
+static int defer_decide(rp_req *r, int wait) {
+  int src = MPI_ANY_SOURCE, k;
+  if (wait) {
+    src = rp_match_source(MPI_ANY_SOURCE, r->tag_spec, r->comm);
+    k = src == MPI_ANY_SOURCE ? -2 : 1; /* -2: rp_match_real counted it */
+  } else
+    k = rp_match_try(r->tag_spec, r->comm, &src);
+  if (k == 1) {
+    defer_receive(r, src);
+    return 1;
+  }
+  if (k == 0)
+    return 0;
+  defer_to_mpi(r, k == -2 ? NULL : "matching in predicted time is off here");
+  return -1;
+}
+
+/* The pending receives of r's communicator up to r, in posting order
+ * (those before it match first). */
+static void defer_upto(rp_req *r, int wait) {
+  for (rp_req *q = rp_g.wildq, *nx; q && r->dstate == RP_DEF_PENDING;
+       q = nx) {
+    nx = q->qnext;
+    if (q->comm == r->comm && defer_decide(q, wait) == 0)
+      return; /* the ones after it wait too */
+  }
+}
+
+void rp_defer_flush_slow(int tag, MPI_Comm comm) {
+  for (rp_req *q = rp_g.wildq, *nx; q; q = nx) {
+    nx = q->qnext;
+    if (q->comm != comm || !tags_meet(q->tag_spec, tag))
+      continue;
+    int src, k = rp_match_try(q->tag_spec, comm, &src);
+    if (k == 1) {
+      defer_receive(q, src);
+      continue;
+    }
+    defer_to_mpi(q, k == -2 ? NULL
+                 : "another receive or probe on the communicator came "
+                   "before its message could be proven first");
+    return; /* the rest of comm's queue went with it */
+  }
+}
+
+void rp_defer_ready_slow(rp_req **recs, int n, int wait) {
+  for (int i = 0; i < n; i++) {
+    rp_req *r = recs[i];
+    if (r == NULL || r->dstate == RP_DEF_NONE || r->dstate == RP_DEF_DONE)
+      continue;
+    if (r->dstate == RP_DEF_PENDING)
+      defer_upto(r, wait);
+    if (r->dstate == RP_DEF_INNER) {
+      int f = 1;
+      if (wait)
+        RP_UNLOCKED(PMPI_Wait(&r->inner, &r->dst));
+      else
+        RP_UNLOCKED(PMPI_Test(&r->inner, &f, &r->dst));
+      if (f) {
+        r->dst.MPI_ERROR = MPI_SUCCESS;
+        defer_complete(r);
+      }
+    }
+  }
+}
+
+void rp_defer_cancel(rp_req *r) {
+  if (r->dstate == RP_DEF_PENDING) {
+    defer_unlink(r);
+    memset(&r->dst, 0, sizeof r->dst);
+    r->dst.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->dst.MPI_TAG = MPI_ANY_TAG;
+    PMPI_Status_set_elements(&r->dst, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(&r->dst, 1);
+    defer_complete(r);
+  } else if (r->dstate == RP_DEF_INNER) {
+    PMPI_Cancel(&r->inner);
+    RP_UNLOCKED(PMPI_Wait(&r->inner, &r->dst));
+    defer_complete(r);
+  }
+}
+
+/* Whether any of n records is a deferred receive not completed yet. */
+static int defer_open(rp_req **recs, int n) {
+  for (int i = 0; rp_g.wild_open > 0 && recs && i < n; i++)
+    if (recs[i] && (recs[i]->dstate == RP_DEF_PENDING ||
+                    recs[i]->dstate == RP_DEF_INNER))
+      return 1;
+  return 0;
+}
+
 rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
                            int count, MPI_Datatype type, int source, int tag,
                            MPI_Comm comm) {
@@ -471,9 +714,19 @@ rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
   r->tag_spec = tag;
   r->comm = comm;
   encode(r, buf, count, type, source, comm);
-  if (source == MPI_ANY_SOURCE && !r->blocking && rp_g.cfg.mode == RP_MODE_PREDICT)
-    rp_match_real("non-blocking ones (MPI_Irecv, MPI_Recv_init) are matched "
-                  "by the MPI when their message comes");
+  if (source == MPI_ANY_SOURCE && !r->blocking &&
+      rp_g.cfg.mode == RP_MODE_PREDICT) {
+    const char *why = rp_g.pub ? defer_refused(r) : NULL;
+    if (rp_g.pub && why == NULL) {
+      r->dstate = RP_DEF_PENDING; /* rp_defer_post, in place of PMPI */
+      return r;
+    }
+    if (why)
+      rp_match_real(why);
+    else
+      rp_match_real_probe(); /* why matching in predicted time is off */
+  }
+  rp_defer_flush(tag, comm);
   return r;
 }
 
@@ -734,6 +987,14 @@ int rp_some_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
                       MPI_Status *statuses, int *rc) {
   int index = MPI_UNDEFINED, flag = 0;
   MPI_Status st;
+  if (defer_open(recs, n)) /* polls: the deferred ones decide meanwhile */
+    for (;;) {
+      rp_defer_ready_slow(recs, n, 0);
+      RP_UNLOCKED(*rc = PMPI_Testsome(n, reqs, outcount, indices, statuses));
+      if (test || *rc != MPI_SUCCESS || *outcount != 0)
+        return 1;
+      sched_yield();
+    }
   if (!rp_g.pub || !receives_only(n, reqs, recs, found) ||
       !any_by_proof(n, reqs, recs, &index, test ? &flag : NULL, &st, rc))
     return 0;
@@ -750,6 +1011,17 @@ int rp_some_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
 
 int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
                      int *index, int *flag, MPI_Status *status, int *rc) {
+  if (defer_open(recs, n)) /* polls: the deferred ones decide meanwhile */
+    for (;;) {
+      int f = 0;
+      rp_defer_ready_slow(recs, n, 0);
+      RP_UNLOCKED(*rc = PMPI_Testany(n, reqs, index, &f, status));
+      if (flag)
+        *flag = f;
+      if (flag || f || *rc != MPI_SUCCESS)
+        return 1;
+      sched_yield();
+    }
   if (!receives_only(n, reqs, recs, found))
     return 0;
   if (rp_g.pub && any_by_proof(n, reqs, recs, index, flag, status, rc))
@@ -914,8 +1186,10 @@ void rp_req_peek(rp_req *r, MPI_Status *st, int want_status) {
 void rp_req_start(rp_req *r) {
   r->active = 1;
   r->unpacked = 0;
-  if (r->kind == RP_REQ_RECV) /* a persistent receive posted again */
+  if (r->kind == RP_REQ_RECV) { /* a persistent receive posted again */
     memcpy(r->t_mark, rp_g.clk.now, sizeof r->t_mark);
+    rp_defer_flush(r->tag_spec, r->comm);
+  }
   if (r->kind == RP_REQ_SEND)
     send_stamp(r);
   else if (kind_ops[r->kind] && kind_ops[r->kind]->start)
@@ -924,6 +1198,24 @@ void rp_req_start(rp_req *r) {
 
 int rp_req_free_user(rp_req *r, MPI_Request *request) {
   table_remove(r);
+  if (r->dstate == RP_DEF_PENDING) /* it must still take its message */
+    defer_to_mpi(r, "freed (MPI_Request_free) before its completion");
+  if (r->dstate == RP_DEF_INNER) { /* the real receive lives on */
+    defer_complete(r);
+    int rc = PMPI_Request_free(request);
+    r->dstate = RP_DEF_NONE;
+    r->handle = r->inner;
+    r->next = zombies;
+    zombies = r;
+    return rc;
+  }
+  if (r->dstate == RP_DEF_DONE) { /* received already: the data lands */
+    int rc = PMPI_Request_free(request);
+    if (r->dst.MPI_ERROR == MPI_SUCCESS && !cancelled(&r->dst))
+      deliver(r, &r->dst);
+    req_release(r);
+    return rc;
+  }
   if (!r->active) {
     int rc = PMPI_Request_free(request);
     req_release(r);
@@ -1067,6 +1359,7 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
                 MPI_Comm comm, MPI_Status *status, int replace,
                 MPI_Request *request) {
   MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
+  rp_defer_flush(recvtag, comm);
   rp_req *s = prepare(request ? rp_req_new() : NULL, 1, w,
                       REVPROF_FN_SENDRECV, RP_REQ_SEND);
   rp_req *r = prepare(request ? rp_req_new() : NULL, 0, w, REVPROF_FN_RECV,

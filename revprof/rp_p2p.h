@@ -179,6 +179,34 @@ static inline void rp_send_end(rp_req *r, int rc) {
   (void)rc;
 }
 
+/* Deferred wildcard receives (rp_p2p.c): an MPI_Irecv from MPI_ANY_SOURCE
+ * that rp_recv_begin marked RP_DEF_PENDING is posted with rp_defer_post in
+ * place of PMPI (a generalized request); its message is decided when a
+ * completion call asks for it (rp_defer_ready: wait, the call blocks until
+ * the records complete; else one look), or when a receive or probe posted
+ * later on its communicator with a tag that meets its own comes
+ * (rp_defer_flush). */
+int rp_defer_post(rp_req *r, MPI_Request *request);
+void rp_defer_flush_slow(int tag, MPI_Comm comm);
+static inline void rp_defer_flush(int tag, MPI_Comm comm) {
+  if (RP_UNLIKELY(rp_g.wildq != NULL))
+    rp_defer_flush_slow(tag, comm);
+}
+void rp_defer_ready_slow(rp_req **recs, int n, int wait);
+static inline void rp_defer_ready(rp_req **recs, int n, int wait) {
+  if (RP_UNLIKELY(rp_g.wild_open > 0) && recs)
+    rp_defer_ready_slow(recs, n, wait);
+}
+/* MPI_Cancel of a deferred receive (before PMPI_Cancel). */
+void rp_defer_cancel(rp_req *r);
+
+/* Whether the MPI holds a receive the application posted on comm (or a
+ * deferred one left to the MPI) that may take a message of tag: a
+ * wildcard receive decided in predicted time could then be handed a
+ * message that receive takes first (why: rp_held_why). */
+int rp_recvs_held(int tag, MPI_Comm comm);
+extern const char rp_held_why[];
+
 /* Receives: the wrapper passes (r->wbuf, r->wcount, r->wtype) to PMPI. */
 static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
                                     void *buf, int count, MPI_Datatype type,
@@ -208,9 +236,14 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
  * predicted time (rp_match_source), else the one posted, on which the rank
  * is then published as blocked. */
 static inline int rp_recv_source(int source, int tag, MPI_Comm comm) {
+  rp_defer_flush(tag, comm);
   if (RP_LIKELY(source != MPI_ANY_SOURCE)) {
     if (rp_g.pub && source >= 0)
       rp_match_block_recv(source, comm);
+    return source;
+  }
+  if (rp_g.pub && rp_recvs_held(tag, comm)) {
+    rp_match_real(rp_held_why);
     return source;
   }
   source = rp_match_source(source, tag, comm);

@@ -74,6 +74,13 @@ enum rp_enc {
   RP_ENC_STRUCT = 2  /* struct type {4 doubles at pb, count x type at buf} */
 };
 
+enum rp_def_state {
+  RP_DEF_NONE = 0,    /* an ordinary request */
+  RP_DEF_PENDING = 1, /* deferred: nothing posted to the MPI yet */
+  RP_DEF_INNER = 2,   /* left to the MPI's order: inner posted */
+  RP_DEF_DONE = 3     /* received; the generalized request completed */
+};
+
 enum rp_req_kind {
   RP_REQ_SEND = 0, RP_REQ_RECV = 1, RP_REQ_COLL = 2, RP_REQ_IDUP = 3,
   RP_REQ_PSEND = 4, RP_REQ_PRECV = 5, /* partitioned (rp_part.c) */
@@ -139,6 +146,13 @@ typedef struct rp_req {
   int parts, nready;
   MPI_Comm *newcomm;        /* Comm_idup: where the new comm appears */
   MPI_Comm shadow_new;      /* Comm_idup: its shadow */
+  /* a non-blocking receive from MPI_ANY_SOURCE deferred until its message
+     is decided in predicted time (rp_p2p.c, "Deferred wildcard receives"):
+     the application holds a generalized request (handle) meanwhile */
+  int dstate;               /* enum rp_def_state */
+  MPI_Request inner;        /* RP_DEF_INNER: the real receive posted */
+  MPI_Status dst;           /* the real receive's status, for the query */
+  struct rp_req *qnext;     /* RP_DEF_PENDING: next in posting order */
   char inl[RP_REQ_INLINE];  /* small pack buffers live here */
 } rp_req;
 
@@ -272,6 +286,10 @@ typedef struct rp_state {
                           charged several receives one after another */
   struct rp_mpub *pub; /* this rank's published state for the others'
                           wildcard receives (rp_match.c); NULL: off */
+  struct rp_req *wildq; /* deferred wildcard receives nothing was posted
+                           for yet, in posting order (rp_p2p.c) */
+  int wild_open;        /* deferred ones not completed yet (pending or
+                           left to the MPI) */
   double any_reordered; /* Waitany/Testany calls that took another
                            completed receive than the first one */
   int tracing;      /* rp_trace_* active */

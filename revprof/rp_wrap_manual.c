@@ -248,6 +248,7 @@ RP_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag,
     return PMPI_Request_get_status(request, flag, status);
   rp_enter(RP_W_MPI_Request_get_status);
   rp_req *r = rp_req_find(request);
+  rp_defer_ready(&r, 1, 0);
   MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Request_get_status(request, flag, r ? st : status);
   if (r && rc == MPI_SUCCESS && *flag)
@@ -298,6 +299,9 @@ RP_EXPORT int MPI_Cancel(MPI_Request *request) {
   if (rp_bypass())
     return PMPI_Cancel(request);
   rp_enter(RP_W_MPI_Cancel);
+  rp_req *r = rp_g.wild_open > 0 ? rp_req_find(*request) : NULL;
+  if (r && r->dstate != RP_DEF_NONE)
+    rp_defer_cancel(r); /* a deferred wildcard receive */
   int rc = PMPI_Cancel(request); /* the completion sees the cancel */
   rp_leave(RP_W_MPI_Cancel);
   return rc;
@@ -323,6 +327,7 @@ RP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
   if (rp_bypass())
     return PMPI_Iprobe(source, tag, comm, flag, status);
   rp_enter_poll(RP_W_MPI_Iprobe);
+  rp_defer_flush(tag, comm);
   int src = source, k = source == MPI_ANY_SOURCE
                            ? rp_match_try(tag, comm, &src) : 1, rc;
   if (k == 0) { /* no message proven first yet: none, after progress */
@@ -359,6 +364,7 @@ RP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
   if (rp_bypass())
     return PMPI_Improbe(source, tag, comm, flag, message, status);
   rp_enter_poll(RP_W_MPI_Improbe);
+  rp_defer_flush(tag, comm);
   int src = source, k = source == MPI_ANY_SOURCE
                            ? rp_match_try(tag, comm, &src) : 1, rc;
   if (k == 0) { /* as MPI_Iprobe: progress, and no message yet */
