@@ -62,13 +62,18 @@ endforeach()
 # rounds; by MPI_Probe, by an MPI_Iprobe loop, by MPI_Waitany (and an
 # MPI_Testany loop, MPI_Waitsome, an MPI_Testsome loop) over one receive per
 # worker; workers blocked on the
-# deciding rank; REVPROF_WILDCARD=real; a sender further ahead than its
-# log keeps; a cancelled send
+# deciding rank; by MPI_Irecv(MPI_ANY_SOURCE) and MPI_Wait (or an MPI_Test
+# loop), deferred until the Wait decides; REVPROF_WILDCARD=real; a sender
+# further ahead than its log keeps; a cancelled send; MPI's order around
+# deferred wildcard receives
 foreach(np 3 4)
   revprof_test(revprof_wildcard_np${np} wildcard
                $<TARGET_FILE:rp_wildcard_rp> ${np})
+  revprof_test(revprof_wildcard_defer_np${np} wildcard
+               $<TARGET_FILE:rp_wildcard_rp> ${np} defer)
 endforeach()
-foreach(v probe iprobe waitany testany waitsome testsome cycle real flood)
+foreach(v probe iprobe waitany testany waitsome testsome irecv irecvtest
+          cycle real flood)
   revprof_test(revprof_wildcard_${v}_np4 wildcard
                $<TARGET_FILE:rp_wildcard_rp> 4 ${v})
 endforeach()

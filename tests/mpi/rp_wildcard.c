@@ -26,6 +26,14 @@
  * for the cancelled one; where the MPI cannot cancel a send (Open MPI 4.1
  * and MPICH 4.0.2 cannot, here: the test then only checks that nothing
  * breaks), rank 0 takes that one first; prints "wildcard cancel: ..."),
+ * [irecv] (the master takes each result with
+ * MPI_Irecv(MPI_ANY_SOURCE) and MPI_Wait: the receive is deferred until
+ * the Wait decides its message; on paper the first message there, at
+ * t_send + latency, and the Wait ends at max(now + o(d), max(t_send +
+ * latency, t_post + T_Irecv))), [irecvtest] (the same with an MPI_Test
+ * loop), [defer] (no rounds, 3 ranks or more: MPI's order among deferred
+ * wildcard receives and the receives, probes, cancels, frees and
+ * completion calls around them; prints "wildcard defer: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
@@ -54,7 +62,7 @@
 
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
-    testany, flood, cancel, waitsome, testsome;
+    testany, flood, cancel, waitsome, testsome, irecv, irecvtest, defer;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -135,7 +143,11 @@ static void round_paper(const double t0[NB], const double nic0[NB],
           who = order[k];
         k++;
         pending[who] = 0;
-        if (waitany) /* (a probe costs nothing: as a receive) */
+        if (irecv) /* posted just before its Wait */
+          now[0][b] = mx(now[0][b] + L(&WAIT, b, d),
+                         mx(res_t[who][b] + L(&LAT, b, d),
+                            now[0][b] + L(&IRECV, b, d)));
+        else if (waitany) /* (a probe costs nothing: as a receive) */
           now[0][b] = mx(now[0][b] + L(&WAIT, b, d),
                          there(who, b, res_t[who][b], d));
         else
@@ -203,6 +215,16 @@ static void master(int ntasks, int *order) {
       else
         MPI_Waitany(P - 1, rq + 1, &i, &st);
       result = results[i + 1];
+    } else if (irecv) {
+      MPI_Request r;
+      int f = 0;
+      MPI_Irecv(&result, 1, MPI_INT, MPI_ANY_SOURCE, T_RESULT, MPI_COMM_WORLD,
+                &r);
+      if (irecvtest)
+        while (!f)
+          MPI_Test(&r, &f, &st);
+      else
+        MPI_Wait(&r, &st);
     } else if (probe || iprobe) {
       int flag = 0;
       if (probe)
@@ -255,6 +277,121 @@ static void worker(void) {
   }
 }
 
+static void expect(int ok, const char *what, int got) {
+  if (!ok && mismatches++ < 10)
+    fprintf(stderr, "defer: %s (got %d)\n", what, got);
+}
+
+static void send_int(int v, int to, int tag) {
+  MPI_Send(&v, 1, MPI_INT, to, tag, MPI_COMM_WORLD);
+}
+
+/* [defer]: each stage between barriers; rank 0 receives */
+static void defer_checks(void) {
+  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Status st;
+  MPI_Request dq[2];
+  int a = -1, b = -1, c = -1, f = 0, n = 0;
+  /* 1. a receive from one source posted after a pending wildcard one:
+     the wildcard takes the first message */
+  if (rank == 1) {
+    send_int(1, 0, 6);
+    send_int(2, 0, 6);
+  }
+  if (rank == 0) {
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 6, w, &dq[0]);
+    MPI_Recv(&b, 1, MPI_INT, 1, 6, w, &st);
+    MPI_Wait(&dq[0], &st);
+    expect(a == 1 && st.MPI_SOURCE == 1, "wildcard Irecv before a Recv", a);
+    expect(b == 2, "the Recv after a wildcard Irecv", b);
+  }
+  MPI_Barrier(w);
+  /* 2. two pending ones and MPI_Waitall: one message each, from the
+     senders, ANY_TAG */
+  if (rank == 1 || rank == 2)
+    send_int(100 + rank, 0, 7);
+  if (rank == 0) {
+    MPI_Status sts[2];
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, w, &dq[0]);
+    MPI_Irecv(&b, 1, MPI_INT, MPI_ANY_SOURCE, 7, w, &dq[1]);
+    MPI_Waitall(2, dq, sts);
+    expect(a == 100 + sts[0].MPI_SOURCE && sts[0].MPI_TAG == 7, "Waitall 1", a);
+    expect(b == 100 + sts[1].MPI_SOURCE && sts[0].MPI_SOURCE != sts[1].MPI_SOURCE,
+           "Waitall 2", b);
+    MPI_Get_count(&sts[1], MPI_INT, &n);
+    expect(n == 1, "count", n);
+  }
+  MPI_Barrier(w);
+  /* 3. a probe after a pending one sees the second message */
+  if (rank == 1) {
+    send_int(31, 0, 12);
+    send_int(32, 0, 12);
+  }
+  if (rank == 0) {
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 12, w, &dq[0]);
+    MPI_Probe(MPI_ANY_SOURCE, 12, w, &st);
+    MPI_Recv(&b, 1, MPI_INT, st.MPI_SOURCE, 12, w, &st);
+    MPI_Wait(&dq[0], &st);
+    expect(a == 31 && b == 32, "probe after a wildcard Irecv", a * 100 + b);
+  }
+  MPI_Barrier(w);
+  /* 4. cancel; MPI_Request_get_status; Waitany over a wildcard and a
+     receive from one source */
+  if (rank == 0) {
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 8, w, &dq[0]);
+    MPI_Cancel(&dq[0]);
+    MPI_Wait(&dq[0], &st);
+    MPI_Test_cancelled(&st, &f);
+    expect(f == 1, "cancelled", f);
+  }
+  MPI_Barrier(w);
+  if (rank == 2)
+    send_int(11, 0, 11);
+  if (rank == 0) {
+    f = 0;
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 11, w, &dq[0]);
+    while (!f)
+      MPI_Request_get_status(dq[0], &f, &st);
+    expect(st.MPI_SOURCE == 2, "Request_get_status's source", st.MPI_SOURCE);
+    MPI_Wait(&dq[0], &st);
+    expect(a == 11 && st.MPI_SOURCE == 2, "after Request_get_status", a);
+  }
+  MPI_Barrier(w);
+  if (rank == 1)
+    send_int(13, 0, 13);
+  if (rank == 2)
+    send_int(14, 0, 14);
+  if (rank == 0) {
+    int i, seen = 0;
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 13, w, &dq[0]);
+    MPI_Irecv(&b, 1, MPI_INT, 2, 14, w, &dq[1]);
+    for (int k = 0; k < 2; k++) {
+      MPI_Waitany(2, dq, &i, &st);
+      seen |= 1 << i;
+    }
+    expect(seen == 3 && a == 13 && b == 14, "Waitany", a * 100 + b);
+  }
+  MPI_Barrier(w);
+  /* 5. freed while pending: the message is still taken (the next
+     wildcard receive gets the one after it) */
+  if (rank == 1) {
+    send_int(51, 0, 15);
+    send_int(52, 0, 15);
+  }
+  if (rank == 0) {
+    static int lost = -1;
+    MPI_Irecv(&lost, 1, MPI_INT, MPI_ANY_SOURCE, 15, w, &dq[0]);
+    MPI_Request_free(&dq[0]);
+    MPI_Recv(&c, 1, MPI_INT, MPI_ANY_SOURCE, 15, w, &st);
+    expect(c == 52, "the receive after a freed one", c);
+  }
+  MPI_Barrier(w);
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
+             MPI_SUM, 0, w);
+  if (rank == 0)
+    printf("wildcard defer: %d ranks, %d mismatches\n", P, mismatches);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -270,6 +407,9 @@ int main(int argc, char **argv) {
     flood |= strcmp(argv[i], "flood") == 0;
     cancel |= strcmp(argv[i], "cancel") == 0;
     waitany |= testany || waitsome || strcmp(argv[i], "waitany") == 0;
+    irecvtest |= strcmp(argv[i], "irecvtest") == 0;
+    irecv |= irecvtest || strcmp(argv[i], "irecv") == 0;
+    defer |= strcmp(argv[i], "defer") == 0;
   }
   if (P < 2 || P > MAXP) {
     if (rank == 0)
@@ -293,6 +433,11 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("wildcard flood: %d messages, %d mismatches\n", FLOOD,
              mismatches);
+    MPI_Finalize();
+    return 0;
+  }
+  if (defer && P >= 3) {
+    defer_checks();
     MPI_Finalize();
     return 0;
   }
