@@ -638,7 +638,8 @@ static void defer_upto(rp_req *r, int wait) {
   for (rp_req *q = rp_g.wildq, *nx; q && r->dstate == RP_DEF_PENDING;
        q = nx) {
     nx = q->qnext;
-    if (q->comm == r->comm && defer_decide(q, wait) == 0)
+    if (q->comm == r->comm && q->dstate == RP_DEF_PENDING &&
+        defer_decide(q, wait) == 0)
       return; /* the ones after it wait too */
   }
 }
@@ -1353,6 +1354,25 @@ static void sendrecv_complete(rp_req *r, MPI_Status *st, int want_status,
   }
 }
 
+/* A blocking Sendrecv from MPI_ANY_SOURCE with matching in predicted
+ * time: the send posted, the receive's source decided (rp_recv_source),
+ * the receive, then the send completed; what MPI_Sendrecv does, with the
+ * source known before the receive is posted. */
+static int sendrecv_any(rp_req *s, rp_req *r, int dest, int sendtag,
+                        int recvtag, MPI_Comm comm, MPI_Status *st) {
+  MPI_Request sq;
+  int rc, rc2;
+  RP_UNLOCKED(rc = PMPI_Isend(s->wbuf, s->wcount, s->wtype, dest, sendtag,
+                              comm, &sq));
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int src = rp_recv_source(MPI_ANY_SOURCE, recvtag, comm);
+  RP_UNLOCKED(rc = PMPI_Recv(r->wbuf, r->wcount, r->wtype, src, recvtag, comm,
+                             st));
+  RP_UNLOCKED(rc2 = PMPI_Wait(&sq, MPI_STATUS_IGNORE));
+  return rc != MPI_SUCCESS ? rc : rc2;
+}
+
 int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
                 MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -1381,10 +1401,20 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
   if (request != NULL && r->enc == RP_ENC_STRUCT && r->ubytes > 0)
     packed_recv(r);
   int rc;
+  if (source == MPI_ANY_SOURCE && rp_g.cfg.mode == RP_MODE_PREDICT &&
+      (request != NULL || rp_g.pub == NULL)) {
+    if (rp_g.pub)
+      rp_match_real("MPI_Isendrecv from MPI_ANY_SOURCE is matched by the MPI");
+    else
+      rp_match_real_probe();
+  }
   if (request == NULL) {
-    RP_UNLOCKED(rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest,
-                                   sendtag, r->wbuf, r->wcount, r->wtype,
-                                   source, recvtag, comm, st));
+    if (source == MPI_ANY_SOURCE && rp_g.pub)
+      rc = sendrecv_any(s, r, dest, sendtag, recvtag, comm, st);
+    else
+      RP_UNLOCKED(rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest,
+                                     sendtag, r->wbuf, r->wcount, r->wtype,
+                                     source, recvtag, comm, st));
     if (rc == MPI_SUCCESS)
       sendrecv_complete(r, st, st != &local, s->enc != RP_ENC_NATIVE,
                         s->ubytes);

@@ -33,7 +33,8 @@
  * latency, t_post + T_Irecv))), [irecvtest] (the same with an MPI_Test
  * loop), [defer] (no rounds, 3 ranks or more: MPI's order among deferred
  * wildcard receives and the receives, probes, cancels, frees and
- * completion calls around them; prints "wildcard defer: ..."),
+ * completion calls around them, and MPI_Sendrecv from MPI_ANY_SOURCE in
+ * predicted order; prints "wildcard defer: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
@@ -384,6 +385,31 @@ static void defer_checks(void) {
     MPI_Request_free(&dq[0]);
     MPI_Recv(&c, 1, MPI_INT, MPI_ANY_SOURCE, 15, w, &st);
     expect(c == 52, "the receive after a freed one", c);
+  }
+  MPI_Barrier(w);
+  /* 6. MPI_Sendrecv from MPI_ANY_SOURCE takes the message first in
+     predicted time: rank 2's (declared 100 us, then 20 ms asleep), not
+     rank 1's (declared 300 us, no sleep), which is there first really */
+  if (rank == 1 || rank == 2) {
+    revprof_compute_seconds(rank == 1 ? 3e-4 : 1e-4);
+    if (rank == 2)
+      sleep_us(20000);
+    send_int(60 + rank, 0, 21);
+  }
+  if (rank == 1)
+    MPI_Recv(&c, 1, MPI_INT, 0, 20, w, &st);
+  if (rank == 0) {
+    int src;
+    a = 60;
+    MPI_Sendrecv(&a, 1, MPI_INT, 1, 20, &b, 1, MPI_INT, MPI_ANY_SOURCE, 21,
+                 w, &st);
+    src = st.MPI_SOURCE;
+    MPI_Recv(&c, 1, MPI_INT, MPI_ANY_SOURCE, 21, w, &st);
+    expect(b == 60 + src && c == 60 + st.MPI_SOURCE && src != st.MPI_SOURCE,
+           "Sendrecv's data", b);
+    expect(!revprof_enabled() || src == 2,
+           "Sendrecv from MPI_ANY_SOURCE: first in predicted time is rank 2",
+           src);
   }
   MPI_Barrier(w);
   MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
