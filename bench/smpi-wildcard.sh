@@ -7,7 +7,9 @@
 # "master-worker", bench/smpi/master_worker.c: rank 0 hands out TASKS tasks
 # per worker of 1 to 5.1 times COST seconds of computation, receiving results
 # of BYTES bytes with MPI_ANY_SOURCE/MPI_ANY_TAG and giving the next task
-# to whoever answered; "waitany", bench/smpi/waitany_pipe.c: rank 0 keeps
+# to whoever answered; "master-worker-irecv": the same, the master taking
+# each result with MPI_Irecv(MPI_ANY_SOURCE) and MPI_Wait (deferred until
+# the Wait under librevprof); "waitany", bench/smpi/waitany_pipe.c: rank 0 keeps
 # one MPI_Irecv per other rank and takes ITERS results of BYTES bytes from
 # each with MPI_Waitany, acking each (1 to 5.1 times COST seconds of
 # computation before each result, varying by rank and iteration). The
@@ -31,7 +33,7 @@
 #
 # usage: bench/smpi-wildcard.sh [BUILD_DIR]   (default: build)
 # env:   NPS (rank counts, default "4 8 16"), CASES (default "master-worker
-#        waitany"), TASKS (master-worker tasks per worker, default 8),
+#        master-worker-irecv waitany"), TASKS (master-worker tasks per worker, default 8),
 #        ITERS (waitany results per rank, default 8), COST (seconds of
 #        computation of the cheapest task, default 0.001), BYTES (result
 #        size, default 16; master-worker needs 16 or more), REPEATS (runs
@@ -42,10 +44,10 @@
 set -eu
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
-nps=${NPS:-4 8 16} cases=${CASES:-master-worker waitany} tasks=${TASKS:-8}
+nps=${NPS:-4 8 16} cases=${CASES:-master-worker master-worker-irecv waitany} tasks=${TASKS:-8}
 iters=${ITERS:-8} cost=${COST:-0.001} bytes=${BYTES:-16} repeats=${REPEATS:-5}
 for c in $cases; do
-  case $c in master-worker | waitany) ;; *) echo "smpi-wildcard: unknown case $c (master-worker, waitany)" >&2; exit 2 ;; esac
+  case $c in master-worker | master-worker-irecv | waitany) ;; *) echo "smpi-wildcard: unknown case $c (master-worker, master-worker-irecv, waitany)" >&2; exit 2 ;; esac
 done
 bench_smpi_setup smpi-wildcard
 echo "# master-worker $tasks tasks per worker, waitany $iters results per rank; $cost s of computation per unit of cost; $bytes-byte results; $repeats runs per mode; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
@@ -73,17 +75,21 @@ native() { # mode case np prog args...: "T H wall" appended to $w/$1; report in 
 row() { # case np: one table row, the predicted mode's |error| appended to $w/errors
   c=$1 np=$2
   case $c in
-    master-worker) prog=master_worker k=$tasks ;;
-    *) prog=waitany_pipe k=$iters ;;
+    master-worker) prog=master_worker k=$tasks x= ;;
+    master-worker-irecv) prog=master_worker k=$tasks x=irecv ;;
+    *) prog=waitany_pipe k=$iters x= ;;
   esac
   echo "$c at $np ranks ..." >&2
-  ref=$(smpi "$np" "$w/${prog}_smpi" "$k" "$cost" "$bytes" 2> "$w/smpi.err" | timed)
+  # shellcheck disable=SC2086 # $x: one word or none
+  ref=$(smpi "$np" "$w/${prog}_smpi" "$k" "$cost" "$bytes" $x 2> "$w/smpi.err" | timed)
   [ -n "$ref" ] || { tail -n 5 "$w/smpi.err" >&2; echo "smpi-wildcard: smpirun $c $np failed" >&2; exit 1; }
   : > "$w/predicted"; : > "$w/real"
   i=0
   while [ "$i" -lt "$repeats" ]; do
-    native predicted "$c" "$np" "$w/${prog}_rp" "$k" "$cost" "$bytes"
-    native real "$c" "$np" "$w/${prog}_rp" "$k" "$cost" "$bytes"
+    # shellcheck disable=SC2086
+    native predicted "$c" "$np" "$w/${prog}_rp" "$k" "$cost" "$bytes" $x
+    # shellcheck disable=SC2086
+    native real "$c" "$np" "$w/${prog}_rp" "$k" "$cost" "$bytes" $x
     i=$((i + 1))
   done
   # shellcheck disable=SC2086 # the two words of $ref

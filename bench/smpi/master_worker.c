@@ -18,7 +18,9 @@
  * and the end; H: a hash of the (task, source) pairs in the order rank 0
  * received them, so that two runs with the same H made the same schedule;
  * B: results whose task or tag is not the one handed to their sender).
- *   master_worker TASKS COST [D] */
+ * With "irecv" the master takes each result with MPI_Irecv(MPI_ANY_SOURCE)
+ * and MPI_Wait instead of MPI_Recv.
+ *   master_worker TASKS COST [D [irecv]] */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdint.h>
@@ -39,7 +41,8 @@ static double task_cost(double base, int i) {
 
 /* Rank 0: hands out ntasks tasks to the size - 1 workers; returns the
  * number of bad results, *h the schedule's hash. */
-static int master(int size, int ntasks, char *buf, int d, uint64_t *h) {
+static int master(int size, int ntasks, char *buf, int d, int irecv,
+                  uint64_t *h) {
   int next = 0, bad = 0, *given = malloc(sizeof(int) * (size_t)size);
   if (given == NULL)
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -50,8 +53,14 @@ static int master(int size, int ntasks, char *buf, int d, uint64_t *h) {
   }
   for (int done = 0; done < ntasks; done++) {
     MPI_Status st;
-    MPI_Recv(buf, d, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
-             &st);
+    if (irecv) {
+      MPI_Request rq;
+      MPI_Irecv(buf, d, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                &rq);
+      MPI_Wait(&rq, &st);
+    } else
+      MPI_Recv(buf, d, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+               &st);
     int src = st.MPI_SOURCE, task;
     memcpy(&task, buf, sizeof task);
     bad += task != given[src] || st.MPI_TAG != 1 + task % 1000;
@@ -92,10 +101,12 @@ int main(int argc, char **argv) {
   int tasks = argc >= 3 ? atoi(argv[1]) : 0;
   double base = argc >= 3 ? atof(argv[2]) : -1.0;
   int d = argc >= 4 ? atoi(argv[3]) : 16;
-  if (tasks < 1 || base < 0.0 || d < 16 || size < 2) {
+  int irecv = argc >= 5 && strcmp(argv[4], "irecv") == 0;
+  if (tasks < 1 || base < 0.0 || d < 16 || size < 2 ||
+      (argc >= 5 && !irecv)) {
     if (rank == 0)
-      fprintf(stderr, "usage: master_worker TASKS COST [D] (D >= 16, 2 ranks"
-                      " or more)\n");
+      fprintf(stderr, "usage: master_worker TASKS COST [D [irecv]] (D >= 16,"
+                      " 2 ranks or more)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int ntasks = tasks * (size - 1);
@@ -110,7 +121,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   if (rank == 0)
-    bad = master(size, ntasks, buf, d, &h);
+    bad = master(size, ntasks, buf, d, irecv, &h);
   else
     worker(base, buf, d);
   double t = MPI_Wtime() - t0;
