@@ -1,0 +1,351 @@
+/* Sample mode's rules: settings and samplers (rp_sample_rule.h). */
+#include "rp_sample_rule.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "revprof_model.h"
+
+/* ------------------------------------------------------------- settings */
+
+#define SAMPLE_FORMS "off, all, random:P, counter:N[:J] or timer:S[:J]"
+
+/* The techniques as written: name, the form of the setting, and how many
+ * ':'-separated fields it takes, the name included. */
+static const struct {
+  const char *name, *form;
+  rp_sample_kind kind;
+  int lo, hi;
+} techniques[] = {
+    {"off", "off", RP_SAMPLE_OFF, 1, 1},
+    {"all", "all", RP_SAMPLE_ALL, 1, 1},
+    {"random", "random:P", RP_SAMPLE_RANDOM, 2, 2},
+    {"counter", "counter:N or counter:N:J", RP_SAMPLE_COUNTER, 2, 3},
+    {"timer", "timer:S or timer:S:J", RP_SAMPLE_TIMER, 2, 3},
+};
+#define N_TECHNIQUES (sizeof techniques / sizeof techniques[0])
+
+const char *rp_sample_kind_name(rp_sample_kind k) {
+  for (size_t t = 0; t < N_TECHNIQUES; t++)
+    if (techniques[t].kind == k)
+      return techniques[t].name;
+  return "?";
+}
+
+/* REVPROF_EINVAL with "NAME="TEXT": what" in err (err may be NULL). */
+static int bad(char *err, size_t errlen, const char *name, const char *text,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int bad(char *err, size_t errlen, const char *name, const char *text,
+               const char *fmt, ...) {
+  if (err != NULL && errlen > 0) {
+    int k = snprintf(err, errlen, "%s=\"%s\": ", name, text);
+    if (k >= 0 && (size_t)k < errlen) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return REVPROF_EINVAL;
+}
+
+/* A field of a setting: len bytes from p, no NUL of its own. */
+typedef struct field {
+  const char *p;
+  size_t len;
+} field;
+
+static int field_is(field f, const char *word) {
+  return strlen(word) == f.len && strncmp(f.p, word, f.len) == 0;
+}
+
+/* Splits text at each sep into at most max fields; returns their number,
+ * max + 1 when there are more. */
+static int split(const char *text, char sep, field *f, int max) {
+  int n = 0;
+  for (const char *p = text;; p++) {
+    const char *q = strchr(p, sep);
+    size_t len = q != NULL ? (size_t)(q - p) : strlen(p);
+    if (n == max)
+      return max + 1;
+    f[n].p = p;
+    f[n++].len = len;
+    if (q == NULL)
+      return n;
+    p = q;
+  }
+}
+
+/* A finite decimal number filling the whole field (no blanks). */
+static int get_real(field f, double *out) {
+  char buf[64];
+  if (f.len == 0 || f.len >= sizeof buf)
+    return -1;
+  memcpy(buf, f.p, f.len);
+  buf[f.len] = '\0';
+  if (strchr("0123456789.+-", buf[0]) == NULL)
+    return -1; /* strtod would skip blanks, read "inf", "nan" */
+  char *end;
+  errno = 0;
+  double x = strtod(buf, &end);
+  if (*end != '\0' || errno != 0 || !isfinite(x))
+    return -1;
+  *out = x;
+  return 0;
+}
+
+/* A whole number filling the whole field, as a double (range checked by
+ * the caller). */
+static int get_whole(field f, double *out) {
+  double x;
+  if (get_real(f, &x) != 0 || x != floor(x))
+    return -1;
+  *out = x;
+  return 0;
+}
+
+/* The rules on the numbers of a spec, with text (the setting as written)
+ * in the message. */
+static int check_spec(const rp_sample_spec *s, const char *text, char *err,
+                      size_t errlen) {
+  const char *v = "REVPROF_SAMPLE";
+  switch (s->kind) {
+  case RP_SAMPLE_OFF:
+  case RP_SAMPLE_ALL:
+    return 0;
+  case RP_SAMPLE_RANDOM:
+    if (!(s->p >= 0.0 && s->p <= 1.0))
+      return bad(err, errlen, v, text,
+                 "the probability must be between 0 and 1");
+    return 0;
+  case RP_SAMPLE_COUNTER:
+    if (s->n < 1 || s->n > RP_SAMPLE_COUNTER_MAX)
+      return bad(err, errlen, v, text,
+                 "the counter period N must be a whole number from 1 to %ld",
+                 RP_SAMPLE_COUNTER_MAX);
+    if (!(s->jitter >= 0.0 && s->jitter < (double)s->n) ||
+        s->jitter != floor(s->jitter))
+      return bad(err, errlen, v, text,
+                 "the jitter J must be a whole number of messages with "
+                 "0 <= J < N (%ld)",
+                 s->n);
+    return 0;
+  case RP_SAMPLE_TIMER:
+    if (!(s->period > 0.0 && isfinite(s->period)))
+      return bad(err, errlen, v, text,
+                 "the period S must be a positive number of seconds");
+    if (!(s->jitter >= 0.0 && s->jitter < s->period))
+      return bad(err, errlen, v, text,
+                 "the jitter J must be a number of seconds with "
+                 "0 <= J < S (%g)",
+                 s->period);
+    return 0;
+  }
+  return bad(err, errlen, v, text, "unknown technique %d", (int)s->kind);
+}
+
+int rp_sample_parse(const char *text, rp_sample_spec *out, char *err,
+                    size_t errlen) {
+  const char *v = "REVPROF_SAMPLE";
+  if (text == NULL)
+    text = "";
+  field f[3];
+  int nf = split(text, ':', f, 3);
+  size_t t = 0;
+  while (t < N_TECHNIQUES && !field_is(f[0], techniques[t].name))
+    t++;
+  if (t == N_TECHNIQUES)
+    return bad(err, errlen, v, text, "expected " SAMPLE_FORMS);
+  if (nf < techniques[t].lo || nf > techniques[t].hi)
+    return bad(err, errlen, v, text, "expected %s", techniques[t].form);
+
+  /* a number that cannot be read becomes one check_spec refuses, with the
+     message that says what is expected */
+  rp_sample_spec s = {.kind = techniques[t].kind};
+  double x;
+  switch (s.kind) {
+  case RP_SAMPLE_RANDOM:
+    if (get_real(f[1], &s.p) != 0)
+      return bad(err, errlen, v, text,
+                 "the probability \"%.*s\" is not a number", (int)f[1].len,
+                 f[1].p);
+    break;
+  case RP_SAMPLE_COUNTER:
+    s.n = get_whole(f[1], &x) == 0 && x >= 1.0 &&
+                  x <= (double)RP_SAMPLE_COUNTER_MAX
+              ? (long)x
+              : 0;
+    if (nf == 3 && get_whole(f[2], &s.jitter) != 0)
+      s.jitter = -1.0;
+    break;
+  case RP_SAMPLE_TIMER:
+    if (get_real(f[1], &s.period) != 0)
+      s.period = -1.0;
+    if (nf == 3 && get_real(f[2], &s.jitter) != 0)
+      s.jitter = -1.0;
+    break;
+  default:
+    break;
+  }
+  int rc = check_spec(&s, text, err, errlen);
+  if (rc == 0)
+    *out = s;
+  return rc;
+}
+
+/* x in the fewest significant digits that strtod reads back exactly. */
+static void format_real(char *buf, size_t len, double x) {
+  char tmp[32];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+    if (strtod(tmp, NULL) == x)
+      break;
+  }
+  snprintf(buf, len, "%s", tmp);
+}
+
+void rp_sample_format(const rp_sample_spec *s, char *buf, size_t len) {
+  char a[32], b[32];
+  const char *name = rp_sample_kind_name(s->kind);
+  switch (s->kind) {
+  case RP_SAMPLE_RANDOM:
+    format_real(a, sizeof a, s->p);
+    snprintf(buf, len, "%s:%s", name, a);
+    return;
+  case RP_SAMPLE_COUNTER:
+    if (s->jitter > 0.0)
+      snprintf(buf, len, "%s:%ld:%.0f", name, s->n, s->jitter);
+    else
+      snprintf(buf, len, "%s:%ld", name, s->n);
+    return;
+  case RP_SAMPLE_TIMER:
+    format_real(a, sizeof a, s->period);
+    format_real(b, sizeof b, s->jitter);
+    if (s->jitter > 0.0)
+      snprintf(buf, len, "%s:%s:%s", name, a, b);
+    else
+      snprintf(buf, len, "%s:%s", name, a);
+    return;
+  default:
+    snprintf(buf, len, "%s", name);
+  }
+}
+
+int rp_sample_check(const rp_sample_spec *s, char *err, size_t errlen) {
+  char text[96];
+  rp_sample_format(s, text, sizeof text);
+  return check_spec(s, text, err, errlen);
+}
+
+/* ------------------------------------------------------------- samplers */
+
+/* MurmurHash3's 32-bit finalizer: a bijection that spreads every input
+ * bit over the output. */
+static uint32_t mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bU;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35U;
+  x ^= x >> 16;
+  return x;
+}
+
+unsigned long rp_sample_seed(unsigned long seed, int rank) {
+  uint64_t s = (uint64_t)seed;
+  uint32_t base = mix32((uint32_t)(s ^ (s >> 32)));
+  /* base + rank * odd is one-to-one in rank (mod 2^32), and so is mix32 */
+  return (unsigned long)mix32(base + (uint32_t)rank * 0x9e3779b9U);
+}
+
+static int needs_draws(const rp_sample_spec *s) {
+  return s->kind == RP_SAMPLE_RANDOM ||
+         (s->kind == RP_SAMPLE_COUNTER && s->jitter > 0.0) ||
+         (s->kind == RP_SAMPLE_TIMER && s->jitter > 0.0);
+}
+
+/* The next counter gap: N + u, u uniform in [-J, J]. */
+static long counter_gap(rp_sampler *s) {
+  long j = (long)s->spec.jitter;
+  if (j == 0)
+    return s->spec.n;
+  return s->spec.n - j +
+         (long)gsl_rng_uniform_int(s->rng, (unsigned long)(2 * j + 1));
+}
+
+/* The next timer period: S + v, v uniform in [-J, J). */
+static double timer_period(rp_sampler *s) {
+  double j = s->spec.jitter;
+  if (j == 0.0)
+    return s->spec.period;
+  return s->spec.period + j * (2.0 * gsl_rng_uniform(s->rng) - 1.0);
+}
+
+static const rp_sample_spec off = {.kind = RP_SAMPLE_OFF};
+
+void rp_sampler_set(rp_sampler *s, const rp_sample_spec *spec) {
+  if (rp_sample_check(spec, NULL, 0) != 0 ||
+      (needs_draws(spec) && s->rng == NULL))
+    spec = &off;
+  s->spec = *spec;
+  s->count = 0;
+  s->gap = s->spec.kind == RP_SAMPLE_COUNTER ? counter_gap(s) : 0;
+  s->deadline = NAN;
+}
+
+int rp_sampler_init(rp_sampler *s, const rp_sample_spec *spec,
+                    unsigned long seed, int rank) {
+  memset(s, 0, sizeof *s);
+  rp_sampler_set(s, &off);
+  if (rp_sample_check(spec, NULL, 0) != 0)
+    return REVPROF_EINVAL;
+  gsl_error_handler_t *old = gsl_set_error_handler_off(); /* no abort */
+  s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_set_error_handler(old);
+  if (s->rng == NULL)
+    return REVPROF_ENOMEM;
+  gsl_rng_set(s->rng, rp_sample_seed(seed, rank));
+  rp_sampler_set(s, spec);
+  return 0;
+}
+
+void rp_sampler_free(rp_sampler *s) {
+  if (s == NULL)
+    return;
+  gsl_rng_free(s->rng); /* NULL: no-op */
+  s->rng = NULL;
+  s->spec.kind = RP_SAMPLE_OFF;
+}
+
+int rp_sampler_decide(rp_sampler *s, double now) {
+  switch (s->spec.kind) {
+  case RP_SAMPLE_OFF:
+    return 0;
+  case RP_SAMPLE_ALL:
+    return 1;
+  case RP_SAMPLE_COUNTER:
+    if (++s->count < s->gap)
+      return 0;
+    s->count = 0;
+    s->gap = counter_gap(s);
+    return 1;
+  case RP_SAMPLE_RANDOM:
+    return gsl_rng_uniform(s->rng) < s->spec.p;
+  case RP_SAMPLE_TIMER:
+    if (now < s->deadline)
+      return 0;
+    if (isnan(s->deadline)) { /* first message: it starts the clock */
+      s->deadline = now + timer_period(s);
+      return 0;
+    }
+    s->deadline = now + timer_period(s);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,429 @@
+/* Unit tests of sample mode's rules (revprof/rp_sample_rule.c): the
+ * REVPROF_SAMPLE setting and the counter, timer and random samplers on
+ * synthetic message streams. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "revprof_model.h"
+#include "rp_sample_rule.h"
+#include "rp_test.h"
+
+/* ------------------------------------------------------------- settings */
+
+static rp_sample_spec parse_ok(const char *text) {
+  rp_sample_spec s;
+  char err[256] = "";
+  int rc = rp_sample_parse(text, &s, err, sizeof err);
+  if (rc != 0)
+    fail_msg("rp_sample_parse(\"%s\"): %d, %s", text, rc, err);
+  return s;
+}
+
+static void test_sample_rule_parse_accepts_every_form(void **state) {
+  (void)state;
+  rp_sample_spec s = parse_ok("off");
+  assert_int_equal(s.kind, RP_SAMPLE_OFF);
+  s = parse_ok("all");
+  assert_int_equal(s.kind, RP_SAMPLE_ALL);
+  s = parse_ok("random:0.25");
+  assert_int_equal(s.kind, RP_SAMPLE_RANDOM);
+  assert_near(s.p, 0.25, 0);
+  assert_near(parse_ok("random:0").p, 0.0, 0);
+  assert_near(parse_ok("random:1").p, 1.0, 0);
+  s = parse_ok("counter:8");
+  assert_int_equal(s.kind, RP_SAMPLE_COUNTER);
+  assert_int_equal(s.n, 8);
+  assert_near(s.jitter, 0.0, 0);
+  s = parse_ok("counter:8:7");
+  assert_int_equal(s.n, 8);
+  assert_near(s.jitter, 7.0, 0);
+  assert_int_equal(parse_ok("counter:1").n, 1);
+  assert_int_equal(parse_ok("counter:1000000000").n, RP_SAMPLE_COUNTER_MAX);
+  s = parse_ok("timer:0.01");
+  assert_int_equal(s.kind, RP_SAMPLE_TIMER);
+  assert_near(s.period, 0.01, 0);
+  assert_near(s.jitter, 0.0, 0);
+  s = parse_ok("timer:2e-3:1.5e-3");
+  assert_near(s.period, 2e-3, 0);
+  assert_near(s.jitter, 1.5e-3, 0);
+}
+
+/* Every bad value is refused with REVPROF_EINVAL, the spec untouched, and
+ * a message that names the whole setting and what is wrong. */
+static void test_sample_rule_parse_rejects_bad_values(void **state) {
+  (void)state;
+  static const struct {
+    const char *text, *why;
+  } bad[] = {
+      {"", "expected off, all, random:P"},
+      {"sometimes", "expected off, all, random:P"},
+      {"ALL", "expected off, all"},
+      {"off:1", "expected off"},
+      {"all:", "expected all"},
+      {"random", "expected random:P"},
+      {"random:0.5:1", "expected random:P"},
+      {"random:1.5", "the probability must be between 0 and 1"},
+      {"random:-0.1", "the probability must be between 0 and 1"},
+      {"random:half", "the probability \"half\" is not a number"},
+      {"random:0.5x", "the probability \"0.5x\" is not a number"},
+      {"random: 0.5", "is not a number"},
+      {"random:nan", "is not a number"},
+      {"random:", "the probability \"\" is not a number"},
+      {"counter:0", "the counter period N must be a whole number from 1"},
+      {"counter:-4", "the counter period N must be a whole number from 1"},
+      {"counter:8.5", "the counter period N must be a whole number"},
+      {"counter:8x", "the counter period N must be a whole number"},
+      {"counter:1000000001", "from 1 to 1000000000"},
+      {"counter:8:8", "the jitter J must be a whole number of messages with "
+                      "0 <= J < N (8)"},
+      {"counter:8:9", "0 <= J < N (8)"},
+      {"counter:8:-1", "0 <= J < N (8)"},
+      {"counter:8:1.5", "0 <= J < N (8)"},
+      {"counter:8:2:1", "expected counter:N or counter:N:J"},
+      {"timer:0", "the period S must be a positive number of seconds"},
+      {"timer:-1", "the period S must be a positive number of seconds"},
+      {"timer:inf", "the period S must be a positive number of seconds"},
+      {"timer:1s", "the period S must be a positive number of seconds"},
+      {"timer:0.01:0.01", "the jitter J must be a number of seconds with "
+                          "0 <= J < S (0.01)"},
+      {"timer:0.01:-0.001", "0 <= J < S (0.01)"},
+      {"timer:0.01:x", "0 <= J < S (0.01)"},
+      {"timer", "expected timer:S or timer:S:J"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    rp_sample_spec s = {.kind = RP_SAMPLE_ALL, .p = 0.75};
+    char err[256] = "", want[128];
+    int rc = rp_sample_parse(bad[i].text, &s, err, sizeof err);
+    if (rc != REVPROF_EINVAL)
+      fail_msg("\"%s\": rc %d, expected REVPROF_EINVAL", bad[i].text, rc);
+    snprintf(want, sizeof want, "REVPROF_SAMPLE=\"%s\": ", bad[i].text);
+    if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, bad[i].why))
+      fail_msg("\"%s\": message \"%s\", expected \"%s...%s\"", bad[i].text,
+               err, want, bad[i].why);
+    assert_int_equal(s.kind, RP_SAMPLE_ALL); /* untouched */
+    assert_near(s.p, 0.75, 0);
+  }
+  /* no message wanted, or no text at all */
+  rp_sample_spec s;
+  assert_int_equal(rp_sample_parse("random:2", &s, NULL, 0), REVPROF_EINVAL);
+  assert_int_equal(rp_sample_parse(NULL, &s, NULL, 0), REVPROF_EINVAL);
+  /* a short buffer gets a cut, terminated message */
+  char small[12];
+  assert_int_equal(rp_sample_parse("random:2", &s, small, sizeof small),
+                   REVPROF_EINVAL);
+  assert_string_equal(small, "REVPROF_SAM");
+}
+
+static void test_sample_rule_format_reads_back(void **state) {
+  (void)state;
+  static const char *canon[] = {
+      "off",        "all",         "random:0.5",   "random:0.123456789",
+      "random:1",   "counter:8",   "counter:8:2",  "counter:1000000000:999",
+      "timer:0.01", "timer:0.01:0.002", "timer:1e-06", "timer:2.5:1",
+  };
+  for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
+    char buf[64];
+    rp_sample_spec s = parse_ok(canon[i]);
+    rp_sample_format(&s, buf, sizeof buf);
+    assert_string_equal(buf, canon[i]);
+    assert_int_equal(rp_sample_check(&s, NULL, 0), 0);
+  }
+  /* other spellings come out canonical */
+  char buf[64];
+  rp_sample_spec s = parse_ok("counter:08:0");
+  rp_sample_format(&s, buf, sizeof buf);
+  assert_string_equal(buf, "counter:8");
+  s = parse_ok("timer:.5:0");
+  rp_sample_format(&s, buf, sizeof buf);
+  assert_string_equal(buf, "timer:0.5");
+  /* a spec made in code is checked like a parsed one */
+  rp_sample_spec c = {.kind = RP_SAMPLE_COUNTER, .n = 4, .jitter = 4};
+  char err[256];
+  assert_int_equal(rp_sample_check(&c, err, sizeof err), REVPROF_EINVAL);
+  assert_string_equal(err, "REVPROF_SAMPLE=\"counter:4:4\": the jitter J must "
+                           "be a whole number of messages with 0 <= J < N (4)");
+  assert_string_equal(rp_sample_kind_name(RP_SAMPLE_TIMER), "timer");
+  assert_string_equal(rp_sample_kind_name((rp_sample_kind)42), "?");
+}
+
+/* -------------------------------------------------------------- samplers */
+
+static rp_sampler make(const char *text, unsigned long seed, int rank) {
+  rp_sampler s;
+  rp_sample_spec spec = parse_ok(text);
+  assert_int_equal(rp_sampler_init(&s, &spec, seed, rank), 0);
+  return s;
+}
+
+static void test_sample_rule_counter_every_nth(void **state) {
+  (void)state;
+  rp_sampler s = make("counter:8", 1, 0);
+  int n = 0;
+  for (int i = 1; i <= 1000; i++) {
+    int got = rp_sampler_decide(&s, 0.0);
+    if (got != (i % 8 == 0))
+      fail_msg("counter:8, message %d: %d", i, got);
+    n += got;
+  }
+  assert_int_equal(n, 125);
+  rp_sampler_free(&s);
+  s = make("counter:1", 1, 0);
+  for (int i = 1; i <= 100; i++)
+    assert_int_equal(rp_sampler_decide(&s, 0.0), 1);
+  rp_sampler_free(&s);
+  s = make("counter:1000", 1, 0);
+  n = 0;
+  for (int i = 1; i <= 999; i++)
+    n += rp_sampler_decide(&s, 0.0);
+  assert_int_equal(n, 0);
+  assert_int_equal(rp_sampler_decide(&s, 0.0), 1); /* the 1000th */
+  rp_sampler_free(&s);
+}
+
+/* counter:10:3: every gap in [7, 13], each of the 7 values drawn, the mean
+ * gap 10 (a gap's sd is 2, so the mean of ~10000 gaps has sd 0.02). */
+static void test_sample_rule_counter_jitter(void **state) {
+  (void)state;
+  rp_sampler s = make("counter:10:3", 7, 3);
+  int last = 0, gaps = 0, seen[14] = {0};
+  for (int i = 1; i <= 100000; i++)
+    if (rp_sampler_decide(&s, 0.0)) {
+      int g = i - last;
+      if (g < 7 || g > 13)
+        fail_msg("gap %d at message %d, outside [7, 13]", g, i);
+      seen[g]++;
+      gaps++;
+      last = i;
+    }
+  for (int g = 7; g <= 13; g++)
+    assert_true(seen[g] > gaps / 7 / 2); /* ~1/7 each */
+  assert_near((double)last / gaps, 10.0, 0.1);
+  rp_sampler_free(&s);
+}
+
+/* A message every 1 ms, timer:0.0095: the first message (t = 0) sets the
+ * first deadline, t = 9.5 ms; the message at 10 ms is sampled, then every
+ * 10th message after it. */
+static void test_sample_rule_timer_one_per_period(void **state) {
+  (void)state;
+  rp_sampler s = make("timer:0.0095", 1, 0);
+  int n = 0;
+  for (int i = 0; i < 1000; i++) {
+    int got = rp_sampler_decide(&s, i * 1e-3);
+    if (got != (i > 0 && i % 10 == 0))
+      fail_msg("timer:0.0095, message at %d ms: %d", i, got);
+    n += got;
+  }
+  assert_int_equal(n, 99);
+  rp_sampler_free(&s);
+  /* a message exactly at the deadline is sampled ("at or after"): times
+     in 1/1024 s and the period 10/1024 s are exact */
+  s = make("timer:0.009765625", 1, 0);
+  for (int i = 0; i < 1000; i++)
+    assert_int_equal(rp_sampler_decide(&s, i / 1024.0), i > 0 && i % 10 == 0);
+  rp_sampler_free(&s);
+  /* a long silence gives one sample, not one per missed period; the next
+     deadline counts from it */
+  s = make("timer:1", 1, 0);
+  assert_int_equal(rp_sampler_decide(&s, 100.0), 0);
+  assert_int_equal(rp_sampler_decide(&s, 200.0), 1);
+  assert_int_equal(rp_sampler_decide(&s, 200.5), 0);
+  assert_int_equal(rp_sampler_decide(&s, 200.99), 0);
+  assert_int_equal(rp_sampler_decide(&s, 201.0), 1);
+  rp_sampler_free(&s);
+}
+
+/* timer:0.01:0.004 with a message every 0.1 ms for 10 s: the time between
+ * samples is S + v, v in [-J, J], plus up to one message spacing of wait;
+ * the jitter is drawn (gaps near both ends) and averages out. */
+static void test_sample_rule_timer_jitter(void **state) {
+  (void)state;
+  rp_sampler s = make("timer:0.01:0.004", 11, 2);
+  const double dt = 1e-4, S = 0.01, J = 0.004;
+  double last = -1.0, lo = INFINITY, hi = 0.0, sum = 0.0;
+  int gaps = 0;
+  for (int i = 0; i < 100000; i++) {
+    double t = i * dt;
+    if (!rp_sampler_decide(&s, t))
+      continue;
+    if (last >= 0.0) {
+      double g = t - last;
+      if (g < S - J - 1e-12 || g > S + J + dt + 1e-12)
+        fail_msg("gap %g s at t = %g s, outside [%g, %g]", g, t, S - J,
+                 S + J + dt);
+      lo = fmin(lo, g);
+      hi = fmax(hi, g);
+      sum += g;
+      gaps++;
+    }
+    last = t;
+  }
+  assert_true(gaps > 900 && gaps < 1100);
+  assert_true(lo < S - 0.9 * J); /* drawn over the whole range */
+  assert_true(hi > S + 0.9 * J);
+  /* mean S + dt/2 (the wait for the next message); v's sd J/sqrt(3) over
+     ~1000 gaps: 7e-5 */
+  assert_near(sum / gaps, S + dt / 2, 4e-4);
+  rp_sampler_free(&s);
+}
+
+/* random:0.5 over 100000 messages: within 5 binomial sds of 50000; the
+ * same seed and rank give the same choices, another rank or seed others. */
+static void test_sample_rule_random(void **state) {
+  (void)state;
+  enum { N = 100000 };
+  static char a[N], b[N], c[N], d[N];
+  rp_sampler sa = make("random:0.5", 42, 0), sb = make("random:0.5", 42, 0);
+  rp_sampler sc = make("random:0.5", 42, 1), sd = make("random:0.5", 43, 0);
+  int n = 0;
+  for (int i = 0; i < N; i++) {
+    a[i] = (char)rp_sampler_decide(&sa, 0.0);
+    b[i] = (char)rp_sampler_decide(&sb, 0.0);
+    c[i] = (char)rp_sampler_decide(&sc, 0.0);
+    d[i] = (char)rp_sampler_decide(&sd, 0.0);
+    n += a[i];
+  }
+  assert_near(n, N * 0.5, 5.0 * sqrt(N * 0.5 * 0.5));
+  assert_memory_equal(a, b, N);
+  assert_memory_not_equal(a, c, N);
+  assert_memory_not_equal(a, d, N);
+  /* about half the choices of two independent streams agree */
+  int same = 0;
+  for (int i = 0; i < N; i++)
+    same += a[i] == c[i];
+  assert_near(same, N * 0.5, 5.0 * sqrt(N * 0.5 * 0.5));
+  rp_sampler_free(&sa);
+  rp_sampler_free(&sb);
+  rp_sampler_free(&sc);
+  rp_sampler_free(&sd);
+  /* the ends: never, always */
+  rp_sampler s0 = make("random:0", 1, 0), s1 = make("random:1", 1, 0);
+  for (int i = 0; i < 10000; i++) {
+    assert_int_equal(rp_sampler_decide(&s0, 0.0), 0);
+    assert_int_equal(rp_sampler_decide(&s1, 0.0), 1);
+  }
+  rp_sampler_free(&s0);
+  rp_sampler_free(&s1);
+}
+
+/* Every rank of one seed gets its own generator seed, a 32-bit value. */
+static void test_sample_rule_seed_differs_per_rank(void **state) {
+  (void)state;
+  enum { R = 4096 };
+  static unsigned long v[R];
+  for (unsigned long seed = 0; seed < 3; seed++) {
+    for (int r = 0; r < R; r++) {
+      v[r] = rp_sample_seed(seed, r);
+      assert_true(v[r] <= 0xffffffffUL);
+      assert_int_equal(v[r], rp_sample_seed(seed, r)); /* reproducible */
+    }
+    for (int r = 0; r < R; r++)
+      for (int q = 0; q < r; q++)
+        if (v[r] == v[q])
+          fail_msg("seed %lu: ranks %d and %d share %lu", seed, q, r, v[r]);
+  }
+  assert_true(rp_sample_seed(1, 0) != rp_sample_seed(2, 0));
+}
+
+static void test_sample_rule_set_switches_mid_stream(void **state) {
+  (void)state;
+  rp_sampler s = make("counter:4", 5, 0);
+  for (int i = 1; i <= 6; i++) /* messages 1..6: the 4th sampled */
+    assert_int_equal(rp_sampler_decide(&s, 0.0), i == 4);
+  rp_sample_spec spec = parse_ok("all");
+  rp_sampler_set(&s, &spec);
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(rp_sampler_decide(&s, 0.0), 1);
+  spec = parse_ok("off");
+  rp_sampler_set(&s, &spec);
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(rp_sampler_decide(&s, 0.0), 0);
+  /* a counter starts again: the 3rd message after the switch */
+  spec = parse_ok("counter:3");
+  rp_sampler_set(&s, &spec);
+  for (int i = 1; i <= 9; i++)
+    assert_int_equal(rp_sampler_decide(&s, 0.0), i % 3 == 0);
+  /* a timer starts again from its next message */
+  spec = parse_ok("timer:1");
+  rp_sampler_set(&s, &spec);
+  assert_int_equal(rp_sampler_decide(&s, 50.0), 0);
+  assert_int_equal(rp_sampler_decide(&s, 50.5), 0);
+  assert_int_equal(rp_sampler_decide(&s, 51.0), 1);
+  /* the generator goes on across switches: none of the above drew, so
+     random follows a fresh sampler of the same seed and rank, and after a
+     switch away and back it carries on that stream, not a new one */
+  rp_sampler ref = make("random:0.5", 5, 0), fresh = make("random:0.5", 5, 0);
+  spec = parse_ok("random:0.5");
+  rp_sampler_set(&s, &spec);
+  int differs = 0;
+  for (int i = 0; i < 200; i++)
+    differs += rp_sampler_decide(&s, 0.0) != rp_sampler_decide(&ref, 0.0);
+  assert_int_equal(differs, 0);
+  rp_sample_spec all = parse_ok("all");
+  rp_sampler_set(&s, &all);
+  rp_sampler_set(&s, &spec);
+  int from_ref = 0, from_fresh = 0;
+  for (int i = 0; i < 200; i++) {
+    int got = rp_sampler_decide(&s, 0.0);
+    from_ref += got != rp_sampler_decide(&ref, 0.0);
+    from_fresh += got != rp_sampler_decide(&fresh, 0.0);
+  }
+  assert_int_equal(from_ref, 0);
+  assert_true(from_fresh > 50); /* ~100 of 200 */
+  rp_sampler_free(&fresh);
+  /* a bad spec turns sampling off */
+  rp_sample_spec badp = {.kind = RP_SAMPLE_RANDOM, .p = 2.0};
+  rp_sampler_set(&s, &badp);
+  assert_int_equal(s.spec.kind, RP_SAMPLE_OFF);
+  assert_int_equal(rp_sampler_decide(&s, 0.0), 0);
+  rp_sampler_free(&s);
+  rp_sampler_free(&ref);
+}
+
+static void test_sample_rule_init_and_free(void **state) {
+  (void)state;
+  rp_sampler s;
+  rp_sample_spec badn = {.kind = RP_SAMPLE_COUNTER, .n = 0};
+  assert_int_equal(rp_sampler_init(&s, &badn, 1, 0), REVPROF_EINVAL);
+  assert_int_equal(s.spec.kind, RP_SAMPLE_OFF);
+  assert_null(s.rng);
+  assert_int_equal(rp_sampler_decide(&s, 0.0), 0);
+  /* no generator: a technique that draws is refused, one that does not
+     works */
+  rp_sample_spec r = {.kind = RP_SAMPLE_RANDOM, .p = 0.5};
+  rp_sampler_set(&s, &r);
+  assert_int_equal(s.spec.kind, RP_SAMPLE_OFF);
+  rp_sample_spec c = {.kind = RP_SAMPLE_COUNTER, .n = 2};
+  rp_sampler_set(&s, &c);
+  assert_int_equal(rp_sampler_decide(&s, 0.0), 0);
+  assert_int_equal(rp_sampler_decide(&s, 0.0), 1);
+  rp_sampler_free(&s);
+  s = make("random:0.5", 1, 0);
+  assert_non_null(s.rng);
+  rp_sampler_free(&s);
+  assert_null(s.rng);
+  assert_int_equal(rp_sampler_decide(&s, 0.0), 0); /* off after free */
+  rp_sampler_free(&s);                            /* twice: no-op */
+  rp_sampler_free(NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sample_rule_parse_accepts_every_form),
+      cmocka_unit_test(test_sample_rule_parse_rejects_bad_values),
+      cmocka_unit_test(test_sample_rule_format_reads_back),
+      cmocka_unit_test(test_sample_rule_counter_every_nth),
+      cmocka_unit_test(test_sample_rule_counter_jitter),
+      cmocka_unit_test(test_sample_rule_timer_one_per_period),
+      cmocka_unit_test(test_sample_rule_timer_jitter),
+      cmocka_unit_test(test_sample_rule_random),
+      cmocka_unit_test(test_sample_rule_seed_differs_per_rank),
+      cmocka_unit_test(test_sample_rule_set_switches_mid_stream),
+      cmocka_unit_test(test_sample_rule_init_and_free),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
