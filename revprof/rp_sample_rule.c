@@ -1,4 +1,5 @@
-/* Sample mode's rules: settings and samplers (rp_sample_rule.h). */
+/* Sample mode's rules: settings, samplers, size classes and latency
+ * statistics (rp_sample_rule.h). */
 #include "rp_sample_rule.h"
 
 #include <errno.h>
@@ -348,4 +349,186 @@ int rp_sampler_decide(rp_sampler *s, double now) {
     return 1;
   }
   return 0;
+}
+
+/* ----------------------------------------------------------- size classes */
+
+int rp_size_class(double bytes) {
+  if (!(bytes >= 1.0))
+    return 0; /* 0, negative, NaN */
+  if (bytes >= ldexp(1.0, RP_SIZE_CLASS_N - 2))
+    return RP_SIZE_CLASS_N - 1;
+  int e;
+  frexp(bytes, &e); /* bytes = m 2^e, m in [1/2, 1): 2^(e-1) <= bytes < 2^e */
+  return e;
+}
+
+double rp_size_class_lo(int k) {
+  return k <= 0 ? 0.0 : ldexp(1.0, k - 1);
+}
+
+double rp_size_class_hi(int k) {
+  if (k <= 0)
+    return 0.0;
+  if (k >= RP_SIZE_CLASS_N - 1)
+    return INFINITY;
+  return ldexp(1.0, k) - 1.0;
+}
+
+/* ---------------------------------------------------- latency histogram */
+
+#define LHIST_LAST (RP_LHIST_N - 1)
+
+double rp_lhist_lo(int k) {
+  /* exact decades times 10^(i/4), so that 1e-7, ..., 10 are bounds exactly */
+  static const double decade[] = {1e-7, 1e-6, 1e-5, 1e-4, 1e-3,
+                                  1e-2, 1e-1, 1.0,  10.0};
+  static const double quarter[] = {1.0, 1.7782794100389228,
+                                   3.1622776601683795, 5.6234132519034912};
+  if (k <= 0)
+    return 0.0;
+  if (k > LHIST_LAST)
+    return INFINITY;
+  return decade[(k - 1) / 4] * quarter[(k - 1) % 4];
+}
+
+double rp_lhist_hi(int k) {
+  return k >= LHIST_LAST ? INFINITY : rp_lhist_lo(k < 0 ? 1 : k + 1);
+}
+
+int rp_lhist_bucket(double seconds) {
+  if (!(seconds >= rp_lhist_lo(1)))
+    return 0; /* below 1e-7 s, negative or NaN */
+  int lo = 1, hi = LHIST_LAST; /* lo(lo) <= seconds; find the last such */
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (seconds >= rp_lhist_lo(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* ---------------------------------------------------- latency statistics */
+
+void rp_lstat_init(rp_lstat *s) {
+  memset(s, 0, sizeof *s);
+  s->min = INFINITY;
+  s->max = -INFINITY;
+}
+
+void rp_lstat_add(rp_lstat *s, double latency, double bytes, int with_hist) {
+  s->n += 1.0;
+  double d = latency - s->mean;
+  s->mean += d / s->n;
+  s->m2 += d * (latency - s->mean);
+  if (latency < s->min)
+    s->min = latency;
+  if (latency > s->max)
+    s->max = latency;
+  s->bytes += bytes;
+  if (with_hist)
+    s->hist[rp_lhist_bucket(latency)] += 1.0;
+}
+
+void rp_lstat_merge(rp_lstat *a, const rp_lstat *b) {
+  if (b->n > 0.0) {
+    double n = a->n + b->n, d = b->mean - a->mean;
+    a->mean += d * (b->n / n);
+    a->m2 += b->m2 + d * d * (a->n * b->n / n);
+    a->n = n;
+  }
+  if (b->min < a->min)
+    a->min = b->min;
+  if (b->max > a->max)
+    a->max = b->max;
+  a->bytes += b->bytes;
+  for (int k = 0; k < RP_LHIST_N; k++)
+    a->hist[k] += b->hist[k];
+}
+
+double rp_lstat_sd(const rp_lstat *s) {
+  if (s->n < 2.0 || !(s->m2 > 0.0))
+    return 0.0;
+  return sqrt(s->m2 / (s->n - 1.0));
+}
+
+double rp_lstat_median(const rp_lstat *s) {
+  double total = 0.0;
+  for (int k = 0; k < RP_LHIST_N; k++)
+    total += s->hist[k];
+  if (!(s->n > 0.0) || !(total > 0.0))
+    return NAN;
+  double half = total / 2.0, below = 0.0;
+  int k = 0;
+  while (k < LHIST_LAST && below + s->hist[k] < half)
+    below += s->hist[k++];
+  double lo = fmax(rp_lhist_lo(k), s->min), hi = fmin(rp_lhist_hi(k), s->max);
+  double x = s->hist[k] > 0.0 && hi > lo
+                 ? lo + (half - below) / s->hist[k] * (hi - lo)
+                 : lo;
+  return fmin(fmax(x, s->min), s->max);
+}
+
+/* --------------------------------------------------------------- analyses */
+
+static const struct {
+  const char *name;
+  unsigned bit;
+} analyses[] = {{"stat", RP_ANALYSIS_STAT},
+                {"freq", RP_ANALYSIS_FREQ},
+                {"write", RP_ANALYSIS_WRITE}};
+#define N_ANALYSES (sizeof analyses / sizeof analyses[0])
+
+int rp_analysis_parse(const char *text, unsigned *mask, char *err,
+                      size_t errlen) {
+  const char *v = "REVPROF_ANALYSIS";
+  if (text == NULL)
+    text = "";
+  enum { MAX_ITEMS = 8 };
+  field f[MAX_ITEMS];
+  int nf = split(text, ',', f, MAX_ITEMS);
+  if (nf == 1 && field_is(f[0], "off")) {
+    *mask = 0;
+    return 0;
+  }
+  if (nf > MAX_ITEMS)
+    return bad(err, errlen, v, text, "too many items");
+  unsigned m = 0;
+  for (int i = 0; i < nf; i++) {
+    unsigned bit = 0;
+    for (size_t a = 0; a < N_ANALYSES; a++)
+      if (field_is(f[i], analyses[a].name))
+        bit = analyses[a].bit;
+    if (field_is(f[i], "off"))
+      return bad(err, errlen, v, text, "\"off\" goes alone");
+    if (bit == 0)
+      return bad(err, errlen, v, text, "unknown analysis \"%.*s\": expected "
+                 "a comma-separated list of stat, freq and write, or off",
+                 (int)f[i].len, f[i].p);
+    if (m & bit)
+      return bad(err, errlen, v, text, "\"%.*s\" twice", (int)f[i].len,
+                 f[i].p);
+    m |= bit;
+  }
+  *mask = m;
+  return 0;
+}
+
+void rp_analysis_format(unsigned mask, char *buf, size_t len) {
+  size_t used = 0;
+  if (len == 0)
+    return;
+  buf[0] = '\0';
+  for (size_t a = 0; a < N_ANALYSES; a++)
+    if (mask & analyses[a].bit) {
+      int k = snprintf(buf + used, len - used, "%s%s", used > 0 ? "," : "",
+                       analyses[a].name);
+      if (k < 0 || (size_t)k >= len - used)
+        return;
+      used += (size_t)k;
+    }
+  if (used == 0)
+    snprintf(buf, len, "off");
 }

@@ -1,6 +1,7 @@
 /* Sample mode's pure rules (after PHOTON, Vetter 2002, section 3): which
- * messages to sample (REVPROF_SAMPLE: random, counter or timer based). No
- * MPI, no clocks, no I/O. */
+ * messages to sample (REVPROF_SAMPLE: random, counter or timer based), what
+ * to do with them (REVPROF_ANALYSIS), message-size classes, and the latency
+ * statistics kept per class. No MPI, no clocks, no I/O. */
 #ifndef RP_SAMPLE_RULE_H
 #define RP_SAMPLE_RULE_H
 
@@ -100,5 +101,87 @@ int rp_sampler_decide(rp_sampler *s, double now);
  * rp_sample_check, or one that needs draws when s has no generator, turns
  * sampling off. */
 void rp_sampler_set(rp_sampler *s, const rp_sample_spec *spec);
+
+/* ----------------------------------------------------------- size classes */
+
+#define RP_SIZE_CLASS_N 64 /* classes 0 .. 63 */
+
+/* Message-size class on a log2 scale: 0 for 0 bytes (and for negative or
+ * NaN sizes); k >= 1 for bytes in [2^(k-1), 2^k). The last class, 63, holds
+ * every size from 2^62 bytes up. */
+int rp_size_class(double bytes);
+
+/* Smallest byte count of class k (0 for k = 0). */
+double rp_size_class_lo(int k);
+
+/* Largest byte count of class k, inclusive: 2^k - 1, e.g. 1 for class 1, 7
+ * for class 3 (as a double, exact up to class 53); 0 for class 0, INFINITY
+ * for the last. */
+double rp_size_class_hi(int k);
+
+/* ---------------------------------------------------- latency statistics */
+
+#define RP_LHIST_N 34 /* latency histogram buckets */
+
+/* Latency histogram bucket, a quarter of a decade wide: 0 for x < 1e-7 s
+ * (and NaN); k = 1..32 for [1e-7 * 10^((k-1)/4), 1e-7 * 10^(k/4)) s; 33 for
+ * x >= 10 s. The decade bounds (1e-7, 1e-6, ..., 10) are exact. */
+int rp_lhist_bucket(double seconds);
+
+/* Lower bound of bucket k, seconds (0 for k = 0): bucket k holds
+ * [rp_lhist_lo(k), rp_lhist_hi(k)). */
+double rp_lhist_lo(int k);
+
+/* Upper bound of bucket k, seconds, excluded (INFINITY for k = 33). */
+double rp_lhist_hi(int k);
+
+/* Latencies of a set of sampled messages. */
+typedef struct rp_lstat {
+  double n;              /* messages */
+  double mean;           /* mean latency, seconds */
+  double m2;             /* sum of squared deviations from mean, s^2 */
+  double min, max;       /* seconds; +INFINITY and -INFINITY when n = 0 */
+  double bytes;          /* sum of message sizes, bytes */
+  double hist[RP_LHIST_N]; /* messages per latency bucket (those added with
+                              with_hist only) */
+} rp_lstat;
+
+void rp_lstat_init(rp_lstat *s);
+
+/* Adds one message's latency (seconds) and size (bytes), by Welford's
+ * update; counts it in the histogram when with_hist. */
+void rp_lstat_add(rp_lstat *s, double latency, double bytes, int with_hist);
+
+/* a += b (Chan, Golub and LeVeque's pairwise merge of mean and m2;
+ * histograms added). */
+void rp_lstat_merge(rp_lstat *a, const rp_lstat *b);
+
+/* Sample standard deviation, seconds; 0 when n < 2. */
+double rp_lstat_sd(const rp_lstat *s);
+
+/* The median latency from the histogram, seconds: linear interpolation
+ * inside the bucket that holds the middle message (a bucket's bounds taken
+ * no wider than [min, max]), clamped to [min, max]. NAN when n == 0 or the
+ * histogram is empty. Within one bucket width of the true median. */
+double rp_lstat_median(const rp_lstat *s);
+
+/* ------------------------------------------------------------- analyses */
+
+/* What sample mode does with a sampled message (REVPROF_ANALYSIS). */
+enum {
+  RP_ANALYSIS_STAT = 1,  /* count, mean, sd, min, max */
+  RP_ANALYSIS_FREQ = 2,  /* latency histogram */
+  RP_ANALYSIS_WRITE = 4  /* one record per message to a file */
+};
+
+/* Reads a REVPROF_ANALYSIS value: a comma-separated list of "stat", "freq"
+ * and "write" (each at most once), or "off" alone (mask 0). Returns 0 and
+ * sets *mask, or REVPROF_EINVAL, leaves *mask untouched and writes to err
+ * (may be NULL) a message naming the text and what is wrong. */
+int rp_analysis_parse(const char *text, unsigned *mask, char *err,
+                      size_t errlen);
+
+/* The canonical text of a mask: e.g. "stat,freq", "off" for 0. */
+void rp_analysis_format(unsigned mask, char *buf, size_t len);
 
 #endif

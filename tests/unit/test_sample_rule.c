@@ -1,9 +1,11 @@
 /* Unit tests of sample mode's rules (revprof/rp_sample_rule.c): the
- * REVPROF_SAMPLE setting and the counter, timer and random samplers on
- * synthetic message streams. */
+ * REVPROF_SAMPLE and REVPROF_ANALYSIS settings, the counter, timer and
+ * random samplers on synthetic message streams, size classes, the latency
+ * histogram and the latency statistics. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -411,6 +413,260 @@ static void test_sample_rule_init_and_free(void **state) {
   rp_sampler_free(NULL);
 }
 
+/* ----------------------------------------------------------- size classes */
+
+static void test_sample_rule_size_class_boundaries(void **state) {
+  (void)state;
+  static const struct {
+    double bytes;
+    int k;
+  } t[] = {{0, 0},     {1, 1},      {2, 2},       {3, 2},         {4, 3},
+           {7, 3},     {8, 4},      {1023, 10},   {1024, 11},     {1025, 11},
+           {2047, 11}, {1 << 20, 21}, {(1 << 20) - 1, 20}, {-5, 0}, {NAN, 0},
+           {0.5, 0},   {1.5, 1}};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    if (rp_size_class(t[i].bytes) != t[i].k)
+      fail_msg("rp_size_class(%g) = %d, expected %d", t[i].bytes,
+               rp_size_class(t[i].bytes), t[i].k);
+  assert_near(rp_size_class_lo(0), 0, 0);
+  assert_near(rp_size_class_hi(0), 0, 0);
+  assert_near(rp_size_class_lo(1), 1, 0);
+  assert_near(rp_size_class_hi(1), 1, 0);
+  assert_near(rp_size_class_lo(3), 4, 0);
+  assert_near(rp_size_class_hi(3), 7, 0);
+  assert_near(rp_size_class_lo(11), 1024, 0);
+  assert_near(rp_size_class_hi(11), 2047, 0);
+  for (int k = 1; k <= 52; k++) { /* 2^k - 1 exact as a double */
+    assert_int_equal(rp_size_class(rp_size_class_lo(k)), k);
+    assert_int_equal(rp_size_class(rp_size_class_hi(k)), k);
+    assert_int_equal(rp_size_class(rp_size_class_hi(k) + 1), k + 1);
+    assert_near(rp_size_class_hi(k) + 1, rp_size_class_lo(k + 1), 0);
+  }
+  /* the last class holds everything from 2^62 bytes */
+  assert_int_equal(rp_size_class(ldexp(1, 62)), RP_SIZE_CLASS_N - 1);
+  assert_int_equal(rp_size_class(1e300), RP_SIZE_CLASS_N - 1);
+  assert_int_equal(rp_size_class(INFINITY), RP_SIZE_CLASS_N - 1);
+  assert_true(isinf(rp_size_class_hi(RP_SIZE_CLASS_N - 1)));
+}
+
+/* ------------------------------------------------------ latency histogram */
+
+static void test_sample_rule_lhist_boundaries(void **state) {
+  (void)state;
+  assert_int_equal(rp_lhist_bucket(0.0), 0);
+  assert_int_equal(rp_lhist_bucket(-1.0), 0);
+  assert_int_equal(rp_lhist_bucket(NAN), 0);
+  assert_int_equal(rp_lhist_bucket(9.99e-8), 0);
+  assert_int_equal(rp_lhist_bucket(1e-7), 1);
+  assert_int_equal(rp_lhist_bucket(1.7e-7), 1);
+  assert_int_equal(rp_lhist_bucket(1.8e-7), 2);
+  assert_int_equal(rp_lhist_bucket(1e-6), 5);
+  assert_int_equal(rp_lhist_bucket(1e-3), 17);
+  assert_int_equal(rp_lhist_bucket(3e-3), 18);  /* [1.78e-3, 3.16e-3) */
+  assert_int_equal(rp_lhist_bucket(3.2e-3), 19); /* [3.16e-3, 5.62e-3) */
+  assert_int_equal(rp_lhist_bucket(9.99), 32);
+  assert_int_equal(rp_lhist_bucket(10.0), 33);
+  assert_int_equal(rp_lhist_bucket(1e300), 33);
+  assert_int_equal(rp_lhist_bucket(INFINITY), 33);
+  assert_near(rp_lhist_lo(0), 0.0, 0);
+  assert_near(rp_lhist_lo(1), 1e-7, 0); /* decades exact */
+  assert_near(rp_lhist_lo(5), 1e-6, 0);
+  assert_near(rp_lhist_lo(29), 1.0, 0);
+  assert_near(rp_lhist_lo(33), 10.0, 0);
+  assert_true(isinf(rp_lhist_hi(33)));
+  for (int k = 1; k < RP_LHIST_N; k++) {
+    double lo = rp_lhist_lo(k);
+    assert_rel(lo, 1e-7 * pow(10.0, (k - 1) / 4.0), 1e-15);
+    assert_near(rp_lhist_hi(k - 1), lo, 0);
+    if (rp_lhist_bucket(lo) != k ||
+        rp_lhist_bucket(nextafter(lo, 0.0)) != k - 1)
+      fail_msg("bucket %d starts at %.17g: bucket(lo) = %d, bucket(lo-) = %d",
+               k, lo, rp_lhist_bucket(lo),
+               rp_lhist_bucket(nextafter(lo, 0.0)));
+    /* the middle of a bucket is in it */
+    if (k < RP_LHIST_N - 1)
+      assert_int_equal(rp_lhist_bucket(sqrt(lo * rp_lhist_hi(k))), k);
+  }
+}
+
+/* ----------------------------------------------------- latency statistics */
+
+/* latencies spread over four decades, around a large common part so that
+ * a naive sum of squares would lose digits */
+static double latency_of(int i) {
+  double u = (double)((i * 7919) % 1000) / 1000.0; /* 0 .. 0.999 */
+  return 1e-6 * pow(10.0, 4.0 * u);
+}
+
+static void test_sample_rule_welford_matches_two_pass(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  double x[N], sum = 0.0;
+  for (int i = 0; i < N; i++) {
+    x[i] = 1e3 + latency_of(i);
+    sum += x[i];
+  }
+  double mean = sum / N, ss = 0.0, mn = INFINITY, mx = -INFINITY;
+  for (int i = 0; i < N; i++) {
+    ss += (x[i] - mean) * (x[i] - mean);
+    mn = fmin(mn, x[i]);
+    mx = fmax(mx, x[i]);
+  }
+  rp_lstat s;
+  rp_lstat_init(&s);
+  assert_near(rp_lstat_sd(&s), 0.0, 0);
+  assert_true(isnan(rp_lstat_median(&s)));
+  for (int i = 0; i < N; i++)
+    rp_lstat_add(&s, x[i], 100.0 + i, 0);
+  assert_near(s.n, N, 0);
+  assert_rel(s.mean, mean, 1e-14);
+  assert_rel(rp_lstat_sd(&s), sqrt(ss / (N - 1)), 1e-9);
+  assert_near(s.min, mn, 0);
+  assert_near(s.max, mx, 0);
+  assert_near(s.bytes, 100.0 * N + N * (N - 1) / 2.0, 0);
+  for (int k = 0; k < RP_LHIST_N; k++)
+    assert_near(s.hist[k], 0.0, 0); /* no histogram asked */
+  assert_true(isnan(rp_lstat_median(&s)));
+  /* one message: sd 0, median itself */
+  rp_lstat one;
+  rp_lstat_init(&one);
+  rp_lstat_add(&one, 3e-5, 8, 1);
+  assert_near(rp_lstat_sd(&one), 0.0, 0);
+  assert_near(rp_lstat_median(&one), 3e-5, 0);
+}
+
+static void test_sample_rule_merge_halves_equals_whole(void **state) {
+  (void)state;
+  enum { N = 1001 };
+  rp_lstat whole, a, b, empty;
+  rp_lstat_init(&whole);
+  rp_lstat_init(&a);
+  rp_lstat_init(&b);
+  rp_lstat_init(&empty);
+  for (int i = 0; i < N; i++) {
+    double x = latency_of(i) * (i < 300 ? 1.0 : 3.0); /* halves differ */
+    rp_lstat_add(&whole, x, i, 1);
+    rp_lstat_add(i < 300 ? &a : &b, x, i, 1);
+  }
+  rp_lstat_merge(&a, &b);
+  assert_near(a.n, whole.n, 0);
+  assert_rel(a.mean, whole.mean, 1e-13);
+  assert_rel(rp_lstat_sd(&a), rp_lstat_sd(&whole), 1e-12);
+  assert_near(a.min, whole.min, 0);
+  assert_near(a.max, whole.max, 0);
+  assert_near(a.bytes, whole.bytes, 0);
+  assert_memory_equal(a.hist, whole.hist, sizeof a.hist);
+  /* an empty side changes nothing, either way round */
+  rp_lstat c = whole;
+  rp_lstat_merge(&c, &empty);
+  assert_memory_equal(&c, &whole, sizeof c);
+  rp_lstat e = empty;
+  rp_lstat_merge(&e, &whole);
+  assert_near(e.n, whole.n, 0);
+  assert_near(e.mean, whole.mean, 0);
+  assert_near(e.m2, whole.m2, 0);
+  assert_near(e.min, whole.min, 0);
+  assert_near(e.max, whole.max, 0);
+  assert_memory_equal(e.hist, whole.hist, sizeof e.hist);
+}
+
+static int cmp_double(const void *p, const void *q) {
+  double x = *(const double *)p, y = *(const double *)q;
+  return (x > y) - (x < y);
+}
+
+/* The histogram's median is in the true median's bucket or within one
+ * bucket width of it. */
+static void check_median(const double *x, int n) {
+  rp_lstat s;
+  rp_lstat_init(&s);
+  double *v = malloc((size_t)n * sizeof *v);
+  assert_non_null(v);
+  for (int i = 0; i < n; i++) {
+    rp_lstat_add(&s, x[i], 0, 1);
+    v[i] = x[i];
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  int k = rp_lhist_bucket(med);
+  double width = rp_lhist_hi(k) - rp_lhist_lo(k);
+  double got = rp_lstat_median(&s);
+  if (!(fabs(got - med) <= width))
+    fail_msg("median %.6g from the histogram, %.6g exact (bucket %d, width "
+             "%.3g)", got, med, k, width);
+  assert_true(got >= s.min && got <= s.max);
+  free(v);
+}
+
+static void test_sample_rule_median_within_a_bucket(void **state) {
+  (void)state;
+  enum { N = 10001 };
+  static double x[N];
+  for (int i = 0; i < N; i++) /* log-uniform over [1 us, 10 ms) */
+    x[i] = latency_of(i);
+  check_median(x, N);
+  for (int i = 0; i < N; i++) /* uniform over [20, 30) us */
+    x[i] = 20e-6 + 10e-6 * (double)((i * 7919) % N) / N;
+  check_median(x, N);
+  for (int i = 0; i < N; i++) /* most below 1e-7 s, some above 10 s */
+    x[i] = i < N / 2 + 10 ? 1e-8 * (1.0 + i % 7) : 12.0 + i % 3;
+  check_median(x, N);
+  /* a known answer: 100 messages evenly over [1e-6, 1.7782e-6) (bucket 5):
+     the median is half way through it */
+  rp_lstat s;
+  rp_lstat_init(&s);
+  for (int i = 0; i < 100; i++)
+    rp_lstat_add(&s, 1e-6 + (i + 0.5) * (rp_lhist_hi(5) - 1e-6) / 100, 0, 1);
+  assert_near(s.hist[5], 100, 0);
+  assert_rel(rp_lstat_median(&s), 0.5 * (s.min + s.max), 1e-9);
+}
+
+/* --------------------------------------------------------------- analyses */
+
+static void test_sample_rule_analysis_parse(void **state) {
+  (void)state;
+  static const struct {
+    const char *text;
+    unsigned mask;
+    const char *canon;
+  } ok[] = {{"off", 0, "off"},
+            {"stat", RP_ANALYSIS_STAT, "stat"},
+            {"freq", RP_ANALYSIS_FREQ, "freq"},
+            {"write", RP_ANALYSIS_WRITE, "write"},
+            {"freq,stat", RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ, "stat,freq"},
+            {"write,freq,stat", 7, "stat,freq,write"}};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    unsigned m = 99;
+    char err[256] = "", buf[32];
+    assert_int_equal(rp_analysis_parse(ok[i].text, &m, err, sizeof err), 0);
+    assert_int_equal(m, ok[i].mask);
+    rp_analysis_format(m, buf, sizeof buf);
+    assert_string_equal(buf, ok[i].canon);
+  }
+  static const struct {
+    const char *text, *why;
+  } bad[] = {{"", "unknown analysis \"\""},
+             {"stats", "unknown analysis \"stats\""},
+             {"stat,", "unknown analysis \"\""},
+             {"stat, freq", "unknown analysis \" freq\""},
+             {"STAT", "unknown analysis \"STAT\""},
+             {"off,stat", "\"off\" goes alone"},
+             {"stat,off", "\"off\" goes alone"},
+             {"stat,stat", "\"stat\" twice"},
+             {"a,b,c,d,e,f,g,h,i", "too many items"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    unsigned m = 5;
+    char err[256] = "", want[64];
+    assert_int_equal(rp_analysis_parse(bad[i].text, &m, err, sizeof err),
+                     REVPROF_EINVAL);
+    snprintf(want, sizeof want, "REVPROF_ANALYSIS=\"%s\": ", bad[i].text);
+    if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, bad[i].why))
+      fail_msg("\"%s\": message \"%s\", expected \"%s...%s\"", bad[i].text,
+               err, want, bad[i].why);
+    assert_int_equal(m, 5); /* untouched */
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sample_rule_parse_accepts_every_form),
@@ -424,6 +680,12 @@ int main(void) {
       cmocka_unit_test(test_sample_rule_seed_differs_per_rank),
       cmocka_unit_test(test_sample_rule_set_switches_mid_stream),
       cmocka_unit_test(test_sample_rule_init_and_free),
+      cmocka_unit_test(test_sample_rule_size_class_boundaries),
+      cmocka_unit_test(test_sample_rule_lhist_boundaries),
+      cmocka_unit_test(test_sample_rule_welford_matches_two_pass),
+      cmocka_unit_test(test_sample_rule_merge_halves_equals_whole),
+      cmocka_unit_test(test_sample_rule_median_within_a_bucket),
+      cmocka_unit_test(test_sample_rule_analysis_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
