@@ -4,6 +4,8 @@ pkg_check_modules(GSL REQUIRED IMPORTED_TARGET gsl)
 pkg_check_modules(LUA REQUIRED IMPORTED_TARGET lua5.4)
 pkg_check_modules(PAPI IMPORTED_TARGET papi)
 pkg_check_modules(OTF2 IMPORTED_TARGET otf2)
+# elfutils' libdw: file:line of the report's call sites (dladdr without it)
+pkg_check_modules(LIBDW IMPORTED_TARGET libdw)
 find_library(MATH_LIBRARY m)
 
 # MPI: Open MPI by default; -DREVPROF_MPI=mpich selects MPICH's compiler

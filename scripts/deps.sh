@@ -12,6 +12,7 @@ packages=(
   libpapi-dev papi-tools
   libcmocka-dev
   libotf2-trace-dev otf2-tools
+  libdw-dev
   libsimgrid-dev
   gnuplot-nox
   texlive-latex-base texlive-latex-recommended texlive-latex-extra

@@ -11,9 +11,10 @@
 
 local layer_of = {}
 local layers = {
-  -- 0: rules (pure, no MPI) and the trace writers
+  -- 0: rules (pure, no MPI), names of code addresses and the trace writers
   { "rp_clock", "rp_comp", "rp_config", "rp_annotate", "rp_flags",
-    "rp_noise", "rp_sample_rule", "rp_trace", "rp_trace_int", "rp_trace_stream",
+    "rp_noise", "rp_sample_rule", "rp_site", "rp_trace", "rp_trace_int",
+    "rp_trace_stream",
     "rp_trace_chrome", "rp_trace_otf2", "rp_wrap_ids" },
   -- 1: core
   { "rp_state", "rp_mt", "rp_comm", "rp_match" },
