@@ -61,6 +61,13 @@ REVPROF_API void revprof_region_end(const char *name);
 /* 1 when prediction is running (predict mode, model loaded), else 0. */
 REVPROF_API int revprof_enabled(void);
 
+/* Sample mode (REVPROF_MODE=sample): the sampling technique from now on,
+ * in REVPROF_SAMPLE's syntax ("off", "all", "random:P", "counter:N[:J]",
+ * "timer:S[:J]"), for this rank. Returns 0, or a negative code for a bad
+ * text (the message on stderr, the technique unchanged). In other modes
+ * the text is checked and kept for nothing. */
+REVPROF_API int revprof_sample_set(const char *technique);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 const char *rp_mode_name(rp_mode m) {
   return m == RP_MODE_PREDICT      ? "predict"
          : m == RP_MODE_COMPENSATE ? "compensate"
+         : m == RP_MODE_SAMPLE     ? "sample"
                                    : "off";
 }
 
@@ -116,6 +117,10 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->compute_spread = -1.0; /* unset: the model's, else RP_NOISE_FLOOR */
   c->pack_max = -1.0; /* the MPI library's default */
   c->wildcard_timeout = 0.2;
+  c->sample.kind = RP_SAMPLE_RANDOM; /* REVPROF_SAMPLE=random:0.1 */
+  c->sample.p = 0.1;
+  c->seed = 1;
+  c->analysis = RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ;
   snprintf(c->outdir, sizeof c->outdir, "revprof-out");
   if (err && errlen)
     err[0] = '\0';
@@ -127,10 +132,12 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       c->mode = RP_MODE_OFF;
     else if (strcmp(v, "compensate") == 0)
       c->mode = RP_MODE_COMPENSATE;
+    else if (strcmp(v, "sample") == 0)
+      c->mode = RP_MODE_SAMPLE;
     else {
       snprintf(err, errlen,
                "REVPROF_MODE=\"%s\": unknown mode (this revprof knows "
-               "'predict', 'compensate' and 'off'%s)",
+               "'predict', 'compensate', 'sample' and 'off'%s)",
                v,
                strcmp(v, "measure") == 0
                    ? "; measure mode is not implemented yet"
@@ -212,6 +219,23 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       (rc = get_seconds("REVPROF_WILDCARD_TIMEOUT", v, 1,
                         &c->wildcard_timeout, err, errlen)))
     return rc;
+  if ((v = get("REVPROF_SAMPLE", ud)) && *v &&
+      (rc = rp_sample_parse(v, &c->sample, err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_ANALYSIS", ud)) && *v &&
+      (rc = rp_analysis_parse(v, &c->analysis, err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_SEED", ud)) && *v) {
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(v, &end, 10);
+    if (errno || end == v || *end || *v == '-' || s > 0xffffffffull) {
+      snprintf(err, errlen, "REVPROF_SEED=\"%s\": expected an integer "
+               "from 0 to 4294967295", v);
+      return REVPROF_EINVAL;
+    }
+    c->seed = (unsigned long)s;
+  }
   if ((v = get("REVPROF_PACK_MAX", ud)) && *v) {
     if ((rc = get_seconds("REVPROF_PACK_MAX", v, 0, &c->pack_max, err,
                           errlen)))

@@ -6,11 +6,13 @@
 #include <stddef.h>
 
 #include "rp_clock.h"
+#include "rp_sample_rule.h"
 
 typedef enum rp_mode {
   RP_MODE_PREDICT = 0,
   RP_MODE_OFF = 1,
-  RP_MODE_COMPENSATE = 2 /* measure for real, remove own overhead */
+  RP_MODE_COMPENSATE = 2, /* measure for real, remove own overhead */
+  RP_MODE_SAMPLE = 3      /* native speed, message latencies sampled */
 } rp_mode;
 
 typedef enum rp_overhead_src {
@@ -65,6 +67,9 @@ typedef struct rp_config {
   char model[RP_PATH_MAX];      /* REVPROF_MODEL, "" if unset */
   char lua[RP_PATH_MAX];        /* REVPROF_LUA, "" if unset */
   char outdir[RP_PATH_MAX];     /* REVPROF_OUTPUT_DIR */
+  rp_sample_spec sample;        /* REVPROF_SAMPLE (sample mode) */
+  unsigned long seed;           /* REVPROF_SEED: random sampling */
+  unsigned analysis;            /* REVPROF_ANALYSIS: RP_ANALYSIS_* bits */
   char trace[256];              /* REVPROF_TRACE, "" when off */
 } rp_config;
 

@@ -3,6 +3,7 @@
  * annotations. The state, costs and timers it starts are rp_state.c's. */
 #include "rp_engine.h"
 #include "rp_match.h"
+#include "rp_sample.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ static const rp_mode_ops mode_predict = {
 static const rp_mode_ops *const modes[] = {
     [RP_MODE_PREDICT] = &mode_predict,
     [RP_MODE_COMPENSATE] = &rp_mode_compensate,
+    [RP_MODE_SAMPLE] = &rp_mode_sample,
 };
 
 static const rp_mode_ops *mode_of(int mode) {
@@ -343,3 +345,13 @@ RP_EXPORT void revprof_now_bounds(double *min, double *avg, double *max) {
 }
 
 RP_EXPORT int revprof_enabled(void) { return rp_g.active; }
+
+RP_EXPORT int revprof_sample_set(const char *technique) {
+  char err[256];
+  int took = rp_mt_hold();
+  int rc = rp_sample_set(technique ? technique : "", err, sizeof err);
+  rp_mt_release(took);
+  if (rc != 0)
+    fprintf(stderr, "revprof: revprof_sample_set: %s\n", err);
+  return rc;
+}

@@ -5,6 +5,7 @@
  * persistent operations; statuses corrected to the user's counts. */
 #include "rp_p2p.h"
 #include "rp_match.h"
+#include "rp_sample.h"
 
 #include <limits.h>
 #include <math.h>
@@ -415,6 +416,7 @@ static void send_stamp(rp_req *r) {
   rp_send_clock(r->fn, r->ubytes, r->pb, r->t_mark);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
   rp_match_log(r->pb, r->ubytes, r->peer_spec, r->tag_spec, r->comm);
+  rp_sample_out(r->pb);
   rp_t.cur_bytes += r->ubytes;
   if (r->enc == RP_ENC_PACK) {
     memcpy(r->pack, r->pb, RP_PB_BYTES);
@@ -782,6 +784,7 @@ static double deliver(rp_req *r, MPI_Status *st) {
                    "piggyback; their senders' clocks were ignored", warned);
     return -1.0;
   }
+  int first = !r->unpacked;
   if (r->enc == RP_ENC_PACK && !r->unpacked) {
     memcpy(r->pb, r->pack, RP_PB_BYTES);
     if (n > RP_PB_BYTES && !r->mpi_packed)
@@ -796,6 +799,8 @@ static double deliver(rp_req *r, MPI_Status *st) {
   }
   r->unpacked = 1;
   rp_match_got(r->pb);
+  if (first)
+    rp_sample_in(r->pb, n - RP_PB_BYTES);
   return n - RP_PB_BYTES;
 }
 
@@ -1263,6 +1268,7 @@ static void sendrecv_stamp(rp_req *s, int replace, MPI_Comm comm, char **tmp) {
   memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
   s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
   rp_match_log(s->pb, s->ubytes, s->peer_spec, s->tag_spec, comm);
+  rp_sample_out(s->pb);
   rp_t.cur_bytes += s->ubytes;
   if (s->enc == RP_ENC_PACK) {
     memcpy(s->pack, s->pb, RP_PB_BYTES);

@@ -5,6 +5,7 @@
 #define RP_P2P_H
 
 #include "rp_match.h"
+#include "rp_sample.h"
 #include "rp_state.h"
 
 
@@ -162,6 +163,7 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
       rp_send_clock(fn, bytes, pb, NULL);
       pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
       rp_match_log(pb, bytes, dest, tag, comm);
+      rp_sample_out(pb);
       rp_copy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
       b->enc = RP_ENC_PACK;
       b->wbuf = b->pack;
@@ -287,6 +289,7 @@ static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
     }
     rp_copy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
     rp_match_got(pb);
+    rp_sample_in(pb, d);
     rp_cost_fast(r->fn, 2.0, d, cost);
     rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
     rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);

@@ -290,6 +290,7 @@ typedef struct rp_state {
                            for yet, in posting order (rp_p2p.c) */
   int wild_open;        /* deferred ones not completed yet (pending or
                            left to the MPI) */
+  int sampling;         /* sample mode: messages stamped (rp_sample.c) */
   double any_reordered; /* Waitany/Testany calls that took another
                            completed receive than the first one */
   int tracing;      /* rp_trace_* active */
@@ -315,6 +316,8 @@ extern rp_state rp_g;
 /* The call under way, per thread. */
 typedef struct rp_call {
   int in_tool;      /* re-entry guard: set while a wrapper runs */
+  const void *site; /* sample mode: the application's call site of the
+                       wrapper under way (its return address) */
   int poll;         /* the call under way is a poll (Iprobe, Test*): when it
                        costs nothing on the clocks, its host time counts
                        with the next gap */
@@ -442,9 +445,13 @@ static inline void rp_publish(int state, int on, int cid, uint64_t got) {
 }
 
 /* Start of a wrapper's work: guard on, computation since the last MPI call
- * (REVPROF_COMPUTE=measure) added, entry time taken. */
-static inline void rp_enter(rp_wid w) {
+ * (REVPROF_COMPUTE=measure) added, entry time taken; in sample mode the
+ * call site (always inlined into the wrapper, so that its return address
+ * is the application's). */
+__attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
   rp_t.in_tool = 1;
+  if (RP_UNLIKELY(rp_g.sampling))
+    rp_t.site = __builtin_return_address(0);
   if (RP_UNLIKELY(rp_g.mt))
     rp_mt_enter(w);
   if (rp_g.extras)
@@ -460,7 +467,7 @@ static inline void rp_enter(rp_wid w) {
 /* rp_enter for a poll that may complete nothing (MPI_Iprobe, MPI_Test*):
  * under REVPROF_COMPUTE=measure a poll the model did not cost (the clocks
  * did not move) runs at host speed, its time counted with the next gap. */
-static inline void rp_enter_poll(rp_wid w) {
+__attribute__((always_inline)) static inline void rp_enter_poll(rp_wid w) {
   rp_enter(w);
   rp_t.poll = 1;
 }

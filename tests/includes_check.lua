@@ -19,7 +19,7 @@ local layers = {
   -- 1: core
   { "rp_state", "rp_mt", "rp_comm", "rp_match" },
   -- 2: point-to-point, the modes and the report writer
-  { "rp_p2p", "rp_mode", "rp_compensate", "rp_report" },
+  { "rp_p2p", "rp_mode", "rp_compensate", "rp_sample", "rp_report" },
   -- 3: collectives
   { "rp_coll", "rp_coll_fold", "rp_nbr", "rp_part" },
   -- 4: one-sided and MPI-IO

@@ -6,7 +6,7 @@
 if(NOT TARGET revprof_shared)
   return()
 endif()
-foreach(prog rp_semantics rp_early rp_compute rp_threads)
+foreach(prog rp_semantics rp_early rp_compute rp_threads rp_sample)
   add_executable(${prog}_native ${prog}.c)
   target_link_libraries(${prog}_native PRIVATE MPI::MPI_C)
   rp_target_defaults(${prog}_native)
@@ -19,8 +19,10 @@ add_executable(rp_exact_rma_rp rp_exact_rma.c)
 add_executable(rp_exact_io_rp rp_exact_io.c)
 add_executable(rp_exact_p2p_rp rp_exact_p2p.c)
 add_executable(rp_wildcard_rp rp_wildcard.c)
+add_executable(rp_sample_rp rp_sample.c)
+target_compile_definitions(rp_sample_rp PRIVATE RP_LINKED)
 foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp rp_exact_io_rp
-        rp_exact_p2p_rp rp_wildcard_rp)
+        rp_exact_p2p_rp rp_wildcard_rp rp_sample_rp)
   # librevprof before the MPI library: its MPI_* wrappers win
   target_link_libraries(${prog} PRIVATE revprof_shared MPI::MPI_C ${MATH_LIBRARY})
   rp_target_defaults(${prog})
@@ -79,6 +81,18 @@ foreach(v probe iprobe waitany testany waitsome testsome irecv irecvtest
 endforeach()
 revprof_test(revprof_wildcard_cancel_np3 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 3 cancel)
+# sample mode (issue 10): every message counted at "all", the binomial
+# count at random:0.5, a receiver late by a known sleep, aliasing of a
+# counter with a periodic program and what jitter changes, the runtime
+# switch (linked build), a bad REVPROF_SAMPLE refused, and the semantics
+# suite in sample mode
+foreach(v count-all count-random delay burst bad)
+  revprof_test(revprof_sample_${v}_np3 sample
+               $<TARGET_FILE:rp_sample_native> 3 ${v})
+endforeach()
+revprof_test(revprof_sample_set_np2 sample $<TARGET_FILE:rp_sample_rp> 2 set)
+revprof_test(revprof_semantics_sample_np3 compare ${rp_nat}
+             $<TARGET_FILE:rp_semantics_rp> 3 sample)
 # MPI_THREAD_MULTIPLE (rp_mt.c): a program that asks for it and calls MPI
 # from one thread gets the same semantics and the same clocks; one whose
 # two threads call MPI at once gets right data and a report that says so

@@ -3,7 +3,7 @@
 # Environment: RP_MPIEXEC (launcher), RP_MPIFLAGS (e.g. --oversubscribe),
 # RP_WORK (a scratch directory for this test), RP_LIB (librevprof.so),
 # RP_MODEL (the exactness model).
-#   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP [multiple|real]
+#   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP [multiple|real|sample]
 #   rp_check.sh preload NATIVE_EXE NP
 #   rp_check.sh exact EXE NP [multiple]       "multiple": the program asks
 #                                             for MPI_THREAD_MULTIPLE
@@ -14,6 +14,9 @@
 #                                             VARIANT probe iprobe waitany testany
 #                                             waitsome testsome cycle real flood
 #                                             cancel)
+#   rp_check.sh sample EXE NP VARIANT         sample mode (rp_sample.c;
+#                                             VARIANT count-all count-random
+#                                             delay burst bad set)
 #   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
 #   rp_check.sh io-exact EXE NP               MPI-IO rules, exactly; then
 #                                             with no I/O rows: not predicted
@@ -53,12 +56,21 @@ compare)
   # take the MPI's order (REVPROF_WILDCARD=real)
   [ "${4:-}" = multiple ] && export RP_THREAD_MULTIPLE=1
   [ "${4:-}" = real ] && export REVPROF_WILDCARD=real
+  # "sample": sample mode, every message stamped and written
+  [ "${4:-}" = sample ] && export REVPROF_MODE=sample REVPROF_SAMPLE=all REVPROF_ANALYSIS=stat,freq,write
   REVPROF_MODEL=$RP_MODEL run "$np" env REVPROF_MODE=off "$native" || { cat err; fail "native run failed"; }
   mv out native.out
   REVPROF_MODEL=$RP_MODEL run "$np" "$rp" || { cat out err; fail "revprof run failed"; }
   mv out revprof.out
   diff native.out revprof.out > diff.txt || { cat diff.txt; fail "outputs differ"; }
   grep -q ", 0 failed checks" revprof.out || fail "checks failed"
+  if [ "${4:-}" = sample ]; then
+    grep -q "^messages: *[1-9][0-9]* sent, [1-9][0-9]* sampled (100.00 %)" revprof-out/sample.txt \
+      || { cat revprof-out/sample.txt err; fail "sample.txt"; }
+    test -s revprof-out/latency.csv || fail "no latency.csv"
+    echo "compare (sample mode): $np ranks, identical outputs"
+    exit 0
+  fi
   grep -q "predicted elapsed time" err || { cat err; fail "no report on stderr"; }
   test -s revprof-out/report.txt && test -s revprof-out/report.csv || fail "no report files"
   echo "compare: $np ranks, identical outputs"
@@ -203,6 +215,80 @@ wildcard)
     awk -F, '$1 == "wildcard" && $3 == "timeouts" && $4 == 0 { ok = 1 } END { exit !ok }' $csv || { grep wildcard $csv; fail "time-outs in report.csv"; }
     grep -q "^wildcard matches decided in predicted time: $decided exactly, 0 after a time-out" $rep || { grep wildcard $rep; fail "report.txt's wildcard line"; }
   fi
+  ;;
+sample)
+  exe=$1 np=$2 v=$3
+  export REVPROF_MODE=sample
+  st=revprof-out/sample.txt lc=revprof-out/latency.csv
+  # total of a latency.csv column (by name) over the rows
+  col() { awk -F, -v name="$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } { s += $c } END { print s + 0 }' $lc; }
+  case $v in
+  count-all | count-random | set)
+    if [ "$v" = count-all ]; then
+      export REVPROF_SAMPLE=all REVPROF_ANALYSIS=stat,freq,write
+      run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
+    elif [ "$v" = set ]; then
+      export REVPROF_SAMPLE=off
+      run "$np" "$exe" set || { cat out err; fail "run failed"; }
+    else
+      export REVPROF_SAMPLE=random:0.5
+      run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
+    fi
+    cat out
+    n=$(sed -n 's/^sample count: [0-9]* ranks, \([0-9]*\) messages, 0 bad$/\1/p' out)
+    [ -n "$n" ] || { cat out err; fail "the program's data"; }
+    test -s $st && test -s $lc || { cat err; fail "no sample.txt or latency.csv"; }
+    sent=$(sed -n 's/^messages: *\([0-9]*\) sent, .*/\1/p' $st)
+    got=$(sed -n 's/^messages: *[0-9]* sent, \([0-9]*\) sampled.*/\1/p' $st)
+    [ "$sent" = "$n" ] || { cat $st; fail "$sent messages seen, the program sent $n"; }
+    counted=$(col count)
+    [ "$counted" = "$got" ] || { cat $st; fail "latency.csv counts $counted samples, sample.txt $got"; }
+    case $v in
+    count-all)
+      [ "$got" = "$n" ] || { cat $st; fail "all: $got of $n sampled"; }
+      w=$(cat revprof-out/samples.rank*.csv | grep -vc '^src,')
+      [ "$w" = "$n" ] || fail "samples.rank*.csv hold $w samples, not $n"
+      # each rank hears only its left neighbour; histograms add up
+      awk -F, -v p="$np" '/^#/ || /^src,/ { next } { if (($1 + 1) % p != $2) bad = 1; h = 0; for (i = 14; i <= NF; i++) h += $i; if (h != $9 || $11 <= 0 || $11 > $12 || $10 < $11 || $10 > $12) bad = 1 } END { exit bad }' $lc \
+        || { cat $lc; fail "latency.csv rows"; } ;;
+    count-random)
+      # binomial: within 5 standard deviations of n / 2
+      awk -v k="$got" -v n="$n" 'BEGIN { d = k - n / 2; if (d < 0) d = -d; exit !(d <= 5 * sqrt(n / 4)) }' \
+        || fail "random:0.5 sampled $got of $n"
+      cp $st first.txt
+      run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || fail "second run failed"
+      again=$(sed -n 's/^messages: *[0-9]* sent, \([0-9]*\) sampled.*/\1/p' $st)
+      [ "$again" = "$got" ] || fail "the same seed sampled $got, then $again" ;;
+    set)
+      [ "$got" = $((n * 3 / 4)) ] || { cat $st; fail "revprof_sample_set: $got of $n sampled, expected $((n * 3 / 4))" ; } ;;
+    esac
+    echo "sample $v: $got of $n messages sampled" ;;
+  delay)
+    export REVPROF_SAMPLE=all
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" delay || { cat out err; fail "run failed"; }
+    cat out
+    # the 3000-byte messages (size class 12) waited >= 20 ms for their
+    # receiver (half of it, for a loaded host's skew between the ranks)
+    awk -F, '/^#/ || /^src,/ { next } $5 == 12 { n += $9; if (min == "" || $11 < min) min = $11 } END { exit !(n == 10 && min >= 0.01) }' $lc \
+      || { cat $lc; fail "delayed messages' latency"; } ;;
+  burst)
+    export REVPROF_SAMPLE=counter:8
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burst || { cat out err; fail "run failed"; }
+    cat out
+    # aliasing: every 8th message is the last of a burst (128 B, class 8)
+    awk -F, '/^#/ || /^src,/ { next } { n += $9; if ($5 != 8) bad = 1 } END { exit !(n == 40 && !bad) }' $lc \
+      || { cat $lc; fail "counter:8 on bursts of 8"; }
+    export REVPROF_SAMPLE=counter:8:3
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burst || { cat out err; fail "run with jitter failed"; }
+    k=$(awk -F, '/^#/ || /^src,/ { next } { c[$5] = 1 } END { for (x in c) n++; print n + 0 }' $lc)
+    [ "$k" -ge 3 ] || { cat $lc; fail "counter:8:3 sampled $k places of the bursts"; }
+    echo "sample burst: counter:8 one place of the bursts, counter:8:3 $k" ;;
+  bad)
+    REVPROF_SAMPLE=random:1.5 run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
+    grep -q 'REVPROF_SAMPLE="random:1.5"' err || { cat err; fail "no message naming REVPROF_SAMPLE"; }
+    test -e $st && fail "sample.txt written with a bad REVPROF_SAMPLE" ;;
+  *) fail "unknown variant $v" ;;
+  esac
   ;;
 rma-exact)
   exe=$1 np=$2

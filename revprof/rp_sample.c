@@ -1,0 +1,591 @@
+/* Sample mode: message latencies sampled through the piggyback (see
+ * rp_sample.h). Per rank: the sampler, the classes of the messages it
+ * received (an open-addressing table), the call sites it stamped, the
+ * counts; at MPI_Finalize everything goes to rank 0, which names the call
+ * sites (each rank names its own addresses: they differ between
+ * processes) and writes latency.csv, latency.dat/latency.gp and
+ * sample.txt. */
+#include "rp_sample.h"
+#include "rp_sample_rule.h"
+#include "rp_site.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* a class of received messages; dst is this rank */
+typedef struct cls {
+  int used, src, sclass;
+  uintptr_t ssite, rsite;
+  rp_lstat st;
+} cls;
+
+/* what one class travels as to rank 0 */
+enum { W_SRC, W_DST, W_CLASS, W_SSITE, W_RSITE, W_N, W_MEAN, W_M2, W_MIN,
+       W_MAX, W_BYTES, W_HIST, W_LEN = W_HIST + RP_LHIST_N };
+
+enum { OFFSET_ROUNDS = 16, OFFSET_TAG = 7 };
+
+static struct {
+  rp_sampler s;
+  int have_sampler;
+  double offset, offset_end; /* this rank's clock to rank 0's: at init, end */
+  double rtt, rtt_end;       /* the best round trip of each measurement */
+  double t_init, t_end;      /* host seconds */
+  double seen, sampled, received;
+  cls *tab;
+  size_t cap, n; /* cap: a power of two */
+  uintptr_t *sites; /* send sites this rank stamped */
+  size_t nsites, sites_cap;
+  FILE *wf; /* REVPROF_ANALYSIS=write: samples.rank<N>.csv */
+  int write_failed;
+  MPI_Comm comm;
+} S;
+
+static double global_now(void) { return rp_host_seconds() + S.offset; }
+
+/* ------------------------------------------------------- the hot paths */
+
+static void site_add(uintptr_t a) {
+  for (size_t i = 0; i < S.nsites; i++)
+    if (S.sites[i] == a)
+      return;
+  uintptr_t *nb = rp_grow(S.sites, &S.sites_cap, S.nsites + 1, sizeof *nb);
+  if (nb == NULL)
+    return; /* the site is then named by its address */
+  S.sites = nb;
+  S.sites[S.nsites++] = a;
+}
+
+void rp_sample_out_slow(double *pb) {
+  double now = global_now();
+  S.seen += 1.0;
+  if (!rp_sampler_decide(&S.s, now)) {
+    pb[RP_PB_STAMP] = -1.0;
+    return;
+  }
+  uintptr_t site = (uintptr_t)rp_t.site;
+  S.sampled += 1.0;
+  pb[RP_PB_STAMP] = now;
+  pb[RP_PB_SITE] = (double)site; /* user-space addresses fit 53 bits */
+  if (S.nsites == 0 || S.sites[S.nsites - 1] != site)
+    site_add(site);
+}
+
+static uint64_t key_hash(int src, int sclass, uintptr_t a, uintptr_t b) {
+  uint64_t h = ((uint64_t)(unsigned)src << 8 | (unsigned)sclass) *
+               0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t)a * 0xC2B2AE3D27D4EB4Full;
+  h ^= (uint64_t)b * 0x165667B19E3779F9ull;
+  return h ^ h >> 29;
+}
+
+static int tab_grow(void) {
+  size_t cap = S.cap ? 2 * S.cap : 64;
+  cls *nt = calloc(cap, sizeof *nt);
+  if (nt == NULL)
+    return REVPROF_ENOMEM;
+  for (size_t i = 0; i < S.cap; i++) {
+    cls *c = &S.tab[i];
+    if (!c->used)
+      continue;
+    size_t j = key_hash(c->src, c->sclass, c->ssite, c->rsite) & (cap - 1);
+    while (nt[j].used)
+      j = (j + 1) & (cap - 1);
+    nt[j] = *c;
+  }
+  free(S.tab);
+  S.tab = nt;
+  S.cap = cap;
+  return 0;
+}
+
+static cls *class_of(int src, int sclass, uintptr_t ssite, uintptr_t rsite) {
+  if ((S.n + 1) * 2 > S.cap && tab_grow() != 0)
+    return NULL;
+  size_t j = key_hash(src, sclass, ssite, rsite) & (S.cap - 1);
+  for (;; j = (j + 1) & (S.cap - 1)) {
+    cls *c = &S.tab[j];
+    if (!c->used) {
+      c->used = 1;
+      c->src = src;
+      c->sclass = sclass;
+      c->ssite = ssite;
+      c->rsite = rsite;
+      rp_lstat_init(&c->st);
+      S.n++;
+      return c;
+    }
+    if (c->src == src && c->sclass == sclass && c->ssite == ssite &&
+        c->rsite == rsite)
+      return c;
+  }
+}
+
+void rp_sample_in_slow(const double *pb, double bytes) {
+  double t = global_now(), lat = t - pb[RP_PB_STAMP];
+  int src = rp_pb_rank(pb);
+  uintptr_t ssite = (uintptr_t)pb[RP_PB_SITE], rsite = (uintptr_t)rp_t.site;
+  unsigned an = rp_g.cfg.analysis;
+  S.received += 1.0;
+  if (an & (RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ)) {
+    cls *c = class_of(src, rp_size_class(bytes), ssite, rsite);
+    if (c)
+      rp_lstat_add(&c->st, lat, bytes, (an & RP_ANALYSIS_FREQ) != 0);
+    else
+      rp_report_flag("out-of-memory", "out of memory for message classes: "
+                     "some samples were not counted");
+  }
+  if (S.wf && fprintf(S.wf, "%d,%d,0x%lx,0x%lx,%.0f,%.9f,%.9e\n", src,
+                      rp_g.rank, (unsigned long)ssite, (unsigned long)rsite,
+                      bytes, pb[RP_PB_STAMP], lat) < 0 && !S.write_failed++)
+    rp_report_flag("sample-write", "samples.rank%d.csv could not be "
+                   "written to the end (%s)", rp_g.rank, strerror(errno));
+}
+
+/* ------------------------------------------------------- clock offsets */
+
+/* Cristian's rule against rank 0 over comm (rank 0 there is rank 0 of
+ * MPI_COMM_WORLD), OFFSET_ROUNDS round trips per rank, the shortest kept:
+ * rank 0's time minus this rank's at the round trip's middle. */
+static void cristian(MPI_Comm comm, double v[2]) {
+  int me, n;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &n);
+  v[0] = v[1] = 0.0;
+  if (me == 0) {
+    for (int r = 1; r < n; r++)
+      for (int k = 0; k < OFFSET_ROUNDS; k++) {
+        double t;
+        PMPI_Recv(&t, 1, MPI_DOUBLE, r, OFFSET_TAG, comm, MPI_STATUS_IGNORE);
+        t = rp_host_seconds();
+        PMPI_Send(&t, 1, MPI_DOUBLE, r, OFFSET_TAG, comm);
+      }
+    return;
+  }
+  double best = INFINITY;
+  for (int k = 0; k < OFFSET_ROUNDS; k++) {
+    double t0 = rp_host_seconds(), ts;
+    PMPI_Send(&t0, 1, MPI_DOUBLE, 0, OFFSET_TAG, comm);
+    PMPI_Recv(&ts, 1, MPI_DOUBLE, 0, OFFSET_TAG, comm, MPI_STATUS_IGNORE);
+    double t1 = rp_host_seconds();
+    if (t1 - t0 < best) {
+      best = t1 - t0;
+      v[0] = ts - 0.5 * (t0 + t1);
+    }
+  }
+  v[1] = best;
+}
+
+/* This rank's clock offset to rank 0 (and the round trip it was measured
+ * with). Ranks of one node read the same clock: their offset is their
+ * node's, which its first rank measures against rank 0 (0 on rank 0's
+ * node, exactly). Collective over S.comm. */
+static void measure_offset(double *offset, double *rtt) {
+  MPI_Comm node = MPI_COMM_NULL, lead = MPI_COMM_NULL;
+  int nrank = 0;
+  double v[2] = {0.0, 0.0};
+  if (PMPI_Comm_split_type(S.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                           &node) != MPI_SUCCESS)
+    node = MPI_COMM_NULL; /* then every rank measures its own */
+  if (node != MPI_COMM_NULL)
+    PMPI_Comm_rank(node, &nrank);
+  PMPI_Comm_split(S.comm, nrank == 0 ? 0 : MPI_UNDEFINED, rp_g.rank, &lead);
+  if (lead != MPI_COMM_NULL) {
+    cristian(lead, v);
+    PMPI_Comm_free(&lead);
+  }
+  if (node != MPI_COMM_NULL) {
+    PMPI_Bcast(v, 2, MPI_DOUBLE, 0, node);
+    PMPI_Comm_free(&node);
+  }
+  *offset = v[0];
+  *rtt = v[1];
+}
+
+/* --------------------------------------------------------------- mode */
+
+static void sm_configure(rp_config *cfg, revprof_model **model) {
+  cfg->compute = RP_COMPUTE_ZERO;
+  cfg->wtime_real = 1;
+  cfg->trace[0] = '\0';
+  cfg->lua[0] = '\0';
+  revprof_model_free(*model); /* native speed: nothing to cost */
+  *model = NULL;
+}
+
+static int sm_startup(char *err, size_t errlen) {
+  if (PMPI_Comm_dup(MPI_COMM_WORLD, &S.comm) != MPI_SUCCESS) {
+    snprintf(err, errlen, "sample mode: no communicator for the clock "
+             "offsets");
+    return REVPROF_EMPI;
+  }
+  if (rp_sampler_init(&S.s, &rp_g.cfg.sample, rp_g.cfg.seed, rp_g.rank) !=
+      0) {
+    snprintf(err, errlen, "sample mode: no random number generator");
+    return REVPROF_ENOMEM;
+  }
+  S.have_sampler = 1;
+  measure_offset(&S.offset, &S.rtt);
+  S.t_init = rp_host_seconds();
+  if (rp_g.cfg.analysis & RP_ANALYSIS_WRITE) {
+    char path[RP_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/samples.rank%d.csv", rp_g.cfg.outdir,
+             rp_g.rank);
+    if (rp_mkdir_p(rp_g.cfg.outdir) != 0 ||
+        (S.wf = fopen(path, "w")) == NULL) {
+      snprintf(err, errlen, "sample mode: cannot write %s: %s", path,
+               strerror(errno));
+      return REVPROF_EIO;
+    }
+    fprintf(S.wf, "src,dst,send_site,recv_site,bytes,t_send_s,latency_s\n");
+  }
+  rp_g.sampling = 1;
+  return 0;
+}
+
+int rp_sample_set(const char *spec, char *err, size_t errlen) {
+  rp_sample_spec sp;
+  int rc = rp_sample_parse(spec, &sp, err, errlen);
+  if (rc != 0)
+    return rc;
+  if (S.have_sampler)
+    rp_sampler_set(&S.s, &sp);
+  rp_g.cfg.sample = sp;
+  return 0;
+}
+
+/* ------------------------------------------------------------- report */
+
+/* This rank's site names, "ADDR NAME\n" each: the send sites it stamped
+ * and the receive sites of its classes. Malloc'ed; *len bytes. */
+static char *name_sites(int *len) {
+  size_t cap = 0, n = 0;
+  char *out = NULL, name[512], line[600];
+  for (size_t i = 0; i < S.nsites + S.cap; i++) {
+    uintptr_t a;
+    if (i < S.nsites)
+      a = S.sites[i];
+    else if (S.tab[i - S.nsites].used)
+      a = S.tab[i - S.nsites].rsite;
+    else
+      continue;
+    int k = snprintf(line, sizeof line, "%lx %s\n", (unsigned long)a,
+                     rp_site_name(a, name, sizeof name));
+    if (k <= 0 || (size_t)k >= sizeof line)
+      continue;
+    char *nb = rp_grow(out, &cap, n + (size_t)k + 1, 1);
+    if (nb == NULL)
+      break;
+    out = nb;
+    memcpy(out + n, line, (size_t)k + 1);
+    n += (size_t)k;
+  }
+  rp_site_done();
+  *len = (int)n;
+  return out;
+}
+
+/* Gathers cnt items of size elt from every rank to rank 0 (its buffer
+ * malloc'ed, counts and displacements in items); NULL elsewhere. */
+static void *gather(const void *mine, int cnt, MPI_Datatype t, int elt,
+                    int **counts, int **displs, int *total) {
+  int p = rp_g.size;
+  *counts = rp_g.rank == 0 ? calloc((size_t)p, sizeof **counts) : NULL;
+  *displs = rp_g.rank == 0 ? calloc((size_t)p, sizeof **displs) : NULL;
+  PMPI_Gather(&cnt, 1, MPI_INT, *counts, 1, MPI_INT, 0, S.comm);
+  char *all = NULL;
+  *total = 0;
+  if (rp_g.rank == 0) {
+    for (int r = 0; r < p; r++) {
+      (*displs)[r] = *total;
+      *total += (*counts)[r];
+    }
+    all = malloc((size_t)(*total > 0 ? *total : 1) * (size_t)elt);
+  }
+  PMPI_Gatherv(mine, cnt, t, all, *counts, *displs, t, 0, S.comm);
+  return all;
+}
+
+typedef struct site_name {
+  int rank;
+  uintptr_t addr;
+  const char *name;
+} site_name;
+
+static const char *lookup(const site_name *v, size_t n, int rank, uintptr_t a,
+                          char *buf, size_t len) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i].rank == rank && v[i].addr == a)
+      return v[i].name;
+  snprintf(buf, len, "0x%lx", (unsigned long)a);
+  return buf;
+}
+
+/* the names gathered: text[displs[r] ..] holds rank r's lines */
+static site_name *parse_names(char *text, const int *counts,
+                              const int *displs, size_t *n) {
+  size_t cap = 0;
+  site_name *v = NULL;
+  *n = 0;
+  for (int r = 0; r < rp_g.size; r++) {
+    char *p = text + displs[r], *end = p + counts[r];
+    while (p < end) {
+      char *nl = memchr(p, '\n', (size_t)(end - p));
+      if (nl == NULL)
+        break;
+      *nl = '\0';
+      char *sp = strchr(p, ' ');
+      site_name *nb = sp ? rp_grow(v, &cap, *n + 1, sizeof *nb) : NULL;
+      if (nb) {
+        v = nb;
+        *sp = '\0';
+        v[*n].rank = r;
+        v[*n].addr = (uintptr_t)strtoull(p, NULL, 16);
+        v[*n].name = sp + 1;
+        (*n)++;
+      }
+      p = nl + 1;
+    }
+  }
+  return v;
+}
+
+static void csv_site(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++)
+    fputc(*s == '"' ? '\'' : *s, f);
+  fputc('"', f);
+}
+
+static int by_total(const void *a, const void *b) {
+  const double *x = a, *y = b;
+  double tx = x[W_N] * x[W_MEAN], ty = y[W_N] * y[W_MEAN];
+  return (tx < ty) - (tx > ty);
+}
+
+static void write_plot(const double *rows, int nrows) {
+  char path[RP_PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/latency.dat", rp_g.cfg.outdir);
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return;
+  fprintf(f, "# bytes_mean mean_s min_s max_s count (one line per class)\n");
+  for (int i = 0; i < nrows; i++) {
+    const double *w = rows + (size_t)i * W_LEN;
+    if (w[W_N] > 0)
+      fprintf(f, "%.6g %.6e %.6e %.6e %.0f\n",
+              w[W_BYTES] / w[W_N] > 0 ? w[W_BYTES] / w[W_N] : 1.0, w[W_MEAN],
+              w[W_MIN], w[W_MAX], w[W_N]);
+  }
+  fclose(f);
+  snprintf(path, sizeof path, "%s/latency.gp", rp_g.cfg.outdir);
+  if ((f = fopen(path, "w")) == NULL)
+    return;
+  fprintf(f, "# gnuplot latency.gp (in this folder): latency.png, the sampled\n"
+             "# one-way latencies by message size (mean, min-max bars)\n"
+             "set terminal pngcairo size 900,600\n"
+             "set output 'latency.png'\n"
+             "set logscale xy\n"
+             "set xlabel 'message size (bytes; 0 B shown at 1)'\n"
+             "set ylabel 'one-way latency (s)'\n"
+             "set key top left\n"
+             "plot 'latency.dat' using 1:2:3:4 with yerrorbars "
+             "title 'mean, min-max per class'\n");
+  fclose(f);
+}
+
+static void write_outputs(double *rows, int nrows, const site_name *names,
+                          size_t nnames, const double *per_rank) {
+  char path[RP_PATH_MAX + 64], b1[64], b2[64];
+  const char *dir = rp_g.cfg.outdir;
+  char spec[128];
+  rp_sample_format(&rp_g.cfg.sample, spec, sizeof spec);
+  snprintf(path, sizeof path, "%s/latency.csv", dir);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) {
+    rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
+    return;
+  }
+  fprintf(f, "# revprof sample mode: one-way message latencies by class, "
+             "all ranks (seconds)\n");
+  fprintf(f, "src,dst,send_site,recv_site,size_class,bytes_lo,bytes_hi,"
+             "bytes_mean,count,mean_s,min_s,max_s,sd_s");
+  for (int k = 0; k < RP_LHIST_N; k++)
+    fprintf(f, ",b%02d", k);
+  fputc('\n', f);
+  for (int i = 0; i < nrows; i++) {
+    double *w = rows + (size_t)i * W_LEN;
+    rp_lstat st;
+    st.n = w[W_N];
+    st.m2 = w[W_M2];
+    int sc = (int)w[W_CLASS], src = (int)w[W_SRC], dst = (int)w[W_DST];
+    fprintf(f, "%d,%d,", src, dst);
+    csv_site(f, lookup(names, nnames, src, (uintptr_t)w[W_SSITE], b1,
+                       sizeof b1));
+    fputc(',', f);
+    csv_site(f, lookup(names, nnames, dst, (uintptr_t)w[W_RSITE], b2,
+                       sizeof b2));
+    fprintf(f, ",%d,%.0f,%.0f,%.6g,%.0f,%.9e,%.9e,%.9e,%.9e", sc,
+            rp_size_class_lo(sc), rp_size_class_hi(sc),
+            w[W_N] > 0 ? w[W_BYTES] / w[W_N] : 0.0, w[W_N], w[W_MEAN],
+            w[W_MIN], w[W_MAX], rp_lstat_sd(&st));
+    for (int k = 0; k < RP_LHIST_N; k++)
+      fprintf(f, ",%.0f", w[W_HIST + k]);
+    fputc('\n', f);
+  }
+  fclose(f);
+  write_plot(rows, nrows);
+
+  /* the summary */
+  double seen = 0, sampled = 0, received = 0, drift = 0, off = 0;
+  for (int r = 0; r < rp_g.size; r++) {
+    const double *q = per_rank + 6 * r;
+    seen += q[0];
+    sampled += q[1];
+    received += q[2];
+    if (fabs(q[4] - q[3]) > fabs(drift))
+      drift = q[4] - q[3];
+    if (fabs(q[3]) > fabs(off))
+      off = q[3];
+  }
+  snprintf(path, sizeof path, "%s/sample.txt", dir);
+  if ((f = fopen(path, "w")) == NULL) {
+    rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
+    return;
+  }
+  fprintf(f, "==== revprof: sampled message latencies (FINAL) ====\n");
+  if (sampled == 0)
+    fprintf(f, "warning:   no message was sampled (REVPROF_SAMPLE=%s, %.0f "
+               "messages): latency.csv is empty\n", spec, seen);
+  if (received != sampled)
+    fprintf(f, "warning:   %.0f messages sampled, %.0f received with their "
+               "stamp (the rest were cancelled, not received, or received "
+               "after MPI_Finalize began)\n", sampled, received);
+  char an[64];
+  rp_analysis_format(rp_g.cfg.analysis, an, sizeof an);
+  fprintf(f, "technique: REVPROF_SAMPLE=%s REVPROF_SEED=%lu "
+             "REVPROF_ANALYSIS=%s (the technique at the end of the run)\n",
+          spec, rp_g.cfg.seed, an);
+  fprintf(f, "ranks:     %d\n", rp_g.size);
+  fprintf(f, "messages:  %.0f sent, %.0f sampled (%.2f %%), %.0f received "
+             "with a stamp; %d classes\n", seen, sampled,
+          seen > 0 ? 100.0 * sampled / seen : 0.0, received, nrows);
+  fprintf(f, "clocks:    largest offset to rank 0 %.3e s, largest drift "
+             "over the run %.3e s (measured at MPI_Init and MPI_Finalize)\n",
+          off, drift);
+  fprintf(f, "\nrank       sent    sampled   received   offset s    drift s   "
+             "best round trip s\n");
+  for (int r = 0; r < rp_g.size; r++) {
+    const double *q = per_rank + 6 * r;
+    fprintf(f, "%4d %10.0f %10.0f %10.0f %10.3e %10.3e %10.3e\n", r, q[0],
+            q[1], q[2], q[3], q[4] - q[3], q[5]);
+  }
+  qsort(rows, (size_t)nrows, W_LEN * sizeof *rows, by_total);
+  fprintf(f, "\nclasses with the highest total latency (count x mean):\n");
+  fprintf(f, "   total s      count     mean s      max s  src->dst  bytes  "
+             "send site -> receive site\n");
+  for (int i = 0; i < nrows && i < 10; i++) {
+    const double *w = rows + (size_t)i * W_LEN;
+    int src = (int)w[W_SRC], dst = (int)w[W_DST];
+    fprintf(f, "%10.3e %10.0f %10.3e %10.3e %4d->%-4d %6.0f  %s -> %s\n",
+            w[W_N] * w[W_MEAN], w[W_N], w[W_MEAN], w[W_MAX], src, dst,
+            w[W_N] > 0 ? w[W_BYTES] / w[W_N] : 0.0,
+            lookup(names, nnames, src, (uintptr_t)w[W_SSITE], b1, sizeof b1),
+            lookup(names, nnames, dst, (uintptr_t)w[W_RSITE], b2, sizeof b2));
+  }
+  fprintf(f, "\nfiles:     latency.csv (one row per class), latency.dat and "
+             "latency.gp (gnuplot latency.gp: latency.png)%s\n",
+          rp_g.cfg.analysis & RP_ANALYSIS_WRITE
+              ? ", samples.rank<N>.csv (every sample)" : "");
+  fclose(f);
+  if (!rp_g.cfg.quiet) /* stderr, as the predict report: stdout is the
+                          program's */
+    fprintf(stderr, "revprof: %.0f of %.0f messages sampled; latencies in "
+            "%s/latency.csv, summary in %s/sample.txt\n", sampled, seen,
+            dir, dir);
+}
+
+static void sm_report(void) {
+  rp_g.sampling = 0;
+  S.t_end = rp_host_seconds();
+  measure_offset(&S.offset_end, &S.rtt_end);
+  if (S.wf && fclose(S.wf) != 0 && !S.write_failed++)
+    rp_warn("sample mode: samples.rank%d.csv: %s", rp_g.rank,
+            strerror(errno));
+  S.wf = NULL;
+
+  /* this rank's classes */
+  double *mine = malloc((S.n > 0 ? S.n : 1) * W_LEN * sizeof *mine);
+  int nm = 0;
+  for (size_t i = 0; mine && i < S.cap; i++) {
+    const cls *c = &S.tab[i];
+    if (!c->used)
+      continue;
+    double *w = mine + (size_t)nm++ * W_LEN;
+    w[W_SRC] = c->src;
+    w[W_DST] = rp_g.rank;
+    w[W_CLASS] = c->sclass;
+    w[W_SSITE] = (double)c->ssite;
+    w[W_RSITE] = (double)c->rsite;
+    w[W_N] = c->st.n;
+    w[W_MEAN] = c->st.mean;
+    w[W_M2] = c->st.m2;
+    w[W_MIN] = c->st.min;
+    w[W_MAX] = c->st.max;
+    w[W_BYTES] = c->st.bytes;
+    memcpy(w + W_HIST, c->st.hist, sizeof c->st.hist);
+  }
+  int *counts, *displs, total;
+  double *rows = gather(mine, nm * W_LEN, MPI_DOUBLE, (int)sizeof(double),
+                        &counts, &displs, &total);
+  int nrows = total / W_LEN;
+  free(counts);
+  free(displs);
+  int tlen;
+  char *text = name_sites(&tlen);
+  char *all = gather(text ? text : "", text ? tlen : 0, MPI_CHAR, 1, &counts,
+                     &displs, &total);
+  double q[6] = {S.seen, S.sampled, S.received, S.offset, S.offset_end,
+                 S.rtt};
+  double *per_rank = rp_g.rank == 0 ? malloc(6 * sizeof *per_rank *
+                                             (size_t)rp_g.size) : NULL;
+  PMPI_Gather(q, 6, MPI_DOUBLE, per_rank, 6, MPI_DOUBLE, 0, S.comm);
+  if (rp_g.rank == 0 && rows && all && per_rank && counts && displs) {
+    size_t nn;
+    site_name *names = parse_names(all, counts, displs, &nn);
+    if (rp_mkdir_p(rp_g.cfg.outdir) != 0)
+      rp_warn("sample mode: cannot create %s: %s", rp_g.cfg.outdir,
+              strerror(errno));
+    else
+      write_outputs(rows, nrows, names, nn, per_rank);
+    free(names);
+  }
+  free(per_rank);
+  free(all);
+  free(counts);
+  free(displs);
+  free(text);
+  free(rows);
+  free(mine);
+  free(S.tab);
+  free(S.sites);
+  S.tab = NULL;
+  S.sites = NULL;
+  S.cap = S.n = S.nsites = S.sites_cap = 0;
+  if (S.have_sampler)
+    rp_sampler_free(&S.s);
+  S.have_sampler = 0;
+  PMPI_Comm_free(&S.comm);
+}
+
+const rp_mode_ops rp_mode_sample = {
+    .name = "sample",
+    .what = "sampling",
+    .configure = sm_configure,
+    .startup = sm_startup,
+    .report = sm_report,
+};

@@ -1,0 +1,45 @@
+/* Sample mode (REVPROF_MODE=sample; seed 001, PHOTON): the program runs at
+ * native speed while the sender of each point-to-point message decides
+ * whether to sample it (REVPROF_SAMPLE, rp_sample_rule.h) and, when it
+ * does, stamps the piggyback with its send start (a time common to all
+ * ranks: each rank's offset to rank 0 is measured at MPI_Init) and its
+ * call site; the receiver computes the latency at completion and folds it
+ * into its class (source, destination, send site, receive site, size
+ * class) at once, so no trace is written unless REVPROF_ANALYSIS asks.
+ * MPI_Finalize gathers the classes to rank 0: latency.csv, sample.txt
+ * (docs/revprof.md, "Sample mode"). Modes layer: the point-to-point layer
+ * calls rp_sample_out/rp_sample_in, this file calls nothing above the
+ * core. */
+#ifndef RP_SAMPLE_H
+#define RP_SAMPLE_H
+
+#include "rp_state.h"
+
+/* In sample mode the clocks mean nothing (no model): the piggyback's min
+ * slot carries the send start of a sampled message (-1: not sampled), the
+ * max slot its send site. */
+#define RP_PB_STAMP RP_MIN
+#define RP_PB_SITE RP_MAX
+
+extern const rp_mode_ops rp_mode_sample;
+
+void rp_sample_out_slow(double *pb);
+void rp_sample_in_slow(const double *pb, double bytes);
+
+/* A message with piggyback pb leaves (after its clocks are written). */
+static inline void rp_sample_out(double *pb) {
+  if (RP_UNLIKELY(rp_g.sampling))
+    rp_sample_out_slow(pb);
+}
+
+/* A message of bytes with piggyback pb was received (once per message). */
+static inline void rp_sample_in(const double *pb, double bytes) {
+  if (RP_UNLIKELY(rp_g.sampling) && pb[RP_PB_STAMP] >= 0.0)
+    rp_sample_in_slow(pb, bytes);
+}
+
+/* revprof_sample_set: the technique from now on (REVPROF_SAMPLE's
+ * syntax); 0, or a negative code with err set. */
+int rp_sample_set(const char *spec, char *err, size_t errlen);
+
+#endif
