@@ -1,5 +1,6 @@
 /* The revprof command: one entry point with subcommands for characterizing a
- * machine, fitting, inspecting and evaluating models, and datasheets. */
+ * machine, fitting, inspecting, evaluating and validating models, and
+ * datasheets. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -45,6 +46,9 @@ static void usage(FILE *f) {
           "  timeline DIR -o PIC.png     timing diagram of a traced run\n"
           "  trace merge|info DIR        rebuild / summarize a run's "
           "traces\n"
+          "  validate --model M DIR      a sampled run's message latencies "
+          "against\n"
+          "                              the model's, per size class\n"
           "  help [COMMAND]              help on a command\n"
           "\n"
           "'revprof COMMAND --help' tells more. Version " RP_VERSION ".\n");
@@ -603,6 +607,8 @@ int main(int argc, char **argv) {
     return rp_cmd_timeline(argc - 1, argv + 1);
   if (strcmp(cmd, "trace") == 0)
     return rp_cmd_trace(argc - 1, argv + 1);
+  if (strcmp(cmd, "validate") == 0)
+    return rp_cmd_validate(argc - 1, argv + 1);
   fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
   usage(stderr);
   return 2;

@@ -1,5 +1,5 @@
 /* Subcommands of the revprof tool that live outside revprof.c (timeline,
- * trace, run, sweep) and the process helpers they share. The helpers fail
+ * trace, run, sweep, validate) and the process helpers they share. The helpers fail
  * with REVPROF_E* codes (revprof_model.h). */
 #ifndef RP_TOOLS_H
 #define RP_TOOLS_H
@@ -11,6 +11,7 @@ int rp_cmd_timeline(int argc, char **argv);
 int rp_cmd_trace(int argc, char **argv);
 int rp_cmd_run(int argc, char **argv);
 int rp_cmd_sweep(int argc, char **argv);
+int rp_cmd_validate(int argc, char **argv);
 
 /* rp_spawn_wait with the tool's messages: runs argv (argv[0] looked up in
  * PATH) and waits. With out != NULL its stdout goes to that file (created

@@ -1,0 +1,127 @@
+#!/bin/sh
+# 'revprof validate' on a synthetic latency.csv of sample mode whose
+# median per size class is the shipped model's latency: small errors and
+# every class inside against that model; a large error and none inside
+# against a copy whose latency constants are 10 times larger; a model
+# without a latency row and an extrapolated class said in the first lines;
+# --csv; bad inputs rejected with exit 2 naming the file and line.
+#   validate_cli.sh REVPROF SOURCE_DIR
+set -u
+rp=$1 src=$2
+ship=$src/models/machines/debian12-2core-openmpi.lua
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp_validate_cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "validate_cli: FAIL: $*" >&2; exit 1; }
+
+# Per class (size class, its bytes, the mean size sampled) the model's avg
+# latency at that size; two rows per class (other ranks and call sites,
+# sizes mean - 1 and mean + 1 at equal counts) whose merged histogram
+# puts the median on that latency: 400 of 1000 messages in its bucket, the
+# rest below and above in the share that interpolates to it.
+mkdir -p "$tmp/run"
+while read -r sc lo hi mean; do
+  t=$("$rp" model eval "$ship" latency 2 "$mean" | cut -d' ' -f2) \
+    || fail "model eval latency 2 $mean failed"
+  echo "$sc $lo $hi $mean $t"
+done > "$tmp/want" <<EOF
+0 0 0 0
+4 8 15 12
+10 512 1023 700
+12 2048 4095 3000
+17 65536 131071 100000
+20 524288 1048575 1000000
+23 4194304 8388607 8000000
+EOF
+{
+  echo "# revprof sample mode: one-way message latencies by class, all ranks (seconds)"
+  printf 'src,dst,send_site,recv_site,size_class,bytes_lo,bytes_hi,bytes_mean,count,mean_s,min_s,max_s,sd_s'
+  for b in $(seq 0 33); do printf ',b%02d' "$b"; done
+  echo
+  awk '
+    function edge(k) { return 1e-7 * 10 ^ (k / 4) } # upper edge of bucket k
+    function row(src, dst, d, nlo, nmid, nhi,   i, s) {
+      s = src "," dst ",\"pingpong.c:" 40 + src " main\",\"pingpong.c:57 main, inner\"," \
+          $1 "," $2 "," $3 "," d "," nlo + nmid + nhi "," t "," 0.9 * lo "," 1.1 * hi ",1e-07"
+      for (i = 0; i < 34; i++)
+        s = s "," (i == k - 1 ? nlo : i == k ? nmid : i == k + 1 ? nhi : 0)
+      print s
+    }
+    { t = $5; k = int(4 * log(t / 1e-7) / log(10)) + 1; lo = edge(k - 1); hi = edge(k)
+      a = int(500 - 400 * (t - lo) / (hi - lo) + 0.5); a1 = int(a / 2)
+      row(0, 1, $4 ? $4 - 1 : 0, a1, 200, 300 - a1)
+      row(1, 0, $4 ? $4 + 1 : 0, a - a1, 200, 300 - (a - a1)) }' "$tmp/want"
+} > "$tmp/run/latency.csv"
+
+# against the model of the same machine: small errors, all inside
+"$rp" validate --model "$ship" --csv "$tmp/v.csv" "$tmp/run" > "$tmp/out" 2> "$tmp/err"; rc=$?
+cat "$tmp/out"
+[ $rc -eq 0 ] || fail "validate against the shipped model: exit $rc: $(cat "$tmp/err")"
+grep -q "^validate: 7 classes, median |error| 0\.[0-9] %, 7 of 7 inside the model's bounds$" "$tmp/out" \
+  || fail "summary against the shipped model: $(tail -n 1 "$tmp/out")"
+for sc in 0 4 10 12 17 20 23; do
+  line=$(grep "^ *$sc  " "$tmp/out") || fail "no line for class $sc"
+  echo "$line" | grep -q " [+-]0\.[0-9] %  yes" || fail "class $sc not a small error inside: $line"
+done
+grep -q "^ *4  8\.\.15  *12  *1000 " "$tmp/out" || fail "class 4 not merged from its two rows: $(grep '^ *4  ' "$tmp/out")"
+# the class beyond the measured sizes (4 MiB) is said before the table
+head -n 3 "$tmp/out" | grep -q "^note: 1 of 7 classes extrapolated beyond the sizes the model was measured on (p 2\.\.2, d 0\.\.4194304): class 23 (8e+06 bytes, 1\.91x outside in d)$" \
+  || fail "extrapolated class not said in the first lines: $(head -n 3 "$tmp/out")"
+grep -q "^ *23  .* yes  (extrapolated)$" "$tmp/out" || fail "class 23 not marked extrapolated"
+# --csv: the same table, and DIR/latency.csv named directly gives the same
+[ "$(head -n 1 "$tmp/v.csv")" = "size_class,bytes_lo,bytes_hi,bytes_mean,count,measured_s,measured_from,predicted_min_s,predicted_avg_s,predicted_max_s,error_pct,inside,extrapolated" ] \
+  || fail "--csv header: $(head -n 1 "$tmp/v.csv")"
+[ "$(grep -c ',median,.*,yes,no$' "$tmp/v.csv")" -eq 6 ] && grep -q '^23,.*,yes,yes$' "$tmp/v.csv" \
+  || fail "--csv rows: $(cat "$tmp/v.csv")"
+"$rp" validate --model "$ship" "$tmp/run/latency.csv" > "$tmp/out2" || fail "validate of DIR/latency.csv failed"
+[ "$(tail -n +2 "$tmp/out2")" = "$(tail -n +2 "$tmp/out")" ] || fail "DIR/latency.csv and DIR differ"
+
+# against a model whose latency constants are 10 times larger
+sed '/^    latency = {/,/^    },/{/^ *\(avg\|min\|max\) = {/s/\([{,]\) \([0-9]\)/\1 10 * \2/g}' "$ship" > "$tmp/x10.lua"
+[ "$(grep -c '10 \* ' "$tmp/x10.lua")" -eq 9 ] || fail "sed did not scale the 9 latency equations"
+x1=$("$rp" model eval "$ship" latency 2 700 | cut -d' ' -f2)
+x10=$("$rp" model eval "$tmp/x10.lua" latency 2 700 | cut -d' ' -f2) || fail "the x10 model does not load"
+awk -v a="$x1" -v b="$x10" 'BEGIN { exit !(b > 9.99 * a && b < 10.01 * a) }' || fail "x10 model: $x10 against $x1"
+"$rp" validate --model "$tmp/x10.lua" "$tmp/run" > "$tmp/out" 2> "$tmp/err"; rc=$?
+cat "$tmp/out"
+[ $rc -eq 0 ] || fail "validate against the x10 model: exit $rc: $(cat "$tmp/err")"
+grep -q "^validate: 7 classes, median |error| 90\.0 %, 0 of 7 inside the model's bounds$" "$tmp/out" \
+  || fail "summary against the x10 model: $(tail -n 1 "$tmp/out")"
+[ "$(grep -c " -[5-9][0-9]\.[0-9] %  no" "$tmp/out")" -eq 7 ] || fail "not every class a large error outside"
+
+# a model without a latency row: said first, measured values only
+sed '/^    latency = {/,/^    },/d' "$ship" > "$tmp/nolat.lua"
+"$rp" validate --model "$tmp/nolat.lua" "$tmp/run" > "$tmp/out" 2> "$tmp/err"; rc=$?
+[ $rc -eq 0 ] || fail "validate against a model without latency: exit $rc: $(cat "$tmp/err")"
+sed -n 2p "$tmp/out" | grep -q "^note: .*nolat.lua has no latency row: measured latencies only, nothing to compare$" \
+  || fail "no latency row not said first: $(head -n 3 "$tmp/out")"
+grep -q "^validate: 7 classes, median |error| n/a, 0 of 7 inside the model's bounds$" "$tmp/out" \
+  || fail "summary without latency row: $(tail -n 1 "$tmp/out")"
+
+# bad inputs: exit 2, naming the file (and line)
+bad() { # NAME WANT: validate $tmp/NAME exits 2 with WANT on stderr
+  "$rp" validate --model "$ship" "$tmp/$1" > /dev/null 2> "$tmp/err"; rc=$?
+  [ $rc -eq 2 ] || fail "$1: exit $rc, expected 2"
+  grep -qF "revprof validate: $tmp/$2" "$tmp/err" || fail "$1: message: $(cat "$tmp/err")"
+}
+bad nodir "nodir: cannot open: No such file or directory"
+mkdir "$tmp/short" "$tmp/word" "$tmp/header" "$tmp/empty"
+sed '7s/.*/0,1,"x.c:1 f","y.c:2 g",4,8,15,12,500,1e-06,1e-06,1e-06/' "$tmp/run/latency.csv" > "$tmp/short/latency.csv"
+bad short "short/latency.csv:7: expected 47 fields, found 12"
+sed '4s/,1e-07,/,abc,/' "$tmp/run/latency.csv" > "$tmp/word/latency.csv"
+bad word "word/latency.csv:4: sd_s: 'abc' is not a number >= 0"
+sed '2s/bytes_mean/bytes_avg/' "$tmp/run/latency.csv" > "$tmp/header/latency.csv"
+bad header "header/latency.csv:2: not the header of a sample-mode latency.csv: column 8 is 'bytes_avg', expected 'bytes_mean'"
+head -n 2 "$tmp/run/latency.csv" > "$tmp/empty/latency.csv"
+bad empty "empty/latency.csv: no rows after the header (no message sampled)"
+"$rp" validate "$tmp/run" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no machine model: give --model" "$tmp/err" || fail "no --model: exit $rc, $(cat "$tmp/err")"
+"$rp" validate --model "$tmp/none.lua" "$tmp/run" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "none.lua" "$tmp/err" || fail "missing model: exit $rc, $(cat "$tmp/err")"
+"$rp" validate --model "$ship" --bogus "$tmp/run" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "unknown option: exit $rc"
+
+# help
+"$rp" validate --help > "$tmp/out" || fail "validate --help failed"
+grep -q "^usage: revprof validate --model MODEL.lua \[--csv FILE\] DIR$" "$tmp/out" || fail "validate --help: $(cat "$tmp/out")"
+"$rp" --help | grep -q "^  validate --model M DIR " || fail "revprof --help does not list validate"
+echo "validate_cli: ok"
