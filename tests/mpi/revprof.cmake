@@ -91,6 +91,11 @@ foreach(v count-all count-random delay burst bad)
                $<TARGET_FILE:rp_sample_native> 3 ${v})
 endforeach()
 revprof_test(revprof_sample_set_np2 sample $<TARGET_FILE:rp_sample_rp> 2 set)
+# revprof validate on a sampled run: the model of this machine against one
+# whose latency is 10 times too large
+revprof_test(revprof_sample_validate_np2 sample $<TARGET_FILE:rp_sample_native>
+             2 validate $<TARGET_FILE:revprof>
+             ${PROJECT_SOURCE_DIR}/models/machines/debian12-2core-${REVPROF_MPI}.lua)
 revprof_test(revprof_semantics_sample_np3 compare ${rp_nat}
              $<TARGET_FILE:rp_semantics_rp> 3 sample)
 # MPI_THREAD_MULTIPLE (rp_mt.c): a program that asks for it and calls MPI
