@@ -273,6 +273,43 @@ static void test_sample_rule_timer_jitter(void **state) {
   rp_sampler_free(&s);
 }
 
+/* The timer's pathology (seed 001 §3.1): a program whose messages come in
+ * bursts aligned with the timer's period (8 messages 1/1024 s apart, a
+ * burst every 16/1024 s, 1000 bursts; binary fractions, so that rounding
+ * decides nothing) under timer:0.015625: every sample is the first message
+ * of a burst, the rest of the burst is never seen; with a jitter of 4/1024
+ * s the samples fall on several places of the bursts, at about the same
+ * rate. */
+static int burst_places(const char *technique, int *places, int *n) {
+  rp_sampler s = make(technique, 3, 1);
+  int seen[8] = {0}, k = 0;
+  *n = 0;
+  for (int b = 0; b < 1000; b++)
+    for (int m = 0; m < 8; m++)
+      if (rp_sampler_decide(&s, b * 0.015625 + m * 0.0009765625)) {
+        seen[m]++;
+        (*n)++;
+      }
+  for (int m = 0; m < 8; m++)
+    k += seen[m] > 0;
+  *places = k;
+  rp_sampler_free(&s);
+  return seen[0];
+}
+
+static void test_sample_rule_timer_bursts(void **state) {
+  (void)state;
+  int places, n;
+  int first = burst_places("timer:0.015625", &places, &n);
+  assert_int_equal(places, 1); /* aliasing: the first of each burst */
+  assert_int_equal(first, n);
+  assert_true(n >= 990 && n <= 1000);
+  first = burst_places("timer:0.015625:0.00390625", &places, &n);
+  assert_true(places >= 5); /* jitter: all over the bursts */
+  assert_true(first < n * 9 / 10);
+  assert_true(n > 800 && n < 1200);
+}
+
 /* random:0.5 over 100000 messages: within 5 binomial sds of 50000; the
  * same seed and rank give the same choices, another rank or seed others. */
 static void test_sample_rule_random(void **state) {
@@ -676,6 +713,7 @@ int main(void) {
       cmocka_unit_test(test_sample_rule_counter_jitter),
       cmocka_unit_test(test_sample_rule_timer_one_per_period),
       cmocka_unit_test(test_sample_rule_timer_jitter),
+      cmocka_unit_test(test_sample_rule_timer_bursts),
       cmocka_unit_test(test_sample_rule_random),
       cmocka_unit_test(test_sample_rule_seed_differs_per_rank),
       cmocka_unit_test(test_sample_rule_set_switches_mid_stream),
