@@ -182,6 +182,7 @@ return function(funcs, template, template_path, fail, banner)
         local impl = "rp_f_" .. f.name
         if f.since then out[#out + 1] = "\n#if MPI_VERSION >= " .. f.since end
         out[#out + 1] = "\nstatic void " .. impl .. "(" .. plist .. ") {\n"
+        out[#out + 1] = "  RP_F_SITE();\n"
         if #pre > 0 then out[#out + 1] = table.concat(pre, "\n") .. "\n" end
         out[#out + 1] = "  int rc = " .. f.name .. "(" .. table.concat(args, ", ") .. ");\n"
         if #post > 0 then out[#out + 1] = table.concat(post, "\n") .. "\n" end

@@ -318,6 +318,8 @@ typedef struct rp_call {
   int in_tool;      /* re-entry guard: set while a wrapper runs */
   const void *site; /* sample mode: the application's call site of the
                        wrapper under way (its return address) */
+  const void *fsite; /* ... as a Fortran binding saw it, for the C
+                        wrapper it calls (NULL: none) */
   int poll;         /* the call under way is a poll (Iprobe, Test*): when it
                        costs nothing on the clocks, its host time counts
                        with the next gap */
@@ -450,8 +452,10 @@ static inline void rp_publish(int state, int on, int cid, uint64_t got) {
  * is the application's). */
 __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
   rp_t.in_tool = 1;
-  if (RP_UNLIKELY(rp_g.sampling))
-    rp_t.site = __builtin_return_address(0);
+  if (RP_UNLIKELY(rp_g.sampling)) {
+    rp_t.site = rp_t.fsite ? rp_t.fsite : __builtin_return_address(0);
+    rp_t.fsite = NULL;
+  }
   if (RP_UNLIKELY(rp_g.mt))
     rp_mt_enter(w);
   if (rp_g.extras)

@@ -147,6 +147,9 @@ if(TARGET pingpong_f_rp)
                $<TARGET_FILE:pingpong_f_rp> 2)
   revprof_test(revprof_fortran_exact_preload_np2 fortran-exact
                $<TARGET_FILE:pingpong_f> 2 preload)
+  # sample mode: every message, call sites in the Fortran program
+  revprof_test(revprof_fortran_sample_np2 sample $<TARGET_FILE:pingpong_f> 2
+               fortran)
   add_executable(rp_fortran_h rp_fortran_h.f90)
   # mpif.h declares no interfaces: one buffer argument, many types (and
   # gfortran warns about each even when allowed: -w)

@@ -302,6 +302,19 @@ sample)
     awk -v w="$e_wrong" 'BEGIN { exit !(w > 90) }' \
       || fail "a 1000x latency row gives median |error| $e_wrong % (the right model $e_right %)"
     grep -q " no$" wrong.txt && ! grep -q " yes$" wrong.txt || fail "classes inside a 1000x latency row's bounds" ;;
+  fortran)
+    # examples/pingpong_f.f90 preloaded: 100 round trips and one exchange
+    export REVPROF_SAMPLE=all
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" 128 100 || { cat out err; fail "run failed"; }
+    cat out
+    grep -q "pingpong_f[0-9]*: 0 failed checks" out || fail "checks failed"
+    grep -q "^messages: *202 sent, 202 sampled" $st || { cat $st; fail "sample.txt"; }
+    # the sites are the program's calls, not the bindings' calls of the
+    # C wrappers
+    grep -q "rp_fortran\|rp_f_MPI" $lc && { cat $lc; fail "call sites inside revprof's Fortran bindings"; }
+    if grep -q "pingpong_f.f90:" $lc; then :; else
+      grep -q '"0x' $lc && { cat $lc; fail "call sites not named"; }
+    fi ;;
   bad)
     REVPROF_SAMPLE=random:1.5 run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
     grep -q 'REVPROF_SAMPLE="random:1.5"' err || { cat err; fail "no message naming REVPROF_SAMPLE"; }
