@@ -8,7 +8,7 @@
  * usage: rp_bench_overhead [ROUNDS [PINGPONGS_AT_8B [SIZES]]]
  * SIZES: message sizes in bytes, comma-separated (default
  * 8,1024,65536,1048576); ping-pongs per round at each size:
- * PINGPONGS_AT_8B / (1 + bytes / 8192). */
+ * PINGPONGS_AT_8B / (1 + bytes / 8192), at least 1. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +83,8 @@ int main(int argc, char **argv) {
   for (int s = 0; s < nsizes; s++) {
     int n = sizes[s];
     int reps = (int)(budget / (1 + n / 8192));
+    if (reps < 1)
+      reps = 1;
     char *buf = calloc((size_t)n, 1);
     double best[2] = {1e30, 1e30};
     pingpong(rank, buf, n, reps / 4 + 1, PMPI_Send, PMPI_Recv); /* warm */
