@@ -105,6 +105,31 @@ bench_error_summary() {
     printf "\n" }'
 }
 
+# HPCCG (Mantevo; its source folder comes from the user): C++, CG on a
+# 27-point problem; nx ny nz are per rank (nz shrinks with the ranks: the
+# global problem stays the same). Its comparison with the exact solution is
+# commented out in the source, so the check is the final residual (< 1e-8,
+# from ~600; CG to 150 iterations); answer: the residual and the iteration
+# count. Uses $MPICXX (the C++ wrapper) and $size (small: ~3 s at 2 ranks
+# on the 2-core VM; tiny: < 1 s). Subshell bodies: POSIX sh has no local.
+exe_hpccg=test_HPCCG
+build_hpccg() { # build_hpccg SRC DEST: DEST/$exe_hpccg (SRC stays clean)
+  (cd "$1" && $MPICXX -O3 -g -DUSING_MPI ./*.cpp -o "$2/$exe_hpccg")
+}
+args_hpccg() ( # args_hpccg NP: its arguments; status 1: NP not usable
+  n=64 z=128
+  [ "$size" = tiny ] && n=24 z=24
+  [ $((z % $1)) -eq 0 ] || exit 1
+  echo "$n $n $((z / $1))"
+)
+check_hpccg() ( # check_hpccg OUT: "ok ANSWER" or "FAIL why"
+  r=$(sed -n 's/^Final residual: *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  it=$(sed -n 's/^Number of iterations: *\([0-9]*\).*/\1/p' "$1" | tail -n 1)
+  [ -n "$r" ] || { echo "FAIL no 'Final residual'"; exit 0; }
+  awk -v r="$r" 'BEGIN { exit !(r + 0 < 1e-8) }' || { echo "FAIL final residual $r"; exit 0; }
+  echo "ok res=$r,iters=$it"
+)
+
 # The median of the numbers on stdin, one per line (nothing for none).
 median() {
   sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

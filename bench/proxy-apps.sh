@@ -180,29 +180,8 @@ check_lulesh() {
   echo "ok $e"
 }
 
-# HPCCG: C++, CG on a 27-point problem; nx ny nz are per rank (nz shrinks
-# with the ranks: the global problem stays the same). Its comparison with
-# the exact solution is commented out in the source, so the check is the
-# final residual (< 1e-8, from ~600; CG to 150 iterations); answer: the
-# residual and the iteration count.
-exe_hpccg=test_HPCCG
-build_hpccg() {
-  (cd "$1" && $MPICXX -O3 -g -DUSING_MPI ./*.cpp -o "$2/$exe_hpccg")
-}
-args_hpccg() {
-  local n=64 z=128
-  [ "$size" = tiny ] && n=24 z=24
-  [ $((z % $1)) -eq 0 ] || return 1
-  echo "$n $n $((z / $1))"
-}
-check_hpccg() {
-  local r it
-  r=$(sed -n 's/^Final residual: *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
-  it=$(sed -n 's/^Number of iterations: *\([0-9]*\).*/\1/p' "$1" | tail -n 1)
-  [ -n "$r" ] || { echo "FAIL no 'Final residual'"; return; }
-  awk -v r="$r" 'BEGIN { exit !(r + 0 < 1e-8) }' || { echo "FAIL final residual $r"; return; }
-  echo "ok res=$r,iters=$it"
-}
+# HPCCG: build_hpccg, args_hpccg, check_hpccg in bench/common.sh (shared
+# with bench/sampling.sh).
 
 # miniFE (ref): C++, implicit FE + CG. Verification: the residual of the
 # final solution must be small; answer: the final residual norm.
