@@ -61,12 +61,17 @@ static void site_add(uintptr_t a) {
 }
 
 void rp_sample_out_slow(double *pb) {
-  double now = global_now();
+  /* the clock only where the decision needs it: an unsampled message
+     costs a count and a compare (or one draw) */
+  int timed = S.s.spec.kind == RP_SAMPLE_TIMER;
+  double now = timed ? global_now() : 0.0;
   S.seen += 1.0;
   if (!rp_sampler_decide(&S.s, now)) {
     pb[RP_PB_STAMP] = -1.0;
     return;
   }
+  if (!timed)
+    now = global_now();
   uintptr_t site = (uintptr_t)rp_t.site;
   S.sampled += 1.0;
   pb[RP_PB_STAMP] = now;
