@@ -10,6 +10,7 @@
 #include "rp_site.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,10 +588,64 @@ static void sm_report(void) {
   PMPI_Comm_free(&S.comm);
 }
 
+/* A run that ends before MPI_Finalize (signal, exit, abort): this rank's
+ * counts and classes so far, sites as addresses, in
+ * sample.partial.rank<N>.csv (static buffer, no malloc: it may run in a
+ * signal handler). */
+static void sm_report_partial(const char *reason) {
+  static char b[65536];
+  static char path[RP_PATH_MAX + 64];
+  size_t n = 0;
+#define SM_PUT(...)                                                            \
+  do {                                                                         \
+    int k_ = n < sizeof b ? snprintf(b + n, sizeof b - n, __VA_ARGS__) : 0;   \
+    n += k_ > 0 ? (size_t)k_ : 0;                                              \
+  } while (0)
+  SM_PUT("# revprof sample mode, PARTIAL (%s): rank %d of %d, %.0f messages "
+         "sent, %.0f sampled, %.0f received with a stamp; classes so far\n",
+         reason, rp_g.rank, rp_g.size, S.seen, S.sampled, S.received);
+  SM_PUT("src,dst,send_site,recv_site,size_class,count,mean_s,min_s,max_s\n");
+  for (size_t i = 0; i < S.cap && n < sizeof b; i++) {
+    const cls *c = &S.tab[i];
+    if (c->used)
+      SM_PUT("%d,%d,0x%lx,0x%lx,%d,%.0f,%.9e,%.9e,%.9e\n", c->src, rp_g.rank,
+             (unsigned long)c->ssite, (unsigned long)c->rsite, c->sclass,
+             c->st.n, c->st.mean, c->st.min, c->st.max);
+  }
+#undef SM_PUT
+  if (n > sizeof b)
+    n = sizeof b;
+  snprintf(path, sizeof path, "%s/sample.partial.rank%d.csv",
+           rp_g.cfg.outdir, rp_g.rank);
+  rp_mkdir_p(rp_g.cfg.outdir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ssize_t w = write(fd, b, n);
+    close(fd);
+    if (w == (ssize_t)n && !rp_g.cfg.quiet) {
+      static const char m[] = "revprof: PARTIAL sample report written to ";
+      ssize_t ignored = write(2, m, sizeof m - 1);
+      ignored = write(2, path, strlen(path));
+      ignored = write(2, "\n", 1);
+      (void)ignored;
+    }
+  }
+}
+
+/* Removes this rank's partial report of an earlier run. */
+static void sm_report_startup(void) {
+  char path[RP_PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/sample.partial.rank%d.csv",
+           rp_g.cfg.outdir, rp_g.rank);
+  unlink(path);
+}
+
 const rp_mode_ops rp_mode_sample = {
     .name = "sample",
     .what = "sampling",
     .configure = sm_configure,
     .startup = sm_startup,
     .report = sm_report,
+    .report_partial = sm_report_partial,
+    .report_startup = sm_report_startup,
 };

@@ -91,6 +91,8 @@ foreach(v count-all count-random delay burst bad)
                $<TARGET_FILE:rp_sample_native> 3 ${v})
 endforeach()
 revprof_test(revprof_sample_set_np2 sample $<TARGET_FILE:rp_sample_rp> 2 set)
+revprof_test(revprof_sample_early_np2 sample $<TARGET_FILE:rp_early_native> 2
+             early)
 # revprof validate on a sampled run: the model of this machine, and one
 # whose latency is 1000 times too large (a large error, every class outside)
 revprof_test(revprof_sample_validate_np2 sample $<TARGET_FILE:rp_sample_native>

@@ -315,6 +315,14 @@ sample)
     if grep -q "pingpong_f.f90:" $lc; then :; else
       grep -q '"0x' $lc && { cat $lc; fail "call sites not named"; }
     fi ;;
+  early)
+    # rp_early.c's last rank dies of SIGSEGV before MPI_Finalize: its
+    # counts so far in sample.partial.rank<N>.csv, no final report
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" segv
+    f=revprof-out/sample.partial.rank$((np - 1)).csv
+    test -s "$f" || { cat err; ls revprof-out; fail "no $f"; }
+    grep -q "^# revprof sample mode, PARTIAL (signal SIGSEGV): rank $((np - 1)) of $np" "$f" || { cat "$f"; fail "$f not marked"; }
+    test -e $st && fail "a final sample report after an early end" ;;
   bad)
     REVPROF_SAMPLE=random:1.5 run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
     grep -q 'REVPROF_SAMPLE="random:1.5"' err || { cat err; fail "no message naming REVPROF_SAMPLE"; }
