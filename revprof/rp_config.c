@@ -283,6 +283,11 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       (rc = get_path("REVPROF_OUTPUT_DIR", v, c->outdir, sizeof c->outdir,
                      err, errlen)))
     return rc;
+  snprintf(c->gnuplot, sizeof c->gnuplot, "gnuplot");
+  if ((v = get("REVPROF_GNUPLOT", ud)) &&
+      (rc = get_path("REVPROF_GNUPLOT", v, c->gnuplot, sizeof c->gnuplot, err,
+                     errlen)))
+    return rc;
   if ((v = get("REVPROF_TRACE", ud)) &&
       (rc = get_path("REVPROF_TRACE", v, c->trace, sizeof c->trace, err,
                      errlen)))

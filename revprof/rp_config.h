@@ -70,6 +70,9 @@ typedef struct rp_config {
   rp_sample_spec sample;        /* REVPROF_SAMPLE (sample mode) */
   unsigned long seed;           /* REVPROF_SEED: random sampling */
   unsigned analysis;            /* REVPROF_ANALYSIS: RP_ANALYSIS_* bits */
+  char gnuplot[RP_PATH_MAX];    /* REVPROF_GNUPLOT: sample mode draws its
+                                   plot with it ("gnuplot" unless set;
+                                   "": not drawn) */
   char trace[256];              /* REVPROF_TRACE, "" when off */
 } rp_config;
 

@@ -373,8 +373,12 @@ static int by_total(const void *a, const void *b) {
   return (tx < ty) - (tx > ty);
 }
 
-static void write_plot(const double *rows, int nrows) {
+/* latency.dat and latency.gp; latency.png drawn with REVPROF_GNUPLOT. What
+ * became of the picture goes to how (for sample.txt). */
+static void write_plot(const double *rows, int nrows, char *how,
+                       size_t howlen) {
   char path[RP_PATH_MAX + 64];
+  snprintf(how, howlen, "not drawn (latency.gp could not be written)");
   snprintf(path, sizeof path, "%s/latency.dat", rp_g.cfg.outdir);
   FILE *f = fopen(path, "w");
   if (f == NULL)
@@ -402,6 +406,31 @@ static void write_plot(const double *rows, int nrows) {
              "plot 'latency.dat' using 1:2:3:4 with yerrorbars "
              "title 'mean, min-max per class'\n");
   fclose(f);
+  if (nrows == 0) {
+    snprintf(how, howlen, "not drawn (no class)");
+    return;
+  }
+  if (rp_g.cfg.gnuplot[0] == '\0') {
+    snprintf(how, howlen, "not drawn (REVPROF_GNUPLOT is empty)");
+    return;
+  }
+  snprintf(path, sizeof path, "%s/latency.gp.log", rp_g.cfg.outdir);
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  int log = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  char *argv[] = {rp_g.cfg.gnuplot, "latency.gp", NULL};
+  int rc = rp_spawn_wait(argv, rp_g.cfg.outdir, null, null, log);
+  if (null >= 0)
+    close(null);
+  if (log >= 0)
+    close(log);
+  if (rc == 0) {
+    unlink(path);
+    snprintf(how, howlen, "drawn");
+  } else
+    snprintf(how, howlen, "not drawn (%s latency.gp: %s; see latency.gp.log, "
+             "REVPROF_GNUPLOT)", rp_g.cfg.gnuplot,
+             rc == 127 ? "not found" : rc < 0 ? strerror(errno)
+                                            : "it failed");
 }
 
 static void write_outputs(double *rows, int nrows, const site_name *names,
@@ -444,7 +473,8 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
     fputc('\n', f);
   }
   fclose(f);
-  write_plot(rows, nrows);
+  char plot[RP_PATH_MAX + 128];
+  write_plot(rows, nrows, plot, sizeof plot);
 
   /* the summary */
   double seen = 0, sampled = 0, received = 0, drift = 0, off = 0;
@@ -504,7 +534,7 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
             lookup(names, nnames, dst, (uintptr_t)w[W_RSITE], b2, sizeof b2));
   }
   fprintf(f, "\nfiles:     latency.csv (one row per class), latency.dat and "
-             "latency.gp (gnuplot latency.gp: latency.png)%s\n",
+             "latency.gp (gnuplot latency.gp: latency.png, %s)%s\n", plot,
           rp_g.cfg.analysis & RP_ANALYSIS_WRITE
               ? ", samples.rank<N>.csv (every sample)" : "");
   fclose(f);

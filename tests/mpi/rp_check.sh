@@ -250,13 +250,23 @@ sample)
       [ "$w" = "$n" ] || fail "samples.rank*.csv hold $w samples, not $n"
       # each rank hears only its left neighbour; histograms add up
       awk -F, -v p="$np" '/^#/ || /^src,/ { next } { if (($1 + 1) % p != $2) bad = 1; h = 0; for (i = 14; i <= NF; i++) h += $i; if (h != $9 || $11 <= 0 || $11 > $12 || $10 < $11 || $10 > $12) bad = 1 } END { exit bad }' $lc \
-        || { cat $lc; fail "latency.csv rows"; } ;;
+        || { cat $lc; fail "latency.csv rows"; }
+      # the plot, where gnuplot is
+      if command -v gnuplot > /dev/null; then
+        grep -q "latency.png, drawn" $st && test -s revprof-out/latency.png \
+          || { cat $st revprof-out/latency.gp.log; fail "latency.png not drawn"; }
+      else
+        grep -q "latency.png, not drawn" $st || { cat $st; fail "sample.txt does not say the plot is missing"; }
+      fi ;;
     count-random)
       # binomial: within 5 standard deviations of n / 2
       awk -v k="$got" -v n="$n" 'BEGIN { d = k - n / 2; if (d < 0) d = -d; exit !(d <= 5 * sqrt(n / 4)) }' \
         || fail "random:0.5 sampled $got of $n"
       cp $st first.txt
-      run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || fail "second run failed"
+      rm -rf revprof-out
+      REVPROF_GNUPLOT= run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || fail "second run failed"
+      grep -q "latency.png, not drawn (REVPROF_GNUPLOT is empty)" $st || { cat $st; fail "REVPROF_GNUPLOT empty"; }
+      test -e revprof-out/latency.png && fail "latency.png drawn with REVPROF_GNUPLOT empty"
       again=$(sed -n 's/^messages: *[0-9]* sent, \([0-9]*\) sampled.*/\1/p' $st)
       [ "$again" = "$got" ] || fail "the same seed sampled $got, then $again" ;;
     set)
