@@ -46,6 +46,32 @@ static void test_revprof_config_defaults(void **state) {
   assert_near(c.pack_max, -1.0, 0); /* the engine picks per MPI library */
   assert_int_equal(c.wildcard_real, 0); /* predicted order by default */
   assert_near(c.wildcard_timeout, 0.2, 0);
+  /* sample mode: random:0.1, seed 1, stat and freq, gnuplot from PATH */
+  assert_int_equal(c.sample.kind, RP_SAMPLE_RANDOM);
+  assert_near(c.sample.p, 0.1, 0);
+  assert_int_equal(c.seed, 1);
+  assert_int_equal(c.analysis, RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ);
+  assert_string_equal(c.gnuplot, "gnuplot");
+}
+
+/* REVPROF_MODE=sample needs no model; its settings are read. */
+static void test_revprof_config_sample(void **state) {
+  (void)state;
+  const char *kv[] = {"REVPROF_MODE", "sample", "REVPROF_SAMPLE",
+                      "counter:64:8", "REVPROF_SEED", "4294967295",
+                      "REVPROF_ANALYSIS", "freq,write", "REVPROF_GNUPLOT", "",
+                      NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.mode, RP_MODE_SAMPLE);
+  assert_string_equal(rp_mode_name(c.mode), "sample");
+  assert_int_equal(c.sample.kind, RP_SAMPLE_COUNTER);
+  assert_int_equal(c.sample.n, 64);
+  assert_near(c.sample.jitter, 8, 0);
+  assert_int_equal(c.seed, 4294967295ul);
+  assert_int_equal(c.analysis, RP_ANALYSIS_FREQ | RP_ANALYSIS_WRITE);
+  assert_string_equal(c.gnuplot, ""); /* empty: no plot */
 }
 
 static void test_revprof_config_compute_spread(void **state) {
@@ -199,6 +225,12 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_WILDCARD", "host", "predicted or real"},
       {"REVPROF_WILDCARD_TIMEOUT", "0", "positive number of seconds"},
       {"REVPROF_WILDCARD_TIMEOUT", "soon", "positive number of seconds"},
+      {"REVPROF_SAMPLE", "random:2", "between 0 and 1"},
+      {"REVPROF_SAMPLE", "sometimes", "REVPROF_SAMPLE"},
+      {"REVPROF_SEED", "-1", "integer from 0 to 4294967295"},
+      {"REVPROF_SEED", "4294967296", "integer from 0 to 4294967295"},
+      {"REVPROF_SEED", "7x", "integer from 0 to 4294967295"},
+      {"REVPROF_ANALYSIS", "stats", "REVPROF_ANALYSIS"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     const char *kv[] = {"REVPROF_MODEL", "m", bad[i].var, bad[i].value, NULL};
@@ -259,6 +291,7 @@ static void test_revprof_config_launcher_and_outdir(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_revprof_config_defaults),
+      cmocka_unit_test(test_revprof_config_sample),
       cmocka_unit_test(test_revprof_config_every_variable),
       cmocka_unit_test(test_revprof_config_compute_auto),
       cmocka_unit_test(test_revprof_config_compute_spread),
