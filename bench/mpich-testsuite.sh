@@ -1,6 +1,7 @@
 #!/bin/bash
 # MPICH's own test suite (test/mpi of an MPICH source tree, e.g. v4.0.2)
-# natively and under librevprof (LD_PRELOAD), judged by MPICH's own rule.
+# natively and under librevprof (LD_PRELOAD) in its predict, compensate or
+# sample mode, judged by MPICH's own rule.
 # The test sources are not part of this repository: fetch them beforehand
 # and give the test/mpi folder. The suite is built without MPICH's
 # autotools: its util library, dtpools and every program named in a
@@ -23,9 +24,10 @@ options:
                       (default: build-test-mpich in the repository); its
                       revprof/librevprof.so is preloaded. Build it with
                         cmake -S . -B DIR -DREVPROF_MPI=mpich && cmake --build DIR
-  --modes LIST        comma-separated, of native, predict, compensate (default
-                      all three). The native run always happens: a test
-                      counts under revprof only when it passes natively
+  --modes LIST        comma-separated, of native, predict, compensate, sample
+                      (default native,predict,compensate). The native run
+                      always happens: a test counts under revprof only when
+                      it passes natively
   --dirs LIST         test directories, comma-separated (default pt2pt,coll,
                       comm,datatype,group,init,attr,info,topo,errhan,rma,io;
                       a sub-folder such as threads/pt2pt is a directory too)
@@ -49,7 +51,9 @@ options:
   -h, --help          this text
 
 Environment: MPICC (default mpicc.mpich), MPIEXEC (default mpiexec.mpich),
-TEST_CFLAGS (default "-g -O2").
+TEST_CFLAGS (default "-g -O2"), REVPROF_SAMPLE (sample mode's technique,
+default all: every message stamped, the strongest check that MPI's
+semantics are unchanged).
 
 What is run. Each directory's testlist (else testlist.in) as MPICH's
 runtests reads it: `program [np [key=value ...]]`, np 2 when absent. Lines
@@ -73,13 +77,15 @@ non-zero status, "No Errors" and nothing else. Every run is
 `timeout ... $MPIEXEC -n NP [mpiexecargs] ./prog ARGS` in its own folder, with
 MPIEXEC_TIMEOUT set to its time limit (as runtests sets it). Revprof runs
 add `-genv LD_PRELOAD librevprof.so`, REVPROF_MODE, REVPROF_MODEL,
-REVPROF_QUIET=1 (revprof writes nothing on stdout/stderr) and their own
-REVPROF_OUTPUT_DIR; a revprof run without report.txt/.csv (predict) or
-compensate.txt/.csv (compensate) there counts as "no report" (a run revprof
-turned off still writes report.* with status OFF: shown as "off").
+REVPROF_QUIET=1 (revprof writes nothing on stdout/stderr), their own
+REVPROF_OUTPUT_DIR and, in sample mode, REVPROF_SAMPLE; a revprof run
+without report.txt/.csv (predict), compensate.txt/.csv (compensate) or
+sample.txt (sample) there counts as "no report" (a run revprof turned off
+still writes report.* with status OFF: shown as "off").
 
-Output: the table (stdout; also WORK/summary.txt), WORK/results.csv (one row
-per test), WORK/failures.txt (every test that passes natively and fails
+Output: the table (stdout; also WORK/summary.txt; its sample column only
+when --modes has sample), WORK/results.csv (one row per test, every mode's
+columns), WORK/failures.txt (every test that passes natively and fails
 under a revprof mode, or has no report, with the first lines of its output).
 Per test and mode: WORK/runs/DIR/TEST/MODE.log (the run's whole output) and
 WORK/runs/DIR/TEST/MODE/ (its folder; revprof-out/ has the reports). Build
@@ -132,14 +138,18 @@ fi
 testdir=$(cd "$testdir" && pwd)
 IFS=, read -ra dir_list <<<"$dirs"
 IFS=, read -ra mode_list <<<"$modes"
+# Every revprof mode, in the order of results.csv's columns; rp_modes: the
+# ones asked for.
+all_rp_modes=(predict compensate sample)
 rp_modes=()
 for m in "${mode_list[@]}"; do
-  case $m in
-    native) ;;
-    predict|compensate) rp_modes+=("$m") ;;
-    *) die "--modes: unknown mode '$m' (native, predict, compensate)" ;;
-  esac
+  if [ "$m" = native ]; then continue; fi
+  [[ " ${all_rp_modes[*]} " == *" $m "* ]] ||
+    die "--modes: unknown mode '$m' (native$(printf ', %s' "${all_rp_modes[@]}"))"
+  rp_modes+=("$m")
 done
+# Sample mode stamps every message unless the user chose otherwise.
+sample_spec=${REVPROF_SAMPLE:-all}
 for d in "${dir_list[@]}"; do
   case $d in ''|/*|*/|.*|*/.*|*..*) die "--dirs: bad directory name '$d'" ;; esac
   [ -d "$testdir/$d" ] || die "$testdir/$d: no such test directory"
@@ -452,12 +462,15 @@ judge() {
   ' "$1"
 }
 
-# report_kind FOLDER MODE: final, off, nothing-intercepted, partial, none
+# report_kind FOLDER MODE: final, off, nothing-intercepted, partial, none.
+# Final: the mode's own report (predict: report.* with status FINAL,
+# compensate: compensate.*, sample: sample.txt).
 report_kind() {
   local d=$1 s
-  if [ "$2" = compensate ] && { [ -s "$d/compensate.csv" ] || [ -s "$d/compensate.txt" ]; }; then
-    echo final; return
-  fi
+  case $2 in
+    compensate) if [ -s "$d/compensate.csv" ] || [ -s "$d/compensate.txt" ]; then echo final; return; fi ;;
+    sample) if [ -s "$d/sample.txt" ]; then echo final; return; fi ;;
+  esac
   if [ -s "$d/report.csv" ]; then
     s=$(awk -F, '$1 == "status" { print $3; exit }' "$d/report.csv")
     case $s in
@@ -466,7 +479,7 @@ report_kind() {
       NOTHING*) echo nothing-intercepted ;;
       *) echo "status:${s:-?}" | tr ' ,' '__' ;;
     esac
-  elif [ -s "$d/report.txt" ]; then echo final
+  elif [ "$2" != sample ] && [ -s "$d/report.txt" ]; then echo final
   elif compgen -G "$d/*partial*" >/dev/null; then echo partial
   else echo none
   fi
@@ -490,6 +503,7 @@ run_one() {
     pre=(-genv LD_PRELOAD "$lib")
     envs+=("REVPROF_MODE=$mode" "REVPROF_MODEL=$model" REVPROF_QUIET=1
       "REVPROF_OUTPUT_DIR=$cwd/revprof-out")
+    [ "$mode" != sample ] || envs+=("REVPROF_SAMPLE=$sample_spec")
   fi
   t0=$EPOCHREALTIME
   (cd "$cwd" && exec env "${envs[@]}" timeout -k 10 $((limit + 30)) \
@@ -508,8 +522,8 @@ run_one() {
 }
 
 # run_test LINE INDEX TOTAL: all modes of one test; writes its result line
-# dir|id|prog|np|args|envs|native|native_s|predict|predict_s|predict_rep|
-# compensate|compensate_s|compensate_rep
+# dir|id|prog|np|args|envs|native|native_s, then MODE|MODE_s|MODE_rep for
+# each of all_rp_modes (-|-|- when not run)
 run_test() {
   local d id p np args envs mx tl rt skip
   IFS='|' read -r d id p np args envs mx tl rt skip <<<"$1"
@@ -519,7 +533,7 @@ run_test() {
   read -r st el rep < <(run_one "$d" "$id" "$p" "$np" "$args" "$envs" "$mx" "$limit" "$rt" native)
   line="$d|$id|$p|$np|$args|$envs|$st|$el"
   prog_line="native $st ${el}s"
-  for m in predict compensate; do
+  for m in "${all_rp_modes[@]}"; do
     if [ "$st" = pass ] && [[ " ${rp_modes[*]} " == *" $m "* ]]; then
       limit=$(awk -v t="$el" -v m="$timeout_min" \
         'BEGIN { l = int(3 * t + 0.999); print (l > m ? l : m) }')
@@ -608,59 +622,82 @@ while [ -n "$(jobs -pr)" ]; do wait || true; done
 [ "$reused" = 0 ] || [ "$report_only" = 1 ] || note "--resume: kept the results of $reused tests from an earlier run"
 
 # ------------------------------------------------------------------ results
-# rows: dir|id|prog|np|args|envs|skip|built|native|native_s|predict|
-#       predict_s|predict_rep|compensate|compensate_s|compensate_rep
+# rows: dir|id|prog|np|args|envs|skip|built|native|native_s, then
+#       MODE|MODE_s|MODE_rep for each of all_rp_modes
 rows=$work/rows.txt
 not_run=0
+rp_dashes=$(printf -- '|-|-|-%.0s' "${all_rp_modes[@]}") # a row's revprof fields, not run
 while IFS='|' read -r d id p np args envs mx tl rt skip; do
   if [ -n "$skip" ]; then
-    echo "$d|$id|$p|$np|$args|$envs|$skip|-|-|-|-|-|-|-|-|-"
+    echo "$d|$id|$p|$np|$args|$envs|$skip|-|-|-$rp_dashes"
   elif [ ! -x "$work/build/$d/$p" ]; then
-    echo "$d|$id|$p|$np|$args|$envs||no|-|-|-|-|-|-|-|-"
+    echo "$d|$id|$p|$np|$args|$envs||no|-|-$rp_dashes"
   elif [ -f "$work/runs/$d/$id/result" ]; then
     IFS='|' read -r _ _ _ _ _ _ res <"$work/runs/$d/$id/result"
     echo "$d|$id|$p|$np|$args|$envs||yes|$res"
   else
-    echo "$d|$id|$p|$np|$args|$envs||yes|not-run|-|-|-|-|-|-|-"
+    echo "$d|$id|$p|$np|$args|$envs||yes|not-run|-$rp_dashes"
     not_run=$((not_run + 1))
   fi
 done <"$all_tests" >"$rows"
 
-awk -F'|' 'BEGIN {
-    print "dir,test,program,np,args,env,skipped,built,native,native_s,predict,predict_s,predict_report,compensate,compensate_s,compensate_report"
+awk -F'|' -v modes="${all_rp_modes[*]}" 'BEGIN {
+    printf "dir,test,program,np,args,env,skipped,built,native,native_s"
+    n = split(modes, ms, " ")
+    for (k = 1; k <= n; k++) printf ",%s,%s_s,%s_report", ms[k], ms[k], ms[k]
+    printf "\n"
   }
-  { for (i = 1; i <= NF; i++) { v = $i; if (v ~ /[, "]/) { gsub(/"/, "\"\"", v); v = "\"" v "\"" }
+  { for (i = NF + 1; i <= 10 + 3 * n; i++) $i = "-" # a result of an older version: fewer modes
+    for (i = 1; i <= NF; i++) { v = $i; if (v ~ /[, "]/) { gsub(/"/, "\"\"", v); v = "\"" v "\"" }
                                 printf "%s%s", v, (i < NF ? "," : "\n") } }' "$rows" >"$work/results.csv"
 
-want_pr=0 want_cm=0
-[[ " ${rp_modes[*]} " == *" predict "* ]] && want_pr=1
-[[ " ${rp_modes[*]} " == *" compensate "* ]] && want_cm=1
-awk -F'|' -v pr="$want_pr" -v cm="$want_cm" -v dirs="${dir_list[*]}" '
+# The table's mode columns: predict and compensate always ("-" when not
+# run, as before sample mode existed), a later mode when it was asked for.
+shown=()
+for m in "${all_rp_modes[@]}"; do
+  case " predict compensate ${rp_modes[*]} " in *" $m "*) shown+=("$m") ;; esac
+done
+awk -F'|' -v all="${all_rp_modes[*]}" -v shown="${shown[*]}" -v want=" ${rp_modes[*]} " \
+  -v any="${#rp_modes[@]}" -v dirs="${dir_list[*]}" '
+  BEGIN { na = split(all, am, " "); ns = split(shown, sm, " ") }
   { d = $1; listed[d]++
     if ($7 != "") { skipped[d]++; next }
     if ($8 == "no") { notbuilt[d]++; next }
     built[d]++
     if ($9 == "not-run") notrun[d]++
     if ($9 == "pass") nat[d]++
-    if ($11 == "pass") p[d]++
-    if ($14 == "pass") c[d]++
-    if ($13 == "none") nr[d]++
-    if ($16 == "none") nr[d]++ }
-  function row(name, a, b, e, f, g, h, i, j) {
-    printf "%-10s %7s %8s %10s %6s %7s %8s %11s %10s\n", name, a, b, e, f, g, h, i, j }
+    for (k = 1; k <= na; k++) {            # MODE|MODE_s|MODE_rep from field 11
+      if ($(8 + 3 * k) == "pass") ok[am[k], d]++
+      if ($(10 + 3 * k) == "none") nr[d]++
+    } }
+  # row(NAME, A..G, V, J): V[1..ns] are the shown modes cells
+  function row(name, a, b, e, f, g, v, j,   k) {
+    printf "%-10s %7s %8s %10s %6s %7s", name, a, b, e, f, g
+    for (k = 1; k <= ns; k++) printf " %" (length(sm[k]) + 1) "s", v[k]
+    printf " %10s\n", j }
+  # cell[1..ns]: the shown modes passes in folder D ("" for the total), "-"
+  # when not run
+  function passes(d,   k, m) {
+    for (k = 1; k <= ns; k++) {
+      m = sm[k]
+      cell[k] = index(want, " " m " ") ? (d == "" ? tot[m] : ok[m, d]) + 0 : "-"
+    } }
   END {
-    row("dir", "listed", "skipped", "not built", "built", "native", "predict", "compensate", "no report")
+    for (k = 1; k <= ns; k++) head[k] = sm[k]
+    row("dir", "listed", "skipped", "not built", "built", "native", head, "no report")
     n = split(dirs, ds, " ")
-    for (k = 1; k <= n; k++) {
-      d = ds[k]
-      row(d, listed[d] + 0, skipped[d] + 0, notbuilt[d] + 0, built[d] + 0, nat[d] + 0,
-          pr ? p[d] + 0 : "-", cm ? c[d] + 0 : "-", (pr || cm) ? nr[d] + 0 : "-")
+    for (i = 1; i <= n; i++) {
+      d = ds[i]
+      passes(d)
+      row(d, listed[d] + 0, skipped[d] + 0, notbuilt[d] + 0, built[d] + 0, nat[d] + 0, cell,
+          any ? nr[d] + 0 : "-")
       L += listed[d]; S += skipped[d]; NB += notbuilt[d]; B += built[d]; N += nat[d]
-      P += p[d]; C += c[d]; R += nr[d]; U += notrun[d]
+      R += nr[d]; U += notrun[d]
+      for (k = 1; k <= ns; k++) tot[sm[k]] += ok[sm[k], d]
       if (notrun[d]) nrl = nrl " " d " " notrun[d]
     }
-    row("total", L + 0, S + 0, NB + 0, B + 0, N + 0, pr ? P + 0 : "-", cm ? C + 0 : "-",
-        (pr || cm) ? R + 0 : "-")
+    passes("")
+    row("total", L + 0, S + 0, NB + 0, B + 0, N + 0, cell, any ? R + 0 : "-")
     if (U) printf "built but not run (interrupted, or --report of a partial run):%s\n", nrl
   }' "$rows" >"$work/summary.txt"
 
@@ -668,10 +705,12 @@ awk -F'|' -v pr="$want_pr" -v cm="$want_cm" -v dirs="${dir_list[*]}" '
 fails=$work/failures.txt
 : >"$fails"
 nfail=0
-while IFS='|' read -r d id p np args envs skip _ nat nat_s pr pr_s pr_rep cm cm_s cm_rep; do
-  [ "$nat" = pass ] || continue
-  for m in predict compensate; do
-    if [ $m = predict ]; then st=$pr el=$pr_s rep=$pr_rep; else st=$cm el=$cm_s rep=$cm_rep; fi
+while IFS='|' read -ra f; do
+  [ "${f[8]}" = pass ] || continue
+  d=${f[0]} id=${f[1]} p=${f[2]} np=${f[3]} args=${f[4]} envs=${f[5]} nat_s=${f[9]} k=10
+  for m in "${all_rp_modes[@]}"; do
+    st=${f[k]:--} el=${f[k + 1]:--} rep=${f[k + 2]:--} # (a result of an older version: fewer modes)
+    k=$((k + 3))
     [ "$st" = - ] && continue
     [ "$st" = pass ] && [ "$rep" != none ] && continue
     nfail=$((nfail + 1))
@@ -694,12 +733,16 @@ if [ "$not_run" -gt 0 ]; then
 fi
 echo "MPICH test suite $testdir under revprof (MPI $mpi_version; max np $max_np;" \
   "revprof limit max(3 x native, ${timeout_min}s); $((EPOCHSECONDS - start)) s)"
-echo "library: ${lib:-(none)}; model: ${model}"
+sample_note=
+[[ " ${rp_modes[*]} " != *" sample "* ]] || sample_note="; REVPROF_SAMPLE=$sample_spec"
+echo "library: ${lib:-(none)}; model: ${model}$sample_note"
 echo
 cat "$work/summary.txt"
 echo
-echo "predict/compensate: tests passing natively that also pass in that mode;"
-echo "no report: revprof runs (both modes) that left no report in REVPROF_OUTPUT_DIR."
+both=all
+[ ${#shown[@]} -ne 2 ] || both=both
+echo "$(IFS=/; echo "${shown[*]}"): tests passing natively that also pass in that mode;"
+echo "no report: revprof runs ($both modes) that left no report in REVPROF_OUTPUT_DIR."
 echo "native failures: $work/native-failures.txt ($(wc -l <"$work/native-failures.txt"));" \
   "not built: $work/not-built.txt ($(wc -l <"$work/not-built.txt"))"
 echo
