@@ -663,7 +663,65 @@ void rp_defer_flush_slow(int tag, MPI_Comm comm) {
   }
 }
 
+/* Every pending receive (of every communicator) that is not one of the n
+ * records: decided where proven, else given to the MPI. Before a call that
+ * may block on other ranks: one of them may wait for such a receive to be
+ * matched (a synchronous send, a rendezvous) before it does what this
+ * rank's call waits for. */
+static void defer_flush_others(rp_req **recs, int n) {
+  for (rp_req *q = rp_g.wildq, *nx; q; q = nx) {
+    nx = q->qnext;
+    int mine = 0;
+    for (int i = 0; i < n && !mine; i++)
+      mine = recs && recs[i] == q;
+    if (mine || q->dstate != RP_DEF_PENDING)
+      continue;
+    int src, k = rp_match_try(q->tag_spec, q->comm, &src);
+    if (k == 1)
+      defer_receive(q, src);
+    else
+      defer_to_mpi(q, k == -2 ? NULL
+                   : "a call that may wait for other ranks came before its "
+                     "message could be proven first");
+    nx = rp_g.wildq; /* the queue changed: from its head again */
+  }
+}
+
+static void defer_block_all(void) { defer_flush_others(NULL, 0); }
+
+void rp_defer_send_slow(rp_wid w, double bytes) {
+  if (bytes > RP_DEFER_EAGER || strncmp(rp_wrap_name[w], "MPI_Ssend", 9) == 0)
+    defer_flush_others(NULL, 0);
+}
+
+/* the wrappers that never wait for other ranks, or see to it themselves
+ * (sends by size, completions by their arrays) */
+static void defer_safe_init(void) {
+  static const char *const safe[] = {
+      "MPI_Send", "MPI_Bsend", "MPI_Rsend", "MPI_Ssend", "MPI_Isend",
+      "MPI_Ibsend", "MPI_Irsend", "MPI_Issend", "MPI_Irecv", "MPI_Wait",
+      "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test",
+      "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Request_get_status",
+      "MPI_Iprobe", "MPI_Improbe", "MPI_Imrecv", "MPI_Mrecv", "MPI_Cancel",
+      "MPI_Request_free", "MPI_Wtime", "MPI_Wtick", "MPI_Send_init",
+      "MPI_Bsend_init", "MPI_Rsend_init", "MPI_Ssend_init", "MPI_Recv_init",
+      "MPI_Start", "MPI_Startall"};
+  for (int w = 0; w < RP_W_COUNT; w++) {
+    const char *name = rp_wrap_name[w];
+    size_t len = strlen(name);
+    if (len > 2 && strcmp(name + len - 2, "_c") == 0)
+      len -= 2; /* the large-count twin */
+    rp_g.defer_safe[w] = 0;
+    for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
+      if (strlen(safe[i]) == len && strncmp(safe[i], name, len) == 0)
+        rp_g.defer_safe[w] = 1;
+  }
+  rp_g.defer_block = defer_block_all;
+}
+
 void rp_defer_ready_slow(rp_req **recs, int n, int wait) {
+  if (wait)
+    defer_flush_others(recs, n);
   for (int i = 0; i < n; i++) {
     rp_req *r = recs[i];
     if (r == NULL || r->dstate == RP_DEF_NONE || r->dstate == RP_DEF_DONE)
@@ -993,6 +1051,8 @@ int rp_some_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
                       MPI_Status *statuses, int *rc) {
   int index = MPI_UNDEFINED, flag = 0;
   MPI_Status st;
+  if (!test && rp_g.wildq)
+    defer_flush_others(recs, n); /* Waitsome may block on others */
   if (defer_open(recs, n)) /* polls: the deferred ones decide meanwhile */
     for (;;) {
       rp_defer_ready_slow(recs, n, 0);
@@ -1017,6 +1077,8 @@ int rp_some_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
 
 int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
                      int *index, int *flag, MPI_Status *status, int *rc) {
+  if (!flag && rp_g.wildq)
+    defer_flush_others(recs, n); /* Waitany may block on others */
   if (defer_open(recs, n)) /* polls: the deferred ones decide meanwhile */
     for (;;) {
       int f = 0;
@@ -1633,6 +1695,7 @@ void rp_thr_free(rp_thr *t) {
 }
 
 void rp_p2p_startup(void) {
+  defer_safe_init();
   rp_g.fast_copy = check_fast_copy();
   rp_g.scratch_cap = (size_t)rp_g.cfg.pack_max + RP_PB_BYTES;
   rp_mt_thread_hooks(rp_thr_init, rp_thr_free);

@@ -201,6 +201,16 @@ static inline void rp_defer_ready(rp_req **recs, int n, int wait) {
 }
 /* MPI_Cancel of a deferred receive (before PMPI_Cancel). */
 void rp_defer_cancel(rp_req *r);
+/* A blocking send of bytes by wrapper w: one that may wait for its
+ * receiver (above RP_DEFER_EAGER bytes, or synchronous) first lets the MPI
+ * have the pending deferred receives (rp_enter does it for the other calls
+ * that may block). */
+#define RP_DEFER_EAGER 1024.0
+void rp_defer_send_slow(rp_wid w, double bytes);
+static inline void rp_defer_before_send(rp_wid w, double bytes) {
+  if (RP_UNLIKELY(rp_g.wildq != NULL))
+    rp_defer_send_slow(w, bytes);
+}
 
 /* Whether the MPI holds a receive the application posted on comm (or a
  * deferred one left to the MPI) that may take a message of tag: a

@@ -291,6 +291,12 @@ typedef struct rp_state {
   int wild_open;        /* deferred ones not completed yet (pending or
                            left to the MPI) */
   int sampling;         /* sample mode: messages stamped (rp_sample.c) */
+  /* with deferred wildcard receives pending, a wrapper that may block on
+     other ranks first lets the MPI have them (a sender waiting for their
+     match must not wait for ever): defer_block, set by the point-to-point
+     layer at MPI_Init, unless defer_safe[w] */
+  void (*defer_block)(void);
+  unsigned char defer_safe[RP_W_COUNT];
   double any_reordered; /* Waitany/Testany calls that took another
                            completed receive than the first one */
   int tracing;      /* rp_trace_* active */
@@ -456,6 +462,8 @@ __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
     rp_t.site = rp_t.fsite ? rp_t.fsite : __builtin_return_address(0);
     rp_t.fsite = NULL;
   }
+  if (RP_UNLIKELY(rp_g.wildq != NULL) && !rp_g.defer_safe[w])
+    rp_g.defer_block();
   if (RP_UNLIKELY(rp_g.mt))
     rp_mt_enter(w);
   if (rp_g.extras)

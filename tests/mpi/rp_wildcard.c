@@ -33,8 +33,10 @@
  * latency, t_post + T_Irecv))), [irecvtest] (the same with an MPI_Test
  * loop), [defer] (no rounds, 3 ranks or more: MPI's order among deferred
  * wildcard receives and the receives, probes, cancels, frees and
- * completion calls around them, and MPI_Sendrecv from MPI_ANY_SOURCE in
- * predicted order; prints "wildcard defer: ..."),
+ * completion calls around them, MPI_Sendrecv from MPI_ANY_SOURCE in
+ * predicted order, and senders that wait for a pending receive's match
+ * (rendezvous, MPI_Ssend) while its rank waits elsewhere; prints
+ * "wildcard defer: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
@@ -410,6 +412,45 @@ static void defer_checks(void) {
     expect(!revprof_enabled() || src == 2,
            "Sendrecv from MPI_ANY_SOURCE: first in predicted time is rank 2",
            src);
+  }
+  MPI_Barrier(w);
+  /* 7. senders that wait for the match of a pending wildcard receive
+     while its rank waits for them elsewhere: a rendezvous-sized MPI_Send
+     and an MPI_Ssend to rank 0 before a barrier it enters with the
+     receives pending; both ranks 1 and 2 exchanging large messages from
+     MPI_ANY_SOURCE receives posted first (natively none of these waits) */
+  {
+    enum { BIG = 1 << 17 };
+    int *big = calloc(BIG, sizeof *big), *in = calloc(BIG, sizeof *in);
+    if (rank == 0) {
+      MPI_Irecv(in, BIG, MPI_INT, MPI_ANY_SOURCE, 30, w, &dq[0]);
+      MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 31, w, &dq[1]);
+    }
+    if (rank == 1) {
+      big[BIG - 1] = 77;
+      MPI_Send(big, BIG, MPI_INT, 0, 30, w);
+    }
+    if (rank == 2) {
+      b = 78;
+      MPI_Ssend(&b, 1, MPI_INT, 0, 31, w);
+    }
+    MPI_Barrier(w);
+    if (rank == 0) {
+      MPI_Status sts[2];
+      MPI_Waitall(2, dq, sts);
+      expect(in[BIG - 1] == 77 && a == 78, "rendezvous and Ssend to pending receives", a);
+    }
+    if (rank == 1 || rank == 2) { /* exchange, receives posted first */
+      int peer = 3 - rank;
+      MPI_Request r;
+      MPI_Irecv(in, BIG, MPI_INT, MPI_ANY_SOURCE, 32, w, &r);
+      big[0] = rank;
+      MPI_Send(big, BIG, MPI_INT, peer, 32, w);
+      MPI_Wait(&r, &st);
+      expect(in[0] == peer && st.MPI_SOURCE == peer, "large exchange", in[0]);
+    }
+    free(big);
+    free(in);
   }
   MPI_Barrier(w);
   MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
