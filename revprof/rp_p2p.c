@@ -668,13 +668,25 @@ void rp_defer_flush_slow(int tag, MPI_Comm comm) {
  * may block on other ranks: one of them may wait for such a receive to be
  * matched (a synchronous send, a rendezvous) before it does what this
  * rank's call waits for. */
+static int defer_mine(const rp_req *q, rp_req **recs, int n) {
+  for (int i = 0; recs && i < n; i++)
+    if (recs[i] == q)
+      return 1;
+  return 0;
+}
+
 static void defer_flush_others(rp_req **recs, int n) {
   for (rp_req *q = rp_g.wildq, *nx; q; q = nx) {
     nx = q->qnext;
-    int mine = 0;
-    for (int i = 0; i < n && !mine; i++)
-      mine = recs && recs[i] == q;
-    if (mine || q->dstate != RP_DEF_PENDING)
+    if (q->dstate != RP_DEF_PENDING || defer_mine(q, recs, n))
+      continue;
+    /* one of the call's own posted before it on its communicator matches
+       first: it is decided by the call, and this one stays behind it (given
+       to the MPI now, it could take that one's message) */
+    int behind = 0;
+    for (const rp_req *e = rp_g.wildq; e != q && !behind; e = e->qnext)
+      behind = e->comm == q->comm && defer_mine(e, recs, n);
+    if (behind)
       continue;
     int src, k = rp_match_try(q->tag_spec, q->comm, &src);
     if (k == 1)

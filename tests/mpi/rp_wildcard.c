@@ -35,7 +35,8 @@
  * wildcard receives and the receives, probes, cancels, frees and
  * completion calls around them, MPI_Sendrecv from MPI_ANY_SOURCE in
  * predicted order, and senders that wait for a pending receive's match
- * (rendezvous, MPI_Ssend) while its rank waits elsewhere; prints
+ * (rendezvous, MPI_Ssend) while its rank waits elsewhere, and the order
+ * of two pending ones when the first is waited for; prints
  * "wildcard defer: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
@@ -451,6 +452,31 @@ static void defer_checks(void) {
     }
     free(big);
     free(in);
+  }
+  MPI_Barrier(w);
+  /* 8. (4 ranks or more) MPI_Wait on the first of two pending receives
+     while rank 3 runs without MPI (nothing can be proven yet): the second
+     must not go to the MPI before the first is decided, or it could take
+     the message the first is decided on (HPCCG's make_local_matrix hung
+     so) */
+  if (P >= 4) {
+    if (rank == 1)
+      send_int(81, 0, 40);
+    if (rank == 2) {
+      sleep_us(5000);
+      send_int(82, 0, 40);
+    }
+    if (rank == 3)
+      sleep_us(30000);
+    if (rank == 0) {
+      MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 40, w, &dq[0]);
+      MPI_Irecv(&b, 1, MPI_INT, MPI_ANY_SOURCE, 40, w, &dq[1]);
+      MPI_Wait(&dq[0], &st);
+      expect(a == 80 + st.MPI_SOURCE, "first of two pending", a);
+      MPI_Wait(&dq[1], &st);
+      expect(b == 80 + st.MPI_SOURCE && a + b == 163, "second of two pending",
+             b);
+    }
   }
   MPI_Barrier(w);
   MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
