@@ -3,6 +3,7 @@
 #include "rp_util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,13 @@ fail:
 int rp_mkdir_p(const char *dir) {
   size_t ignored;
   return rp_mkdir_p_at(dir, &ignored);
+}
+
+int rp_parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  return end != s && *end == '\0' && errno == 0 && isfinite(*out);
 }
 
 /* ------------------------------------------------------- running programs */

@@ -35,6 +35,10 @@ int rp_mkdir_p_at(const char *dir, size_t *fail_len);
 int rp_spawn_wait(char *const argv[], const char *cwd, int in, int out,
                   int err);
 
+/* A finite number with nothing after it (strtod, no overflow): 1 with
+ * *out, else 0. */
+int rp_parse_double(const char *s, double *out);
+
 /* Room for at least need elements of elem bytes in p (realloc'ed; NULL
  * allocates), which holds *cap elements now: the capacity doubles (from
  * 16) until need fits, so n appends cost O(n). Returns the buffer, p itself

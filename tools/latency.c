@@ -9,6 +9,7 @@
 #include "model_int.h" /* rp_errf, rp_fmt_double */
 #include "revprof_model.h"
 #include "rp_latency.h"
+#include "rp_util.h"
 
 /* ------------------------------------------------------------- classes */
 
@@ -110,13 +111,6 @@ static int split(char *line, char **field, int max, int *bad) {
   }
 }
 
-/* A finite number with nothing after it. */
-static int number(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  return end != s && *end == '\0' && errno != ERANGE && isfinite(*out);
-}
 
 static int whole_column(int i) {
   return i == SRC || i == DST || i == SIZE_CLASS || i == BYTES_LO ||
@@ -182,7 +176,7 @@ int rp_latency_parse_row(char *line, rp_latency_row *row, char *err,
   for (int i = 0; i < RP_LATENCY_FIELDS; i++) {
     if (i == SEND_SITE || i == RECV_SITE) /* any text */
       continue;
-    if (!number(f[i], &v[i]) || v[i] < 0 ||
+    if (!rp_parse_double(f[i], &v[i]) || v[i] < 0 ||
         (whole_column(i) && v[i] != floor(v[i]))) {
       rp_errf(err, errlen, "%s: '%s' is not a %s >= 0",
               column(i, name, sizeof name), f[i],

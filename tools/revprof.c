@@ -14,6 +14,7 @@
 #include "revprof_model.h"
 #include "rp_datasheet.h"
 #include "rp_tools.h"
+#include "rp_util.h"
 
 #define ERRLEN 1024
 
@@ -54,12 +55,6 @@ static void usage(FILE *f) {
           "'revprof COMMAND --help' tells more. Version " RP_VERSION ".\n");
 }
 
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  return end != s && *end == '\0' && errno == 0 && isfinite(*out);
-}
 
 static int has_help(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
@@ -117,7 +112,7 @@ static int cmd_fit(int argc, char **argv) {
         return 2;
       }
     } else if (strcmp(argv[i], "--split") == 0 && i + 1 < argc) {
-      if (!parse_double(argv[++i], &o.paper_split) || o.paper_split < 0) {
+      if (!rp_parse_double(argv[++i], &o.paper_split) || o.paper_split < 0) {
         fprintf(stderr, "%s fit: --split needs a size in bytes\n", prog);
         return 2;
       }
@@ -247,11 +242,11 @@ static int cmd_model(int argc, char **argv) {
       fprintf(stderr, "%s model eval: unknown function '%s'\n", prog,
               argv[3]);
       status = 2;
-    } else if (!parse_double(argv[4], &p) || p < 1 || p != floor(p)) {
+    } else if (!rp_parse_double(argv[4], &p) || p < 1 || p != floor(p)) {
       fprintf(stderr, "%s model eval: P must be a whole number >= 1, not "
                       "'%s'\n", prog, argv[4]);
       status = 2;
-    } else if (!parse_double(argv[5], &d) || d < 0) {
+    } else if (!rp_parse_double(argv[5], &d) || d < 0) {
       fprintf(stderr, "%s model eval: BYTES must be a number >= 0, not "
                       "'%s'\n", prog, argv[5]);
       status = 2;

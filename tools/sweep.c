@@ -112,18 +112,12 @@ static int run_launch(const launch *l, const char *out, double *seconds) {
   return st;
 }
 
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  return end != s && *end == '\0' && errno == 0 && isfinite(*out);
-}
 
 /* A whole number 1..1e6 into *out: 0, or REVPROF_EINVAL (the caller
  * names the option). */
 static int parse_count(const char *s, int *out) {
   double d;
-  if (!parse_double(s, &d) || d < 1 || d > 1e6 || d != floor(d))
+  if (!rp_parse_double(s, &d) || d < 1 || d > 1e6 || d != floor(d))
     return REVPROF_EINVAL;
   *out = (int)d;
   return 0;
@@ -172,7 +166,7 @@ static int common_option(const char *cmd, int argc, char **argv, int *i,
     }
     const char *v = argv[++*i];
     double d;
-    if (flags[k].seconds && (!parse_double(v, &d) || d < 0)) {
+    if (flags[k].seconds && (!rp_parse_double(v, &d) || d < 0)) {
       fprintf(stderr, "revprof %s: %s needs seconds >= 0, not '%s'\n", cmd,
               flags[k].flag, v);
       return REVPROF_EINVAL;
@@ -474,7 +468,7 @@ static int read_report(const char *path, double t[3], char *err,
       if (nh >= 2 && is_elapsed(h[0])) {
         double d;
         int b = bound_of(h[0]);
-        if (parse_double(h[1], &d) && b >= 0) {
+        if (rp_parse_double(h[1], &d) && b >= 0) {
           t[b] = d;
           found[b] = 1;
         }
@@ -491,7 +485,7 @@ static int read_report(const char *path, double t[3], char *err,
     for (int k = 0; k < nh && k < nv; k++) {
       int b = bound_of(h[k]);
       double d;
-      if (is_elapsed(h[k]) && b >= 0 && parse_double(v[k], &d)) {
+      if (is_elapsed(h[k]) && b >= 0 && rp_parse_double(v[k], &d)) {
         if (!found[b] || (scope_col >= 0 && whole_run(v[scope_col]))) {
           t[b] = d;
           found[b] = 1;
@@ -506,14 +500,14 @@ static int read_report(const char *path, double t[3], char *err,
       continue;
     double d;
     int b0 = bound_of(v[0]);
-    if (b0 >= 0 && parse_double(v[1], &d)) { /* elapsed_avg,1.2 */
+    if (b0 >= 0 && rp_parse_double(v[1], &d)) { /* elapsed_avg,1.2 */
       t[b0] = d;
       found[b0] = 1;
       continue;
     }
     for (int k = 1; k < nh && k < nv; k++) { /* elapsed,min,avg,max */
       int b = bound_of(h[k]);
-      if (b >= 0 && parse_double(v[k], &d)) {
+      if (b >= 0 && rp_parse_double(v[k], &d)) {
         t[b] = d;
         found[b] = 1;
       }

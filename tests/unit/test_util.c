@@ -310,8 +310,23 @@ static void test_util_vec_push_appends(void **state) {
   free(v.p);
 }
 
+static void test_util_parse_double(void **state) {
+  (void)state;
+  double d = 0;
+  assert_true(rp_parse_double("1.5e-3", &d));
+  assert_true(d == 1.5e-3);
+  assert_true(rp_parse_double("-2", &d) && d == -2.0);
+  assert_false(rp_parse_double("", &d));
+  assert_false(rp_parse_double("1x", &d));
+  assert_false(rp_parse_double("1 ", &d));
+  assert_false(rp_parse_double("inf", &d));
+  assert_false(rp_parse_double("nan", &d));
+  assert_false(rp_parse_double("1e999", &d));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_util_parse_double),
       cmocka_unit_test_setup_teardown(test_util_mkdir_p_creates_nested, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_util_mkdir_p_existing_dir_is_fine,
