@@ -39,7 +39,8 @@ static struct {
   double seen, sampled, received;
   cls *tab;
   size_t cap, n; /* cap: a power of two */
-  uintptr_t *sites; /* send sites this rank stamped */
+  uintptr_t *sites; /* call sites this rank names: the send sites it
+                       stamped, its receive sites added at the end */
   size_t nsites, sites_cap;
   FILE *wf; /* REVPROF_ANALYSIS=write: samples.rank<N>.csv */
   int write_failed;
@@ -266,19 +267,17 @@ int rp_sample_set(const char *spec, char *err, size_t errlen) {
 
 /* ------------------------------------------------------------- report */
 
-/* This rank's site names, "ADDR NAME\n" each: the send sites it stamped
- * and the receive sites of its classes. Malloc'ed; *len bytes. */
+/* This rank's site names, "ADDR NAME\n" each, every address once: the
+ * send sites it stamped and the receive sites of its classes. Malloc'ed;
+ * *len bytes. */
 static char *name_sites(int *len) {
   size_t cap = 0, n = 0;
   char *out = NULL, name[512], line[600];
-  for (size_t i = 0; i < S.nsites + S.cap; i++) {
-    uintptr_t a;
-    if (i < S.nsites)
-      a = S.sites[i];
-    else if (S.tab[i - S.nsites].used)
-      a = S.tab[i - S.nsites].rsite;
-    else
-      continue;
+  for (size_t i = 0; i < S.cap; i++)
+    if (S.tab[i].used)
+      site_add(S.tab[i].rsite);
+  for (size_t i = 0; i < S.nsites; i++) {
+    uintptr_t a = S.sites[i];
     int k = snprintf(line, sizeof line, "%lx %s\n", (unsigned long)a,
                      rp_site_name(a, name, sizeof name));
     if (k <= 0 || (size_t)k >= sizeof line)
