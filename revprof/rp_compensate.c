@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "rp_comp.h"
+#include "rp_icost.h"
 #include "rp_mode.h"
+#include "rp_report.h"
 
 /* ------------------------------------------------------------- state */
 
@@ -32,6 +34,12 @@ typedef struct cm_region {
   double incl, excl;     /* measured, seconds */
   double incl_l, excl_l; /* local compensation, seconds */
   double incl_p, excl_p; /* parallel compensation, seconds */
+  /* REVPROF_MAX_OVERHEAD (rp_icost.h): turned off by the regulation, its
+     calls while off, those not closed yet, and its calls at the last
+     regulation (rates between two) */
+  int off, mpi;          /* off; mpi: an MPI call's region, never off */
+  int fixed;             /* off from the start (REVPROF_REGIONS_OFF) */
+  double skipped, mark;
 } cm_region;
 
 typedef struct cm_frame {
@@ -39,6 +47,7 @@ typedef struct cm_frame {
   double t0;                    /* real time at entry, seconds */
   double o0, a0;                /* rp_comp o and adj at entry, seconds */
   double ch, ch_l, ch_p;        /* children's inclusive times, seconds */
+  long skips;                   /* skipped enters open when it began */
 } cm_frame;
 
 static struct {
@@ -50,11 +59,19 @@ static struct {
   double t_init, t_end;         /* real times, seconds */
   double o_pair;   /* cost of a region enter + exit seen from outside, s */
   double o_inner;  /* the part of it inside the region's own time, s */
+  double o_fpair, o_finner; /* the same for a function (its hooks) */
+  double o_skip;   /* an enter + exit of a region turned off, s */
   double o_mpi;    /* MPI wrapper cost, seconds */
   double o_pb;     /* piggyback cost per MPI call, seconds */
   const char *src; /* where the values came from */
   double mpi_t0;   /* real time at the MPI call's entry, seconds */
   int mismatched;  /* region_end names that did not match (warned once) */
+  int nlow;        /* regions the regulation turned off (offs) */
+  long skips;      /* enters skipped (their region off) and not exited,
+                      above the innermost frame: the next exits are
+                      theirs, found without a look-up */
+  int offs[CM_REGIONS]; /* their ids, in the order they went off */
+  double reg_t;    /* real time of the last regulation */
 } cm;
 
 static inline double now_s(void) {
@@ -99,6 +116,21 @@ static int add_region(short *slots, unsigned h) {
   return cm.nreg++;
 }
 
+/* REVPROF_REGIONS_OFF: a region (or function) it names is off from its
+ * first call, for the whole run. */
+static void fixed_off(int id, const char *name) {
+  const char *l = rp_g.cfg.regions_off;
+  size_t n = strlen(name);
+  while (*l) {
+    size_t k = strcspn(l, ",");
+    if (k == n && strncmp(l, name, n) == 0) {
+      cm.reg[id].off = cm.reg[id].fixed = 1;
+      return;
+    }
+    l += k + (l[k] == ',');
+  }
+}
+
 static int region_id(const char *name, int copy) {
   unsigned h = 2166136261u;
   for (const unsigned char *p = (const unsigned char *)name; *p; p++)
@@ -118,11 +150,36 @@ static int region_id(const char *name, int copy) {
     return CM_NONE;
   int id = add_region(slot, h);
   cm.reg[id].name = n;
+  fixed_off(id, n);
+  return id;
+}
+
+/* The last names seen, by their address: a program names its regions with
+ * string literals mostly, whose look-up is then an address compare and a
+ * strcmp (a buffer reused for another name fails the strcmp). */
+#define CM_NCACHE 64
+static struct {
+  const char *p;
+  int id;
+} ncache[CM_NCACHE];
+
+static int region_id_cached(const char *name) {
+  unsigned h = (unsigned)((uintptr_t)name >> 4) & (CM_NCACHE - 1);
+  int id = ncache[h].id;
+  if (ncache[h].p == name && strcmp(cm.reg[id].name, name) == 0)
+    return id;
+  id = region_id(name, 1);
+  if (id >= 0) {
+    ncache[h].p = name;
+    ncache[h].id = id;
+  }
   return id;
 }
 
 /* Functions (-finstrument-functions): the same, keyed by address. */
 static short fslot[CM_SLOTS];
+
+static const char *function_name(const void *fn, char *buf, size_t len);
 
 static int function_id(const void *fn) {
   uintptr_t a = (uintptr_t)fn;
@@ -135,8 +192,13 @@ static int function_id(const void *fn) {
       return id;
   }
   int id = add_region(fslot, h);
-  if (id >= 0)
+  if (id >= 0) {
     cm.reg[id].fn = fn;
+    if (rp_g.cfg.regions_off[0]) {
+      char buf[RP_PATH_MAX + 32];
+      fixed_off(id, function_name(fn, buf, sizeof buf));
+    }
+  }
   return id;
 }
 
@@ -162,6 +224,8 @@ static void push(int id, double t) {
     return;
   }
   cm_frame *f = &cm.stack[cm.depth++];
+  f->skips = cm.skips;
+  cm.skips = 0;
   f->id = id;
   f->t0 = t;
   f->o0 = cm.st.o;
@@ -180,6 +244,7 @@ static void pop(double t, double outside) {
     return;
   cm_frame *f = &cm.stack[--cm.depth];
   cm_region *r = &cm.reg[f->id];
+  cm.skips = f->skips;
   double incl = t - f->t0;
   double ov = cm.st.o - f->o0 - outside; /* overhead inside this region */
   double adj = cm.st.adj - f->a0;
@@ -199,13 +264,41 @@ static void pop(double t, double outside) {
   }
 }
 
+/* A region or function that the regulation turned off: its enter counts
+ * as skipped (its exit is skipped too); 1 when id is off. */
+static int skip_enter(int id) {
+  if (id < 0 || !cm.reg[id].off)
+    return 0;
+  cm.reg[id].skipped += 1.0;
+  cm.skips++;
+  rp_g.ic_n[RP_IC_SKIPPED] += 1.0;
+  return 1;
+}
+
+/* The exit of an enter that was skipped (events nest: the innermost open
+ * enter is a skipped one): 1, and the exit is skipped too. */
+static int skip_exit(void) {
+  if (cm.skips <= 0)
+    return 0;
+  cm.skips--;
+  return 1;
+}
+
 static void region_begin(const char *name) {
+  int id = region_id_cached(name);
+  if (skip_enter(id))
+    return;
   spin(rp_g.cfg.inject);
-  push(region_id(name, 1), now_s());
+  double t = now_s();
+  rp_icost_at(t); /* may turn regions off, this one too: it is open */
+  push(id, t);
+  rp_g.ic_n[RP_IC_REGION] += 1.0;
   rp_comp_overhead(&cm.st, cm.o_pair);
 }
 
 static void region_end(const char *name) {
+  if (skip_exit())
+    return;
   double t = now_s();
   if (cm.depth > 0 && !cm.lost && name &&
       cm.reg[cm.stack[cm.depth - 1].id].name &&
@@ -217,10 +310,15 @@ static void region_end(const char *name) {
   spin(rp_g.cfg.inject);
 }
 
+/* The region API's fast path: without threads no lock (its cost is what
+ * a region turned off costs). */
 RP_EXPORT void revprof_region_begin(const char *name) {
-  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
-      (!rp_g.mt || rp_t.main) &&
-      name) {
+  if (!rp_g.active || rp_g.cfg.mode != RP_MODE_COMPENSATE || rp_t.in_tool ||
+      name == NULL)
+    return;
+  if (RP_LIKELY(!rp_g.mt)) {
+    region_begin(name);
+  } else if (rp_t.main) {
     int took = rp_mt_hold();
     region_begin(name);
     rp_mt_release(took);
@@ -228,8 +326,11 @@ RP_EXPORT void revprof_region_begin(const char *name) {
 }
 
 RP_EXPORT void revprof_region_end(const char *name) {
-  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
-      (!rp_g.mt || rp_t.main)) {
+  if (!rp_g.active || rp_g.cfg.mode != RP_MODE_COMPENSATE || rp_t.in_tool)
+    return;
+  if (RP_LIKELY(!rp_g.mt)) {
+    region_end(name);
+  } else if (rp_t.main) {
     int took = rp_mt_hold();
     region_end(name);
     rp_mt_release(took);
@@ -245,9 +346,15 @@ __cyg_profile_func_enter(void *fn, void *site) {
   if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
       (!rp_g.mt || rp_t.main)) {
     int took = rp_mt_hold();
-    spin(rp_g.cfg.inject);
-    push(function_id(fn), now_s());
-    rp_comp_overhead(&cm.st, cm.o_pair);
+    int id = function_id(fn);
+    if (!skip_enter(id)) {
+      spin(rp_g.cfg.inject);
+      double t = now_s();
+      rp_icost_at(t);
+      push(id, t);
+      rp_g.ic_n[RP_IC_FUNCTION] += 1.0;
+      rp_comp_overhead(&cm.st, cm.o_fpair);
+    }
     rp_mt_release(took);
   }
 }
@@ -256,13 +363,83 @@ RP_EXPORT __attribute__((no_instrument_function)) void
 __cyg_profile_func_exit(void *fn, void *site) {
   (void)site;
   if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
+      (!rp_g.mt || rp_t.main) && skip_exit())
+    return;
+  if (rp_g.active && rp_g.cfg.mode == RP_MODE_COMPENSATE && !rp_t.in_tool &&
       (!rp_g.mt || rp_t.main) &&
       (cm.lost || (cm.depth > 0 && cm.reg[cm.stack[cm.depth - 1].id].fn == fn))) {
     int took = rp_mt_hold();
-    pop(now_s(), cm.o_pair - cm.o_inner);
+    pop(now_s(), cm.o_fpair - cm.o_finner);
     spin(rp_g.cfg.inject);
     rp_mt_release(took);
   }
+}
+
+/* ----------------------------------------------------------- regulation */
+
+static const char *region_label(const cm_region *g, char *buf, size_t len) {
+  return g->name ? g->name : function_name(g->fn, buf, len);
+}
+
+/* REVPROF_MAX_OVERHEAD (rp_icost.h): lower turns off the regions and
+ * functions that save the most (rp_ic_pick: many calls, little time per
+ * call) until the period's cost would be at RP_IC_TARGET x the bound;
+ * raise turns the last one turned off on again when its cost fits. Rates
+ * are the calls since the last regulation. MPI calls' regions never. */
+static int cm_regulate(int action, double share, double elapsed) {
+  double now = now_s(), span = now - cm.reg_t, bound = rp_g.cfg.max_overhead;
+  char nm[RP_PATH_MAX + 32], what[200], why[200];
+  int changed = 0;
+  if (span <= 0.0)
+    span = elapsed;
+  if (action == RP_IC_LOWER) {
+    static rp_ic_cand cand[CM_REGIONS];
+    static size_t pick[CM_REGIONS];
+    for (int i = 0; i < cm.nreg; i++) {
+      const cm_region *g = &cm.reg[i];
+      double on = g->fn ? cm.o_fpair : cm.o_pair;
+      cand[i].calls = (g->count + g->skipped - g->mark) / span * elapsed;
+      cand[i].per_call = g->count > 0.0 ? g->incl / g->count : 0.0;
+      cand[i].saving = on - cm.o_skip;
+      cand[i].off = g->off || g->mpi || (g->name == NULL && g->fn == NULL);
+    }
+    double excess = (share - RP_IC_TARGET * bound) * elapsed;
+    size_t k = rp_ic_pick(cand, (size_t)cm.nreg, excess, pick, CM_REGIONS);
+    double after = share;
+    for (size_t j = 0; j < k; j++) {
+      cm_region *g = &cm.reg[pick[j]];
+      const rp_ic_cand *c = &cand[pick[j]];
+      double saves = elapsed > 0.0 ? c->calls * c->saving / elapsed : 0.0;
+      g->off = 1;
+      cm.offs[cm.nlow++] = (int)pick[j];
+      snprintf(what, sizeof what, "%s %s off", g->fn ? "function" : "region",
+               region_label(g, nm, sizeof nm));
+      snprintf(why, sizeof why, "%.4g calls/s of %.3g s each; saves %.3g %%",
+               c->calls / (elapsed > 0.0 ? elapsed : 1.0), c->per_call,
+               100.0 * saves);
+      rp_icost_decision("lower", what, why, after, after - saves);
+      after -= saves;
+      changed++;
+    }
+  } else if (cm.nlow > 0) {
+    cm_region *g = &cm.reg[cm.offs[cm.nlow - 1]];
+    double rate = (g->count + g->skipped - g->mark) / span;
+    double add = rate * ((g->fn ? cm.o_fpair : cm.o_pair) - cm.o_skip);
+    if (rp_ic_fits(share, add, bound)) {
+      g->off = 0;
+      cm.nlow--;
+      snprintf(what, sizeof what, "%s %s on", g->fn ? "function" : "region",
+               region_label(g, nm, sizeof nm));
+      snprintf(why, sizeof why, "well under the bound; %.4g calls/s add "
+               "%.3g %%", rate, 100.0 * add);
+      rp_icost_decision("raise", what, why, share, share + add);
+      changed = 1;
+    }
+  }
+  for (int i = 0; i < cm.nreg; i++)
+    cm.reg[i].mark = cm.reg[i].count + cm.reg[i].skipped;
+  cm.reg_t = now;
+  return changed;
 }
 
 /* ------------------------------------------------------------ MPI calls */
@@ -276,6 +453,8 @@ static int wrapper_region(rp_wid w) {
     int id = region_id(rp_wrap_name[w], 0);
     if (id < 0)
       return CM_NONE; /* table full: looked up again next time */
+    cm.reg[id].mpi = 1;
+    cm.reg[id].off = cm.reg[id].fixed = 0; /* MPI calls: never off */
     wid_region[w] = id + 1;
   }
   return wid_region[w] - 1;
@@ -314,28 +493,50 @@ static void cm_leave(rp_wid w) {
  * instrumentation alone. */
 static double chain(double g) { return g * 0.9999999 + 1e-7; }
 
-/* Cost of a region enter + exit through the public API, seen from outside
- * (return value) and inside the region's own time (*inner), seconds: the
- * best of a few rounds of N regions around chain() against chain() alone.
- * Called through the exported entry points, as the program calls them. */
-static double calibrate_pair(double *inner) {
-  enum { N = 20000, ROUNDS = 5 };
-  static const char name[] = "(calibration)";
+static const char cal_name[] = "(calibration)";
+
+/* An enter (1) or exit (0) of a calibrated event kind, called through the
+ * exported entry points, as the program calls them. */
+static void hook_region(int enter) {
   void (*volatile begin)(const char *) = revprof_region_begin;
   void (*volatile end)(const char *) = revprof_region_end;
+  if (enter)
+    begin(cal_name);
+  else
+    end(cal_name);
+}
+
+static void hook_function(int enter) {
+  void (*volatile fe)(void *, void *) = __cyg_profile_func_enter;
+  void (*volatile fx)(void *, void *) = __cyg_profile_func_exit;
+  if (enter)
+    fe((void *)(uintptr_t)hook_function, NULL);
+  else
+    fx((void *)(uintptr_t)hook_function, NULL);
+}
+
+/* Cost of an enter + exit by hook, seen from outside (return value) and
+ * inside the region's own time (*inner), seconds: the best of a few
+ * rounds of N events around chain() against chain() alone. With off set,
+ * the region is turned off first: the cost of a skipped one. */
+static double calibrate_pair(void (*hook)(int), int off, double *inner) {
+  enum { N = 20000, ROUNDS = 5 };
   double inj = rp_g.cfg.inject, g = 1.0, best = INFINITY, in = 0.0;
   int in_tool = rp_t.in_tool, id;
   rp_g.cfg.inject = 0.0;
   rp_t.in_tool = 0;
-  begin(name); /* interns the name */
-  end(name);
-  id = region_id(name, 0);
+  hook(1); /* interns the name */
+  hook(0);
+  id = hook == hook_region ? region_id(cal_name, 0)
+                           : function_id((void *)(uintptr_t)hook_function);
+  if (off && id >= 0)
+    cm.reg[id].off = 1;
   for (int r = 0; r < ROUNDS; r++) {
-    double incl0 = cm.reg[id].incl, t0 = now_s();
+    double incl0 = id >= 0 ? cm.reg[id].incl : 0.0, t0 = now_s();
     for (int i = 0; i < N; i++) {
-      begin(name);
+      hook(1);
       g = chain(g);
-      end(name);
+      hook(0);
     }
     double t1 = now_s();
     for (int i = 0; i < N; i++)
@@ -344,13 +545,16 @@ static double calibrate_pair(double *inner) {
     double pair = ((t1 - t0) - (t2 - t1)) / N;
     if (pair < best) {
       best = pair;
-      in = (cm.reg[id].incl - incl0 - (t2 - t1)) / N;
+      in = id >= 0 ? (cm.reg[id].incl - incl0 - (t2 - t1)) / N : 0.0;
     }
   }
+  if (off && id >= 0)
+    cm.reg[id].off = 0;
   rp_t.in_tool = in_tool;
   rp_g.cfg.inject = inj;
   sink = g;
-  *inner = in > 0.0 ? (in < best ? in : best) : 0.0;
+  if (inner)
+    *inner = in > 0.0 ? (in < best ? in : best) : 0.0;
   return best > 0.0 ? best : 0.0;
 }
 
@@ -418,6 +622,7 @@ static int cm_startup(char *err, size_t errlen) {
   revprof_model_free(cm_model); /* its numbers are all it was for */
   cm_model = NULL;
   memset(&cm, 0, sizeof cm);
+  memset(ncache, 0, sizeof ncache);
   memset(wid_region, 0, sizeof wid_region);
   rp_comp_init(&cm.st);
   if (rp_g.cfg.overhead == RP_OVERHEAD_MODEL && !have) {
@@ -434,19 +639,35 @@ static int cm_startup(char *err, size_t errlen) {
     cm.o_pb = pb;
     cm.src = "model";
   } else {
-    cm.o_pair = calibrate_pair(&cm.o_inner);
+    cm.o_pair = calibrate_pair(hook_region, 0, &cm.o_inner);
     calibrate_mpi(&cm.o_mpi, &cm.o_pb);
     cm.src = "calibrate";
   }
+  /* functions and turned-off regions: always calibrated (the model's
+     table has no row for them) */
+  cm.o_fpair = calibrate_pair(hook_function, 0, &cm.o_finner);
+  cm.o_skip = calibrate_pair(hook_region, 1, NULL);
+  cm.o_fpair += 2.0 * rp_g.cfg.inject;
   cm.o_pair += 2.0 * rp_g.cfg.inject; /* outside the region */
   cm.o_mpi += rp_g.cfg.inject;
+  rp_g.ic_cost[RP_IC_MPI] = cm.o_mpi + cm.o_pb;
+  rp_g.ic_cost[RP_IC_REGION] = cm.o_pair;
+  rp_g.ic_cost[RP_IC_FUNCTION] = cm.o_fpair;
+  rp_g.ic_cost[RP_IC_SKIPPED] = cm.o_skip;
   rp_comp_init(&cm.st);
   cm.depth = cm.lost = 0;
+  cm.skips = 0;
   for (int i = 0; i < cm.nreg; i++) { /* calibration counts nothing */
     const char *n = cm.reg[i].name;
+    const void *fn = cm.reg[i].fn;
+    int is_mpi = cm.reg[i].mpi;
     memset(&cm.reg[i], 0, sizeof cm.reg[i]);
     cm.reg[i].name = n;
+    cm.reg[i].fn = fn;
+    cm.reg[i].mpi = is_mpi;
   }
+  cm.nlow = 0;
+  cm.reg_t = now_s();
   /* every rank starts together: MPI_Init ends in a collective anyway */
   PMPI_Barrier(MPI_COMM_WORLD);
   cm.t_init = now_s();
@@ -491,31 +712,6 @@ static void RP_PRINTF_(2, 3) put(cm_buf *b, const char *fmt, ...) {
   }
 }
 
-/* Gathers every rank's text to rank 0 (NULL elsewhere), in rank order. */
-static char *gather_text(const cm_buf *b) {
-  int n = (int)b->n, *lens = NULL, *displs = NULL, total = 0;
-  char *all = NULL;
-  if (rp_g.rank == 0) {
-    lens = calloc((size_t)rp_g.size, sizeof *lens);
-    displs = calloc((size_t)rp_g.size, sizeof *displs);
-  }
-  PMPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rp_g.rank == 0 && lens && displs) {
-    for (int i = 0; i < rp_g.size; i++) {
-      displs[i] = total;
-      total += lens[i];
-    }
-    all = malloc((size_t)total + 1);
-  }
-  PMPI_Gatherv(b->p ? b->p : "", n, MPI_CHAR, all, lens, displs, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
-  if (all)
-    all[total] = '\0';
-  free(lens);
-  free(displs);
-  return all;
-}
-
 static void write_file(const char *name, const char *head, const char *body) {
   char path[RP_PATH_MAX + 64];
   snprintf(path, sizeof path, "%s/%s", rp_g.cfg.outdir, name);
@@ -539,34 +735,36 @@ static void rank_rows(cm_buf *csv, cm_buf *txt, double t_end) {
   double el_l = rp_comp_local(el, cm.st.o);
   double el_p = rp_comp_parallel(el, cm.st.o, cm.st.adj);
   int r = rp_g.rank;
-  put(csv, "%d,(program),1,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, el, el,
+  put(csv, "%d,(program),1,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,0\n", r, el, el,
       el_l, el_l, el_p, el_p);
   put(txt,
       "rank %d: elapsed %.6f s measured, %.6f s local, %.6f s parallel "
       "(estimated uninstrumented); overhead %.6f s, delay %.6f s, MPI "
       "time %.6f s measured, %.6f s compensated\n",
       r, el, el_l, el_p, cm.st.o, cm.st.x, cm.st.wait, cm.st.wait_c);
-  put(txt, "  %-28s %10s %12s %12s %12s %12s %12s %12s\n", "region", "count",
-      "incl", "excl", "incl_local", "excl_local", "incl_par", "excl_par");
+  put(txt, "  %-28s %10s %12s %12s %12s %12s %12s %12s %10s\n", "region",
+      "count", "incl", "excl", "incl_local", "excl_local", "incl_par",
+      "excl_par", "throttled");
   for (int i = 0; i < cm.nreg; i++) {
     const cm_region *g = &cm.reg[i];
     char fname[RP_PATH_MAX + 32];
-    if (g->count == 0)
+    if (g->count == 0 && g->skipped == 0)
       continue;
-    const char *nm = g->name ? g->name : function_name(g->fn, fname,
-                                                       sizeof fname);
-    put(csv, "%d,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r, nm,
+    const char *nm = region_label(g, fname, sizeof fname);
+    put(csv, "%d,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.0f\n", r, nm,
         g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
-        g->excl_p);
-    put(txt, "  %-28s %10.0f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n",
-        nm, g->count, g->incl, g->excl, g->incl_l, g->excl_l, g->incl_p,
-        g->excl_p);
+        g->excl_p, g->skipped);
+    put(txt, "  %-28s %10.0f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f "
+        "%10.0f%s\n", nm, g->count, g->incl, g->excl, g->incl_l, g->excl_l,
+        g->incl_p, g->excl_p, g->skipped,
+        g->fixed ? " OFF (REVPROF_REGIONS_OFF)" : g->off ? " OFF"
+        : g->skipped > 0 ? " (was off)" : "");
   }
 }
 
 #define CM_CSV_HEAD                                                        \
   "rank,region,count,incl_s,excl_s,incl_local_s,excl_local_s,"            \
-  "incl_parallel_s,excl_parallel_s\n"
+  "incl_parallel_s,excl_parallel_s,throttled_calls\n"
 
 /* The overhead line of both reports. */
 static void overhead_line(cm_buf *b) {
@@ -619,9 +817,11 @@ static void cm_report_partial(const char *reason) {
   put(&txt, "PARTIAL: %s; this rank's profile up to that point, regions "
             "still open end there\n", reason);
   overhead_line(&txt);
-  put(&txt, "\n");
+  char cl[300];
+  rp_icost_partial_line(cl, sizeof cl);
+  put(&txt, "%s\n\n", cl);
   put(&csv, CM_CSV_HEAD);
-  put(&csv, "%d,\"(status) PARTIAL: %s\",0,,,,,,\n", rp_g.rank, reason);
+  put(&csv, "%d,\"(status) PARTIAL: %s\",0,,,,,,,\n", rp_g.rank, reason);
   rank_rows(&csv, &txt, now_s());
   snprintf(tpath, sizeof tpath, "%s/compensate.partial.rank%d.txt",
            rp_g.cfg.outdir, rp_g.rank);
@@ -657,9 +857,23 @@ static void cm_report_startup(void) {
 static void cm_report(void) {
   cm_buf csv = {0}, txt = {0};
   cm.t_end = now_s();
+  double skipped = 0.0;
+  int nskip = 0;
+  for (int i = 0; i < cm.nreg; i++)
+    if (cm.reg[i].skipped > 0.0) {
+      skipped += cm.reg[i].skipped;
+      nskip++;
+    }
+  if (nskip)
+    rp_report_flag("throttled", "regions or functions turned off "
+                   "(REVPROF_MAX_OVERHEAD, REVPROF_REGIONS_OFF): %.0f calls "
+                   "of %d of them are not in the profile (column "
+                   "throttled_calls; cost-decisions.csv)", skipped, nskip);
+  char *flags = rp_report_flags_block();
   rank_rows(&csv, &txt, cm.t_end);
   int r = rp_g.rank;
-  char *all_csv = gather_text(&csv), *all_txt = gather_text(&txt);
+  char *all_csv = rp_gather_text(csv.p, csv.n),
+       *all_txt = rp_gather_text(txt.p, txt.n);
   /* MPI_THREAD_MULTIPLE: the calls of threads the profile leaves out */
   double other = 0.0;
   PMPI_Reduce(&rp_g.other_calls, &other, 1, MPI_DOUBLE, MPI_SUM, 0,
@@ -676,14 +890,27 @@ static void cm_report(void) {
                other);
     rp_mkdir_p(rp_g.cfg.outdir);
     put(&chead, CM_CSV_HEAD);
+    for (const char *l = flags; l && *l;) { /* its "  key: text" lines */
+      size_t n = strcspn(l, "\n");
+      if (n > 2 && l[0] == ' ' && l[1] == ' ') {
+        put(&chead, "all,\"(flag) ");
+        for (size_t i = 2; i < n; i++)
+          put(&chead, "%c", l[i] == '"' ? '\'' : l[i]);
+        put(&chead, "\",0,,,,,,,\n");
+      }
+      l += n + (l[n] == '\n');
+    }
     if (threads[0])
-      put(&chead, "all,\"(flag) %s\",%.0f,,,,,,\n", threads, other);
+      put(&chead, "all,\"(flag) %s\",%.0f,,,,,,,\n", threads, other);
     write_file("compensate.csv", chead.p ? chead.p : CM_CSV_HEAD, all_csv);
     free(chead.p);
     put(&head, "revprof compensate report: %d ranks\n", rp_g.size);
+    if (flags)
+      put(&head, "%s", flags);
     if (threads[0])
       put(&head, "%s\n", threads);
     overhead_line(&head);
+    put(&head, "cost: %s\n", rp_icost_line());
     put(&head, "\n");
     write_file("compensate.txt", head.p ? head.p : "", all_txt);
     if (!rp_g.cfg.quiet) {
@@ -692,6 +919,7 @@ static void cm_report(void) {
     }
     free(head.p);
   }
+  free(flags);
   free(all_csv);
   free(all_txt);
   free(csv.p);
@@ -708,4 +936,7 @@ const rp_mode_ops rp_mode_compensate = {
     .report = cm_report,
     .report_partial = cm_report_partial,
     .report_startup = cm_report_startup,
+    .cost_kinds = 1u << RP_IC_REGION | 1u << RP_IC_FUNCTION |
+                  1u << RP_IC_SKIPPED,
+    .regulate = cm_regulate,
 };

@@ -318,6 +318,40 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
              v);
     return REVPROF_EINVAL;
   }
+  if ((v = get("REVPROF_MAX_OVERHEAD", ud)) &&
+      (rc = rp_ic_bound_parse(v, &c->max_overhead, err, errlen)))
+    return rc;
+  c->cost_period = 0.1;
+  if ((v = get("REVPROF_COST_PERIOD", ud)) && *v &&
+      (rc = get_seconds("REVPROF_COST_PERIOD", v, 1, &c->cost_period, err,
+                        errlen)))
+    return rc;
+  if (c->cost_period < 1e-3 || c->cost_period > 3600.0) {
+    snprintf(err, errlen, "REVPROF_COST_PERIOD=\"%s\": expected seconds "
+             "from 0.001 to 3600", v ? v : "");
+    return REVPROF_EINVAL;
+  }
+  rp_ic_static_rates(c->cost_rate);
+  if ((v = get("REVPROF_COST_RATES", ud)) && *v) {
+    if ((rc = rp_ic_rates_parse(v, c->cost_rate, err, errlen)))
+      return rc;
+    c->cost_rates_set = 1;
+  }
+  if ((v = get("REVPROF_COST_PROFILE", ud)) && *v &&
+      (rc = get_path("REVPROF_COST_PROFILE", v, c->cost_profile,
+                     sizeof c->cost_profile, err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_REGIONS_OFF", ud)) &&
+      (rc = get_path("REVPROF_REGIONS_OFF", v, c->regions_off,
+                     sizeof c->regions_off, err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_DRY_COST", ud)) && *v) {
+    if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0) {
+      snprintf(err, errlen, "REVPROF_DRY_COST=\"%s\": expected 1 or 0", v);
+      return REVPROF_EINVAL;
+    }
+    c->dry_cost = v[0] == '1';
+  }
   if (c->mode == RP_MODE_PREDICT && c->model[0] == '\0') {
     snprintf(err, errlen,
              "REVPROF_MODEL is not set (predict mode needs a machine model "

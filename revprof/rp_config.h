@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "rp_clock.h"
+#include "rp_icost_rule.h"
 #include "rp_sample_rule.h"
 
 typedef enum rp_mode {
@@ -74,6 +75,23 @@ typedef struct rp_config {
                                    plot with it ("gnuplot" unless set;
                                    "": not drawn) */
   char trace[256];              /* REVPROF_TRACE, "" when off */
+  /* the instrumentation cost model (seed 002, rp_icost.c) */
+  double max_overhead;          /* REVPROF_MAX_OVERHEAD as a share of one
+                                   CPU (0.05 for 5%); 0: no bound */
+  double cost_period;           /* REVPROF_COST_PERIOD, s (default 0.1) */
+  double cost_rate[RP_IC_KINDS]; /* expected events per second: the seed's
+                                   static rates, REVPROF_COST_RATES over
+                                   them */
+  int cost_rates_set;           /* REVPROF_COST_RATES was given */
+  char cost_profile[RP_PATH_MAX]; /* REVPROF_COST_PROFILE: a previous
+                                   run's cost.csv (or its folder); "" */
+  char regions_off[RP_PATH_MAX]; /* REVPROF_REGIONS_OFF: names of user
+                                   regions and instrumented functions off
+                                   from the start (compensate), comma-
+                                   separated; "" none */
+  int dry_cost;                 /* REVPROF_DRY_COST=1: print the predicted
+                                   cost at MPI_Init and exit (revprof run
+                                   --dry-cost) */
 } rp_config;
 
 /* Where variables come from: getenv in the library, a table in tests.

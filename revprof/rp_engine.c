@@ -2,9 +2,11 @@
  * the mode (its hooks: rp_mode_ops), and the public revprof_* API of compute
  * annotations. The state, costs and timers it starts are rp_state.c's. */
 #include "rp_engine.h"
+#include "rp_icost.h"
 #include "rp_match.h"
 #include "rp_sample.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,55 @@ static void calibrate_wrapper_gap(void) {
   rp_g.want_cpu = !rp_g.mt;
   rp_g.short_run = 0;
   rp_measure_mark();
+}
+
+/* The instrumentation cost model's seconds per MPI call in the active
+ * mode (an intercepted MPI_Sendrecv to self, through revprof against
+ * PMPI, carries two messages in one call: half of it is one call with one
+ * message's piggyback) and, in sample mode, per sampled message (the same
+ * with every message sampled, against none). Best of a few rounds, as the
+ * least disturbed; statistics, clocks and samples are left as they were. */
+static void calibrate_icost(void) {
+  enum { N = 1000, ROUNDS = 5 };
+  double a = 1.0, b = 0.0, best = INFINITY, best_s = INFINITY;
+  int me = rp_g.rank, tracing = rp_g.tracing;
+  unsigned kinds = rp_icost_kinds();
+  if (rp_g.ic_cost[RP_IC_MPI] >= 0.0 && !(kinds & 1u << RP_IC_SAMPLE))
+    return; /* the mode calibrated it */
+  rp_fstat saved = rp_g.fstat[RP_W_MPI_Sendrecv];
+  rp_clock clk = rp_g.clk;
+  int in_tool = rp_t.in_tool;
+  rp_g.tracing = 0;
+  rp_t.in_tool = 0; /* through the wrapper, as the program's calls */
+  for (int r = 0; r < ROUNDS; r++) {
+    double t[4];
+    for (int pass = 0; pass < 2; pass++) {
+      if (kinds & 1u << RP_IC_SAMPLE)
+        rp_sample_calibrating(pass); /* pass 1: every message sampled */
+      t[2 * pass] = rp_host_seconds();
+      for (int i = 0; i < N; i++)
+        rp_g.entry->sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me,
+                             7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      t[2 * pass + 1] = rp_host_seconds();
+    }
+    double t4 = rp_host_seconds();
+    for (int i = 0; i < N; i++)
+      PMPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double t5 = rp_host_seconds();
+    best = fmin(best, 0.5 * ((t[1] - t[0]) - (t5 - t4)) / N);
+    best_s = fmin(best_s, ((t[3] - t[2]) - (t[1] - t[0])) / N);
+  }
+  if (kinds & 1u << RP_IC_SAMPLE) {
+    rp_sample_calibrating(-1); /* the samples of calibration forgotten */
+    rp_g.ic_cost[RP_IC_SAMPLE] = best_s > 0.0 ? best_s : 0.0;
+  }
+  if (rp_g.ic_cost[RP_IC_MPI] < 0.0)
+    rp_g.ic_cost[RP_IC_MPI] = best > 0.0 ? best : 0.0;
+  rp_g.fstat[RP_W_MPI_Sendrecv] = saved;
+  rp_g.clk = clk;
+  rp_g.tracing = tracing;
+  rp_t.in_tool = in_tool;
 }
 
 /* All ranks agree on ok; the lowest failing rank says why. Returns the
@@ -194,6 +245,12 @@ void rp_startup(int provided) {
   }
   rp_g.extras = rp_g.tracing || rp_g.cfg.compute == RP_COMPUTE_MEASURE ||
                 mode_hooks_calls();
+  rp_g.ic_due = INFINITY; /* no period before rp_icost_startup */
+  rp_g.ic_budget = INFINITY;
+  for (int k = 0; k < RP_IC_KINDS; k++) {
+    rp_g.ic_n[k] = 0.0;
+    rp_g.ic_cost[k] = (rp_icost_kinds() & 1u << k) ? -1.0 : 0.0;
+  }
   if (rp_g.mode->startup) {
     rp_g.active = 1; /* calibration runs the hooks */
     rp_t.in_tool = 1;
@@ -210,15 +267,19 @@ void rp_startup(int provided) {
     }
   }
   rp_g.active = 1;
+  calibrate_icost();
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE && !rp_g.use_papi_ins)
     calibrate_wrapper_gap();
   memset(rp_g.host_unc, 0, sizeof rp_g.host_unc);
+  memset(rp_g.ic_n, 0, sizeof rp_g.ic_n);
+  rp_icost_startup();
   rp_g.host_start = rp_host_seconds();
 }
 
 void rp_shutdown(void) {
   rp_match_gone();
   rp_mt_report();
+  rp_icost_finish();
   rp_g.mode->report();
   if (rp_g.tracing)
     rp_trace_close(0);

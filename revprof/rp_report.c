@@ -5,6 +5,7 @@
  * async-signal-safe calls only. */
 #include "rp_report.h"
 #include "rp_flags.h"
+#include "rp_icost.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -424,6 +425,10 @@ static void header_text(sink *s, const char *status, int nranks,
   }
   puts_(s, "\nsettings:  ");
   puts_(s, settings_text);
+  if (rp_icost_line()[0]) {
+    puts_(s, "\ncost:      ");
+    puts_(s, rp_icost_line());
+  }
   puts_(s, "\nranks:     ");
   puti(s, nranks);
   puts_(s, "\n");
@@ -741,6 +746,27 @@ static char *gather_flags(void) {
   free(lens);
   free(displs);
   return all;
+}
+
+char *rp_report_flags_block(void) {
+  char *lines = gather_flags();
+  if (rp_g.rank != 0) {
+    free(lines);
+    return NULL;
+  }
+  static flag_set fs;
+  memset(&fs, 0, sizeof fs);
+  fs.nranks = rp_g.size;
+  if (lines)
+    rp_flag_set_parse(&fs, lines); /* its texts point into lines */
+  sink s = {.fd = -1};
+  flags_text(&s, &fs);
+  free(lines);
+  if (s.failed) {
+    free(s.mem);
+    return NULL;
+  }
+  return s.mem;
 }
 
 void rp_report_final(void) {

@@ -14,6 +14,11 @@
 void rp_report_settings(void);
 /* Rank 0 writes report.txt / report.csv (and stderr) from all ranks. */
 void rp_report_final(void);
+/* A mode's own report (compensate, sample): every rank's flags
+ * (rp_report_flag) merged, as the "flags:" block of report.txt; rank 0
+ * gets the text (malloc'ed), the others NULL. Collective over
+ * MPI_COMM_WORLD. */
+char *rp_report_flags_block(void);
 /* This rank's PARTIAL report (async-signal-safe as far as possible). */
 void rp_report_partial(const char *reason);
 /* Rank 0's report of a run that revprof did not predict at all (STATUS

@@ -6,6 +6,8 @@
  * processes) and writes latency.csv, latency.dat/latency.gp and
  * sample.txt. */
 #include "rp_sample.h"
+#include "rp_icost.h"
+#include "rp_report.h"
 #include "rp_sample_rule.h"
 #include "rp_site.h"
 
@@ -76,6 +78,7 @@ void rp_sample_out_slow(double *pb) {
     now = global_now();
   uintptr_t site = (uintptr_t)rp_t.site;
   S.sampled += 1.0;
+  rp_g.ic_n[RP_IC_SAMPLE] += 0.5;
   pb[RP_PB_STAMP] = now;
   pb[RP_PB_SITE] = (double)site; /* user-space addresses fit 53 bits */
   if (S.nsites == 0 || S.sites[S.nsites - 1] != site)
@@ -138,6 +141,7 @@ void rp_sample_in_slow(const double *pb, double bytes) {
   uintptr_t ssite = (uintptr_t)pb[RP_PB_SITE], rsite = (uintptr_t)rp_t.site;
   unsigned an = rp_g.cfg.analysis;
   S.received += 1.0;
+  rp_g.ic_n[RP_IC_SAMPLE] += 0.5;
   if (an & (RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ)) {
     cls *c = class_of(src, rp_size_class(bytes), ssite, rsite);
     if (c)
@@ -252,6 +256,37 @@ static int sm_startup(char *err, size_t errlen) {
   }
   rp_g.sampling = 1;
   return 0;
+}
+
+void rp_sample_calibrating(int pass) {
+  static FILE *wf, *null;
+  static int saved;
+  rp_sample_spec sp = {0};
+  if (!S.have_sampler)
+    return;
+  if (pass >= 0) {
+    if (!saved) {
+      saved = 1;
+      wf = S.wf;
+      if (wf)
+        S.wf = null = fopen("/dev/null", "w");
+    }
+    sp.kind = pass ? RP_SAMPLE_ALL : RP_SAMPLE_OFF;
+    rp_sampler_set(&S.s, &sp);
+    return;
+  }
+  if (null)
+    fclose(null);
+  null = NULL;
+  S.wf = wf;
+  saved = 0;
+  rp_sampler_set(&S.s, &rp_g.cfg.sample);
+  free(S.tab);
+  free(S.sites);
+  S.tab = NULL;
+  S.sites = NULL;
+  S.cap = S.n = S.nsites = S.sites_cap = 0;
+  S.seen = S.sampled = S.received = 0.0;
 }
 
 int rp_sample_set(const char *spec, char *err, size_t errlen) {
@@ -433,7 +468,8 @@ static void write_plot(const double *rows, int nrows, char *how,
 }
 
 static void write_outputs(double *rows, int nrows, const site_name *names,
-                          size_t nnames, const double *per_rank) {
+                          size_t nnames, const double *per_rank,
+                          const char *flags) {
   char path[RP_PATH_MAX + 64], b1[64], b2[64];
   const char *dir = rp_g.cfg.outdir;
   char spec[128];
@@ -446,6 +482,12 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
   }
   fprintf(f, "# revprof sample mode: one-way message latencies by class, "
              "all ranks (seconds)\n");
+  for (const char *l = flags; l && *l;) { /* its "  key: text" lines */
+    size_t n = strcspn(l, "\n");
+    if (n > 2 && l[0] == ' ' && l[1] == ' ')
+      fprintf(f, "# flag: %.*s\n", (int)(n - 2), l + 2);
+    l += n + (l[n] == '\n');
+  }
   fprintf(f, "src,dst,send_site,recv_site,size_class,bytes_lo,bytes_hi,"
              "bytes_mean,count,mean_s,min_s,max_s,sd_s");
   for (int k = 0; k < RP_LHIST_N; k++)
@@ -493,6 +535,8 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
     return;
   }
   fprintf(f, "==== revprof: sampled message latencies (FINAL) ====\n");
+  if (flags)
+    fputs(flags, f);
   if (sampled == 0)
     fprintf(f, "warning:   no message was sampled (REVPROF_SAMPLE=%s, %.0f "
                "messages): latency.csv is empty\n", spec, seen);
@@ -506,6 +550,7 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
              "REVPROF_ANALYSIS=%s (the technique at the end of the run)\n",
           spec, rp_g.cfg.seed, an);
   fprintf(f, "ranks:     %d\n", rp_g.size);
+  fprintf(f, "cost:      %s\n", rp_icost_line());
   fprintf(f, "messages:  %.0f sent, %.0f sampled (%.2f %%), %.0f received "
              "with a stamp; %d classes\n", seen, sampled,
           seen > 0 ? 100.0 * sampled / seen : 0.0, received, nrows);
@@ -589,6 +634,7 @@ static void sm_report(void) {
   double *per_rank = rp_g.rank == 0 ? malloc(6 * sizeof *per_rank *
                                              (size_t)rp_g.size) : NULL;
   PMPI_Gather(q, 6, MPI_DOUBLE, per_rank, 6, MPI_DOUBLE, 0, S.comm);
+  char *flags = rp_report_flags_block();
   if (rp_g.rank == 0 && rows && all && per_rank && counts && displs) {
     size_t nn;
     site_name *names = parse_names(all, counts, displs, &nn);
@@ -596,9 +642,10 @@ static void sm_report(void) {
       rp_warn("sample mode: cannot create %s: %s", rp_g.cfg.outdir,
               strerror(errno));
     else
-      write_outputs(rows, nrows, names, nn, per_rank);
+      write_outputs(rows, nrows, names, nn, per_rank, flags);
     free(names);
   }
+  free(flags);
   free(per_rank);
   free(all);
   free(counts);
@@ -669,6 +716,54 @@ static void sm_report_startup(void) {
   unlink(path);
 }
 
+/* REVPROF_MAX_OVERHEAD: the sampling rate halved (or doubled back up to
+ * the technique the regulation started from). */
+static int sm_regulate(int action, double share, double elapsed) {
+  static rp_sample_spec orig;
+  static int lowered;
+  rp_sample_spec next, cur = rp_g.cfg.sample;
+  char from[64], to[64], what[160];
+  int ok;
+  if (action == RP_IC_LOWER) {
+    if (!lowered)
+      orig = cur;
+    ok = rp_ic_sample_lower(&cur, &next);
+  } else
+    ok = lowered && rp_ic_sample_raise(&cur, &orig, &next);
+  if (!ok)
+    return 0;
+  double msgs = elapsed > 0.0 ? rp_icost_period_events(RP_IC_MPI) / elapsed
+                              : 0.0;
+  double f0 = rp_ic_sample_fraction(&cur, msgs);
+  double f1 = rp_ic_sample_fraction(&next, msgs);
+  double part = elapsed > 0.0 ? rp_icost_period_events(RP_IC_SAMPLE) *
+                                    rp_g.ic_cost[RP_IC_SAMPLE] / elapsed
+                              : 0.0;
+  double after = f0 > 0.0 ? share - part + part * f1 / f0 : share;
+  if (action == RP_IC_RAISE &&
+      !rp_ic_fits(share, after - share, rp_g.cfg.max_overhead))
+    return 0;
+  rp_sample_format(&cur, from, sizeof from);
+  rp_sample_format(&next, to, sizeof to);
+  snprintf(what, sizeof what, "sampling %s (was %s)", to, from);
+  rp_icost_decision(action == RP_IC_LOWER ? "lower" : "raise", what,
+                    action == RP_IC_LOWER ? "observed cost over the bound"
+                                          : "well under the bound",
+                    share, after);
+  rp_sampler_set(&S.s, &next);
+  rp_g.cfg.sample = next;
+  lowered += action == RP_IC_LOWER ? 1 : -1;
+  if (lowered > 0)
+    rp_report_flag("sample-lowered", "REVPROF_MAX_OVERHEAD lowered the "
+                   "sampling on this rank (to %s at the end): fewer "
+                   "samples, the same classes (cost-decisions.csv)", to);
+  else
+    rp_report_flag("sample-lowered", "REVPROF_MAX_OVERHEAD lowered the "
+                   "sampling for a while and gave it back "
+                   "(cost-decisions.csv)");
+  return 1;
+}
+
 const rp_mode_ops rp_mode_sample = {
     .name = "sample",
     .what = "sampling",
@@ -677,4 +772,6 @@ const rp_mode_ops rp_mode_sample = {
     .report = sm_report,
     .report_partial = sm_report_partial,
     .report_startup = sm_report_startup,
+    .cost_kinds = 1u << RP_IC_SAMPLE,
+    .regulate = sm_regulate,
 };

@@ -38,6 +38,12 @@ static inline void rp_sample_in(const double *pb, double bytes) {
     rp_sample_in_slow(pb, bytes);
 }
 
+/* The instrumentation cost's calibration (rp_engine.c): pass 0 samples no
+ * message, pass 1 every message (REVPROF_ANALYSIS=write writing to
+ * /dev/null), -1 forgets every sample since pass 0 and restores the
+ * technique and the samples file. */
+void rp_sample_calibrating(int pass);
+
 /* revprof_sample_set: the technique from now on (REVPROF_SAMPLE's
  * syntax); 0, or a negative code with err set. */
 int rp_sample_set(const char *spec, char *err, size_t errlen);

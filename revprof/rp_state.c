@@ -47,6 +47,31 @@ void rp_report_flag(const char *key, const char *fmt, ...) {
   rp_flag_store_set(&rp_g.flags, key, text);
 }
 
+/* Gathers every rank's text to rank 0 (NULL elsewhere), in rank order. */
+char *rp_gather_text(const char *text, size_t len) {
+  int n = (int)len, *lens = NULL, *displs = NULL, total = 0;
+  char *all = NULL;
+  if (rp_g.rank == 0) {
+    lens = calloc((size_t)rp_g.size, sizeof *lens);
+    displs = calloc((size_t)rp_g.size, sizeof *displs);
+  }
+  PMPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rp_g.rank == 0 && lens && displs) {
+    for (int i = 0; i < rp_g.size; i++) {
+      displs[i] = total;
+      total += lens[i];
+    }
+    all = malloc((size_t)total + 1);
+  }
+  PMPI_Gatherv(text ? text : "", n, MPI_CHAR, all, lens, displs, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+  if (all)
+    all[total] = '\0';
+  free(lens);
+  free(displs);
+  return all;
+}
+
 /* --------------------------------------------------------------- costs */
 
 /* 1 when the model costs fn (its own row or an I/O fallback) */

@@ -222,6 +222,15 @@ typedef struct rp_mode_ops {
      MPI_Init; NULL: the report writer's own (rp_report.h). */
   void (*report_partial)(const char *reason);
   void (*report_startup)(void);
+  /* The instrumentation cost model (rp_icost.h): the event kinds the mode
+     has (bits 1 << rp_ic_kind; the MPI calls are always there), and its
+     regulation under REVPROF_MAX_OVERHEAD: after a period whose observed
+     cost was share (of one CPU) over elapsed seconds, lower (action
+     RP_IC_LOWER) or give back (RP_IC_RAISE) its own cost, each change
+     logged with rp_icost_decision; returns the number of things changed
+     (0: nothing could). NULL: nothing to regulate. */
+  unsigned cost_kinds;
+  int (*regulate)(int action, double share, double elapsed);
 } rp_mode_ops;
 
 /* The wrapped entry points a mode may call to time revprof itself
@@ -315,6 +324,15 @@ typedef struct rp_state {
   rp_thr *threads;  /* blocks of the other threads */
   int partial_done; /* a partial report was written */
   rp_flag_store flags; /* this rank's report flags (rp_report_flag) */
+  /* the instrumentation cost model (rp_icost.c): events counted by kind
+     (the MPI calls are fstat's), seconds per event (< 0: not calibrated),
+     host time the period ends, MPI calls left before a look at the clock */
+  double ic_n[RP_IC_KINDS];
+  double ic_cost[RP_IC_KINDS];
+  double ic_due;
+  double ic_budget; /* region events left before the period's cost is at
+                       the bound (a period closes early then) */
+  int ic_tick;
 } rp_state;
 
 extern rp_state rp_g;
@@ -475,6 +493,10 @@ __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
     rp_publish(RP_PEER_IN, -1, -1, 0);
 }
 
+/* rp_icost.c: every RP_IC_TICK MPI calls, a look at the clock, and the
+ * instrumentation cost's period closed when it is over. */
+void rp_icost_poll(void);
+
 /* End: per-function statistics, trace state, guard off. */
 /* rp_enter for a poll that may complete nothing (MPI_Iprobe, MPI_Test*):
  * under REVPROF_COMPUTE=measure a poll the model did not cost (the clocks
@@ -504,6 +526,8 @@ static inline void rp_leave(rp_wid w) {
   }
   if (rp_g.pub)
     rp_publish(RP_PEER_OUT, -1, -1, 0);
+  if (RP_UNLIKELY(--rp_g.ic_tick <= 0))
+    rp_icost_poll();
   rp_t.in_tool = 0;
   if (RP_UNLIKELY(rp_g.mt))
     rp_mt_leave();
@@ -600,6 +624,10 @@ void rp_add_compute(const double dt[RP_NB], const char *what);
  * report.csv as rows flags,all,<key;key;...>,<n> and
  * flag,all,"<key>: <text>",<ranks>; partial reports show this rank's. */
 void rp_report_flag(const char *key, const char *fmt, ...) RP_PRINTF_(2, 3);
+
+/* Collective over MPI_COMM_WORLD: every rank's len bytes of text gathered
+ * to rank 0, in rank order, NUL-terminated (malloc'ed); NULL elsewhere. */
+char *rp_gather_text(const char *text, size_t len);
 
 /* 1 when wrapper w's calls are not predicted in this run: no cost rule,
  * or an I/O call whose row the model lacks (rp_wrap_uncosted). */

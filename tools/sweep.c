@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include "rp_icost_rule.h"
 #include <unistd.h>
 
 #include "model_int.h" /* rp_perror */
@@ -261,6 +263,16 @@ static void run_usage(FILE *f) {
           "options:\n"
           "  -np N, -n N        ranks\n"
           "  --timeline PIC     draw the timeline of the run to PIC\n"
+          "  --max-overhead P%%  keep revprof's own cost under P %% of one "
+          "CPU per rank\n"
+          "                     (REVPROF_MAX_OVERHEAD)\n"
+          "  --cost-profile F   expected event rates from a previous run's "
+          "cost.csv\n"
+          "                     (REVPROF_COST_PROFILE)\n"
+          "  --dry-cost         print the predicted instrumentation cost "
+          "and exit: the\n"
+          "                     program starts on one rank and stops at the "
+          "end of MPI_Init\n"
           "%s",
           common_help);
 }
@@ -319,7 +331,7 @@ static void run_failed(const char *dir, int st, time_t t0) {
 int rp_cmd_run(int argc, char **argv) {
   common c = {0};
   const char *timeline = NULL;
-  int np = 2, end = dashdash(argc, argv);
+  int np = 2, dry = 0, end = dashdash(argc, argv);
   for (int i = 1; i < end; i++) {
     int took = common_option("run", end, argv, &i, &c);
     if (took < 0)
@@ -338,6 +350,21 @@ int rp_cmd_run(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--timeline") == 0 && i + 1 < end)
       timeline = argv[++i];
+    else if (strcmp(argv[i], "--max-overhead") == 0 && i + 1 < end) {
+      double b;
+      char err[256];
+      if (rp_ic_bound_parse(argv[++i], &b, err, sizeof err) != 0) {
+        fprintf(stderr, "revprof run: --max-overhead: %s\n", err);
+        return 2;
+      }
+      setenv("REVPROF_MAX_OVERHEAD", argv[i], 1);
+    } else if (strcmp(argv[i], "--cost-profile") == 0 && i + 1 < end) {
+      char abs[4096];
+      setenv("REVPROF_COST_PROFILE",
+             realpath(argv[i + 1], abs) ? abs : argv[i + 1], 1);
+      i++;
+    } else if (strcmp(argv[i], "--dry-cost") == 0)
+      dry = 1;
     else {
       fprintf(stderr, "revprof run: unknown option '%s' (the program goes "
                       "after --)\n", argv[i]);
@@ -363,6 +390,10 @@ int rp_cmd_run(int argc, char **argv) {
     return 1;
   }
   setenv("REVPROF_OUTPUT_DIR", dir, 1);
+  if (dry) { /* one rank: the costs per event are a rank's own */
+    setenv("REVPROF_DRY_COST", "1", 1);
+    np = 1;
+  }
   launch l = {lib, np, argv + end + 1};
   time_t t0 = time(NULL);
   int st = run_launch(&l, NULL, NULL);
@@ -370,6 +401,8 @@ int rp_cmd_run(int argc, char **argv) {
     run_failed(dir, st, t0);
     return st < 0 ? 1 : st;
   }
+  if (dry)
+    return 0;
   fprintf(stderr, "revprof run: output in %s\n", dir);
   if (timeline) {
     char *targv[] = {"timeline", (char *)dir, "-o", (char *)timeline, NULL};

@@ -126,7 +126,7 @@ foreach(np 2 3)
   revprof_test(revprof_extrapolated_np${np} extrapolated $<TARGET_FILE:rp_exact_rp> ${np})
 endforeach()
 foreach(fault missing-model broken-model bad-field lacking-function broken-lua
-        bad-mode)
+        bad-mode bad-bound bad-profile)
   revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)
 endforeach()
 revprof_test(revprof_measure_np2 measure $<TARGET_FILE:rp_early_native> 2)
@@ -171,6 +171,12 @@ if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
                $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_fi>)
   revprof_test(revprof_compensate_overhead_model overhead-model
                $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_rp>)
+  # the instrumentation cost model (seed 002, issue 11)
+  revprof_test(revprof_cost_throttle cost-throttle
+               $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_rp>)
+  revprof_test(revprof_cost_modes cost-modes $<TARGET_FILE:mcpi_rp>)
+  revprof_test(revprof_cost_dry dry-cost $<TARGET_FILE:revprof>
+               $<TARGET_FILE:mcpi>)
 endif()
 foreach(mode abort exit segv term)
   revprof_test(revprof_early_${mode} early ${mode}

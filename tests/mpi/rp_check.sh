@@ -35,6 +35,11 @@
 #                                             an injected overhead
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
 #   rp_check.sh overhead-model NATIVE_EXE RP_EXE  per-event costs from a model
+#   rp_check.sh cost-throttle NATIVE RP_EXE   REVPROF_MAX_OVERHEAD turns
+#                                             mcpi's tiny regions off
+#   rp_check.sh cost-modes RP_EXE             the cost model's counters in
+#                                             predict, compensate, sample
+#   rp_check.sh dry-cost TOOL EXE             revprof run --dry-cost
 #   rp_check.sh extrapolated EXE NP           uses outside a model's measured
 #                                             range are counted in the report
 set -u
@@ -442,10 +447,15 @@ fault)
     printf 'function row(n)\n  return n *\nend\n' > "$lua"
     want="costs.lua:3: .*Lua region costs are off" ;;
   bad-mode) model=$RP_MODEL; want='REVPROF_MODE="measure": unknown mode.*not implemented yet.*runs without revprof' ;;
+  bad-bound) model=$RP_MODEL; want='REVPROF_MAX_OVERHEAD=5: expected a percentage such as 5% (or off).*runs without revprof' ;;
+  bad-profile) model=$RP_MODEL; printf 'rank,kind\n' > "$RP_WORK/cost.csv"
+    want="rank 0\]: REVPROF_COST_PROFILE: .*cost.csv: line 1: no column count.*static rates are used" ;;
   *) fail "unknown fault $kind" ;;
   esac
   extra=""
   [ "$kind" = bad-mode ] && extra="REVPROF_MODE=measure"
+  [ "$kind" = bad-bound ] && extra="REVPROF_MAX_OVERHEAD=5"
+  [ "$kind" = bad-profile ] && extra="REVPROF_COST_PROFILE=$RP_WORK"
   [ "$kind" = broken-lua ] && extra="REVPROF_LUA=$lua"
   # shellcheck disable=SC2086
   REVPROF_MODEL=$model run "$np" env $extra LD_PRELOAD="$RP_LIB" "$native" || { cat err; fail "the program did not run on (exit status)"; }
@@ -692,6 +702,86 @@ overhead-model)
   grep "pi ~" out | diff native.out - || fail "the program's output changed"
   grep -q "lacks region_enter.*compensation is off" err || { cat err; fail "no message about the lacking model"; }
   echo "overhead-model: model values used, lacking table refused"
+  ;;
+cost-throttle)
+  # mcpi's worker runs 200000 regions of about 0.1 us ("point"), whose
+  # enter + exit costs about as much: far over a 5 % bound on any machine.
+  # The regulation turns "point" off early, logs why, marks it in the
+  # profile (throttled_calls) and flags it; the program's output is the
+  # same, and every point is either profiled or counted as throttled.
+  native=$1 rp=$2
+  args="--chunks 20 --chunk 10000"
+  # shellcheck disable=SC2086
+  run 2 "$native" $args || { cat err; fail "native run failed"; }
+  grep "pi ~" out > native.out
+  # shellcheck disable=SC2086
+  REVPROF_MODE=compensate REVPROF_MAX_OVERHEAD=5% run 2 "$rp" $args || { cat err; fail "compensate run failed"; }
+  grep "pi ~" out | diff native.out - || fail "the program's output changed"
+  d=revprof-out
+  grep -q "bound 5 %" err || { cat err; fail "no predicted cost line with the bound on stderr"; }
+  grep -q '^1,[0-9.]*,lower,"region point off"' $d/cost-decisions.csv || { cat $d/cost-decisions.csv; fail "point was not turned off"; }
+  awk -F, '$1 == 1 && $2 == "point" { n = $3 + $10; t = $10 } END {
+    if (n != 200000 || t <= 0) { print "profiled + throttled " n ", throttled " t > "/dev/stderr"; exit 1 } }' $d/compensate.csv || { cat $d/compensate.csv; fail "point's calls not all accounted for"; }
+  grep -q "^  throttled: regions or functions turned off (REVPROF_MAX_OVERHEAD" $d/compensate.txt || { head $d/compensate.txt; fail "no throttled flag in compensate.txt"; }
+  grep -q '^all,"(flag) throttled:' $d/compensate.csv || fail "no throttled flag in compensate.csv"
+  grep -q "OFF$" $d/compensate.txt || fail "the region is not marked OFF in compensate.txt"
+  grep -q "^cost: instrumentation cost: predicted .*bound 5 %; regulated" $d/compensate.txt || fail "no cost line in compensate.txt"
+  for k in mpi region skipped; do
+    grep -q "^1,$k,[1-9]" $d/cost.csv || { cat $d/cost.csv; fail "no $k events counted on rank 1"; }
+  done
+  test "$(wc -l < $d/cost-series.csv)" -ge 3 || fail "no time series"
+  echo "cost-throttle: point turned off, accounted for and flagged"
+  ;;
+cost-modes)
+  # The counters and the calibration are there in every mode: cost.csv has
+  # each rank's MPI calls with a cost > 0, counted as the report counts
+  # them (predict), and the mode's own kinds.
+  rp=$1
+  args="--chunks 4 --chunk 1000"
+  for mode in predict compensate sample; do
+    rm -rf revprof-out
+    # shellcheck disable=SC2086
+    REVPROF_MODE=$mode REVPROF_MODEL=$RP_MODEL REVPROF_SAMPLE=all run 2 "$rp" $args || { cat err; fail "$mode run failed"; }
+    grep -q "^revprof: instrumentation cost predicted .* % of one CPU per rank" err || { cat err; fail "$mode: no predicted cost on stderr"; }
+    c=revprof-out/cost.csv
+    for r in 0 1; do
+      grep -q "^$r,mpi,[1-9][0-9]*,[1-9]" $c || { cat $c; fail "$mode: rank $r has no MPI calls counted or no cost"; }
+    done
+    case $mode in
+    predict)
+      grep -q "^cost: *instrumentation cost" revprof-out/report.txt || fail "no cost line in report.txt"
+      # the MPI calls counted are those of the report
+      awk -F, 'FILENAME ~ /cost/ && $2 == "mpi" { c[$1] = $3 }
+        FILENAME ~ /report/ && $1 == "function" { r[$2] += $4 }
+        END { for (k in c) if (c[k] != r[k]) { print "rank " k ": cost.csv " c[k] ", report.csv " r[k] > "/dev/stderr"; bad = 1 } exit bad }' \
+        $c revprof-out/report.csv || { head -3 revprof-out/report.csv; fail "MPI calls counted differ from the report's"; } ;;
+    compensate) grep -q "^1,region,[1-9]" $c || fail "compensate: no regions counted" ;;
+    sample)
+      grep -q "^[01],sample,[1-9]" $c || { cat $c; fail "sample: no samples counted"; }
+      grep -q "^cost: *instrumentation cost" revprof-out/sample.txt || fail "no cost line in sample.txt" ;;
+    esac
+  done
+  echo "cost-modes: counters and calibration in predict, compensate and sample"
+  ;;
+dry-cost)
+  # revprof run --dry-cost: the prediction by kind on stdout, then the
+  # program ends at MPI_Init (mcpi prints nothing before its end); a bad
+  # bound is refused before anything runs; a previous run's cost.csv gives
+  # the rates.
+  tool=$1 exe=$2
+  export REVPROF_LIB=$RP_LIB
+  REVPROF_MODE=compensate "$tool" run --model "$RP_MODEL" --dry-cost --max-overhead 0.001% -o dry -- "$exe" > out 2> err || { cat out err; fail "dry run failed"; }
+  grep -q "^revprof dry cost: mode compensate, 1 rank" out || { cat out err; fail "no dry cost header"; }
+  grep -q "^  region " out || fail "no region row"
+  grep -q "over the bound: lowered first: the user regions" out || { cat out; fail "no word about what is lowered first"; }
+  grep -q "pi ~" out && fail "the program ran"
+  test -e dry/compensate.txt && fail "a report was written"
+  "$tool" run --model "$RP_MODEL" --max-overhead 5 -- "$exe" > out 2> err && fail "a bound without % was taken"
+  grep -q "REVPROF_MAX_OVERHEAD=5: expected a percentage" err || { cat err; fail "no message about the bound"; }
+  REVPROF_MODE=compensate REVPROF_MODEL=$RP_MODEL run 2 env LD_PRELOAD="$RP_LIB" "$exe" --chunks 4 --chunk 1000 || { cat err; fail "profile run failed"; }
+  REVPROF_MODE=compensate "$tool" run --model "$RP_MODEL" --dry-cost --cost-profile revprof-out -o dry -- "$exe" > out 2> err || { cat out err; fail "dry run with a profile failed"; }
+  grep -q "rates of .*revprof-out/cost.csv" out || { cat out err; fail "the profile's rates were not used"; }
+  echo "dry-cost: predicted without running, bad bound refused, profile read"
   ;;
 *) fail "unknown command" ;;
 esac
