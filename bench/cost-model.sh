@@ -63,9 +63,9 @@ echo "# $(uname -n), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); revpro
 
 # mpx NP PROGRAM ARGS: one run, its output to $w/out (status kept)
 mpx() {
-  n=$1; shift
+  mpx_np=$1; shift
   # shellcheck disable=SC2086
-  "$MPIEXEC" $flags -n "$n" "$@" > "$w/out" 2> "$w/err"
+  "$MPIEXEC" $flags -n "$mpx_np" "$@" > "$w/out" 2> "$w/err"
 }
 loop_s() { sed -n 's/.*loop \([0-9.e+-]*\) s, checksum.*/\1/p' "$w/out"; }
 answer() { sed -n 's/.*checksum \(.*\)$/\1/p' "$w/out"; }
@@ -122,10 +122,11 @@ printf "%3s %9s %12s %12s %12s %12s %9s\n" np regions/s static_% observed_% prof
 awk '{ e = $6 > 0 ? 100 * ($5 - $6) / $6 : 0
   printf "%3d %9.0e %12.4f %12.4f %12.4f %12.4f %+9.1f\n", $1, $2, $3, $4, $5, $6, e }' "$w/t2" | tee "$w/fig45"
 
-# fig6 NAME NP ANSWER-SED SETTING-ENV PROGRAM ARGS: medians of RUNS runs
-# of one Fig. 6 row ($w/f6 gets "name setting elapsed mean max var same")
+# fig6 NAME NP ANSWER-SED LABEL SETTING-ENV PROGRAM ARGS: medians of RUNS
+# runs of one Fig. 6 row ($w/f6 gets "name label elapsed mean max var
+# same"; SETTING-ENV - for the native run)
 fig6() {
-  name=$1 np=$2 ans=$3 set=$4; shift 4
+  name=$1 np=$2 ans=$3 label=$4 set=$5; shift 5
   : > "$w/fe"; : > "$w/fm"; : > "$w/fx"; : > "$w/fv"
   r=0
   while [ "$r" -lt "$runs" ]; do
@@ -146,23 +147,24 @@ fig6() {
   done
   [ "$set" = "-" ] && echo "$got" > "$w/answer.$name"
   s=1; [ "$got" = "$(cat "$w/answer.$name")" ] || { s=0; same=0; }
-  echo "$name $set $(median < "$w/fe") $(median < "$w/fm") $(median < "$w/fx") $(median < "$w/fv") $s" >> "$w/f6"
+  m=$(median < "$w/fm"); x=$(median < "$w/fx"); v=$(median < "$w/fv")
+  echo "$name $label $(median < "$w/fe") ${m:--} ${x:--} ${v:--} $s" >> "$w/f6"
 }
 : > "$w/f6"
 echo "Fig. 6 rows: mcpi ..." >&2
 ans_pi='s/^mcpi: pi ~ \(.*\)$/\1/p'
 cm=REVPROF_MODE=compensate
-fig6 mcpi 2 "$ans_pi" - "$mcpi"
-fig6 mcpi 2 "$ans_pi" "$cm" "$mcpi_rp"
-fig6 mcpi 2 "$ans_pi" "$cm REVPROF_REGIONS_OFF=point" "$mcpi_rp"
-fig6 mcpi 2 "$ans_pi" "$cm REVPROF_MAX_OVERHEAD=$bound" "$mcpi_rp"
+fig6 mcpi 2 "$ans_pi" native - "$mcpi"
+fig6 mcpi 2 "$ans_pi" unlimited "$cm" "$mcpi_rp"
+fig6 mcpi 2 "$ans_pi" fixed "$cm REVPROF_REGIONS_OFF=point" "$mcpi_rp"
+fig6 mcpi 2 "$ans_pi" bounded "$cm REVPROF_MAX_OVERHEAD=$bound" "$mcpi_rp"
 echo "Fig. 6 rows: cost_regions ..." >&2
 k7=$(awk -v s="$step" 'BEGIN { print int(1e-7 / s + 0.5) }')
 ans_cr='s/.*checksum \(.*\)$/\1/p'
-fig6 regions 2 "$ans_cr" - "$nat" --regions 2000000 --work "$k7"
-fig6 regions 2 "$ans_cr" "$cm" "$rp" --regions 2000000 --work "$k7"
-fig6 regions 2 "$ans_cr" "$cm REVPROF_REGIONS_OFF=tiny" "$rp" --regions 2000000 --work "$k7"
-fig6 regions 2 "$ans_cr" "$cm REVPROF_MAX_OVERHEAD=$bound" "$rp" --regions 2000000 --work "$k7"
+fig6 regions 2 "$ans_cr" native - "$nat" --regions 2000000 --work "$k7"
+fig6 regions 2 "$ans_cr" unlimited "$cm" "$rp" --regions 2000000 --work "$k7"
+fig6 regions 2 "$ans_cr" fixed "$cm REVPROF_REGIONS_OFF=tiny" "$rp" --regions 2000000 --work "$k7"
+fig6 regions 2 "$ans_cr" bounded "$cm REVPROF_MAX_OVERHEAD=$bound" "$rp" --regions 2000000 --work "$k7"
 if [ -n "$hpccg_src" ]; then
   echo "Fig. 6 rows: HPCCG (building with -finstrument-functions) ..." >&2
   MPICXX=${MPICXX:-mpicxx}
@@ -176,15 +178,15 @@ if [ -n "$hpccg_src" ]; then
   ans_h='s/^Final residual: *\([^ ]*\).*/\1/p'
   cd "$w/hpccg"
   # shellcheck disable=SC2086
-  fig6 HPCCG 2 "$ans_h" - ./hpccg $args
+  fig6 HPCCG 2 "$ans_h" native - ./hpccg $args
   # shellcheck disable=SC2086
-  fig6 HPCCG 2 "$ans_h" "$cm" ./hpccg_fi $args
+  fig6 HPCCG 2 "$ans_h" unlimited "$cm" ./hpccg_fi $args
   # fixed: the 3 functions called most often (of the unlimited run) off
   top3=$(awk -F, '$1 == 1 && $2 !~ /^MPI_|^\(/ { print $3, $2 }' "$w/last.csv" | sort -rn | head -n 3 | awk '{ print $2 }' | paste -sd, -)
   # shellcheck disable=SC2086
-  fig6 HPCCG 2 "$ans_h" "$cm REVPROF_REGIONS_OFF=$top3" ./hpccg_fi $args
+  fig6 HPCCG 2 "$ans_h" fixed "$cm REVPROF_REGIONS_OFF=$top3" ./hpccg_fi $args
   # shellcheck disable=SC2086
-  fig6 HPCCG 2 "$ans_h" "$cm REVPROF_MAX_OVERHEAD=$bound" ./hpccg_fi $args
+  fig6 HPCCG 2 "$ans_h" bounded "$cm REVPROF_MAX_OVERHEAD=$bound" ./hpccg_fi $args
   cd "$here"
   echo "# HPCCG $args at 2 ranks ($size); fixed = REVPROF_REGIONS_OFF=$top3"
 fi
@@ -192,7 +194,7 @@ echo
 echo "## Fig. 6: fixed, cost-bounded and unlimited instrumentation (2 ranks; medians of $runs runs)"
 echo "# elapsed: mpiexec's wall time; mean, max, var: observed cost of the periods (REVPROF_COST_PERIOD 0.1 s), max over ranks"
 printf "%-8s %-10s %10s %9s %9s %9s %11s %6s\n" program setting elapsed_s vs_native mean_% max_% var_%^2 same
-awk '{ set = $2 ~ /MAX_OVERHEAD/ ? "bounded" : $2 ~ /REGIONS_OFF/ ? "fixed" : $2 == "-" ? "native" : "unlimited"
+awk '{ set = $2
   if (set == "native") base[$1] = $3
   printf "%-8s %-10s %10.3f %+8.1f%% %9s %9s %11s %6s\n", $1, set, $3, 100 * ($3 - base[$1]) / base[$1],
     set == "native" ? "-" : sprintf("%.2f", $4), set == "native" ? "-" : sprintf("%.2f", $5),
@@ -202,9 +204,11 @@ echo
 echo "## targets (issue 11)"
 awk '{ d = $8 < 0 ? -$8 : $8; n++; ok += d <= 2; if (d > m) m = d } END {
   printf "counted within 2 points of timed: %d of %d settings (largest difference %.2f points) -> %s\n", ok, n, m, ok == n ? "met" : "NOT met" }' "$w/fig23"
-awk '$1 == "mcpi" { v[$2] = $3 + 0 } END {
+awk '$1 == "mcpi" { v[$2] = $3 } END {
+  b = 100 * (v["bounded"] - v["native"]) / v["native"]
+  u = 100 * (v["unlimited"] - v["native"]) / v["native"]
   printf "2 million tiny regions (mcpi, 2 ranks): bounded %+.1f%% of native (target <= 10%%), unbounded %+.1f%% (target > 30%%) -> %s\n",
-    v["bounded"], v["unlimited"], v["bounded"] <= 10 && v["unlimited"] > 30 ? "met" : "NOT met" }' "$w/fig6"
+    b, u, b <= 10 && u > 30 ? "met" : "NOT met" }' "$w/f6"
 awk '{ e = $7 < 0 ? -$7 : $7; n++; ok += e <= 25 } END {
   printf "predicted within 25%% of observed with a previous run'"'"'s profile: %d of %d settings -> %s\n", ok, n, ok == n ? "met" : "NOT met" }' "$w/fig45"
 echo "the programs' answers unchanged in every run: $([ $same = 1 ] && echo yes || echo NO)"

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
-  double g = 1.0;
+  double g = 1.5, sum = 0.0;
   if (calibrate) { /* the best of a few rounds of 1e7 steps */
     double best = 1e30;
     for (int r = 0; r < 5; r++) {
@@ -66,15 +66,18 @@ int main(int argc, char **argv) {
   for (long i = 0; i < regions; i++) {
     REGION_BEGIN("tiny");
     g = chain(g, work);
+    sum += g;
     REGION_END("tiny");
-    if (i % 1000 == 999)
+    if (i % 1000 == 999) {
       MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      g += 0.5; /* the chain never settles at its fixed point */
+    }
   }
   double t = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   if (rank == 0)
     printf("cost_regions: %ld regions of %ld steps, loop %.6f s, checksum "
-           "%.12e\n", regions, work, t, g);
+           "%.12e\n", regions, work, t, sum);
   MPI_Finalize();
   return 0;
 }

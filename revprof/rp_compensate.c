@@ -495,57 +495,68 @@ static double chain(double g) { return g * 0.9999999 + 1e-7; }
 
 static const char cal_name[] = "(calibration)";
 
-/* An enter (1) or exit (0) of a calibrated event kind, called through the
- * exported entry points, as the program calls them. */
-static void hook_region(int enter) {
+enum { CAL_N = 20000 }; /* events of a calibration round */
+
+/* The address a calibrated function event names. */
+#define CAL_FN ((void *)(uintptr_t)calibrate_pair)
+static double calibrate_pair(int function, int off, double *inner);
+
+/* One round of CAL_N enter + exit pairs around chain(), of a region or of
+ * a function, called through the exported entry points as the program
+ * calls them: its seconds. */
+static double cal_round(int function, double *g) {
   void (*volatile begin)(const char *) = revprof_region_begin;
   void (*volatile end)(const char *) = revprof_region_end;
-  if (enter)
-    begin(cal_name);
-  else
-    end(cal_name);
-}
-
-static void hook_function(int enter) {
   void (*volatile fe)(void *, void *) = __cyg_profile_func_enter;
   void (*volatile fx)(void *, void *) = __cyg_profile_func_exit;
-  if (enter)
-    fe((void *)(uintptr_t)hook_function, NULL);
+  double t0 = now_s();
+  if (function)
+    for (int i = 0; i < CAL_N; i++) {
+      fe(CAL_FN, NULL);
+      *g = chain(*g);
+      fx(CAL_FN, NULL);
+    }
   else
-    fx((void *)(uintptr_t)hook_function, NULL);
+    for (int i = 0; i < CAL_N; i++) {
+      begin(cal_name);
+      *g = chain(*g);
+      end(cal_name);
+    }
+  return now_s() - t0;
 }
 
-/* Cost of an enter + exit by hook, seen from outside (return value) and
- * inside the region's own time (*inner), seconds: the best of a few
- * rounds of N events around chain() against chain() alone. With off set,
- * the region is turned off first: the cost of a skipped one. */
-static double calibrate_pair(void (*hook)(int), int off, double *inner) {
-  enum { N = 20000, ROUNDS = 5 };
+/* Cost of an enter + exit of a region (or a function), seen from outside
+ * (return value) and inside the region's own time (*inner), seconds: the
+ * best of a few rounds against chain() alone. With off set, the region is
+ * turned off first: the cost of a skipped one. */
+static double calibrate_pair(int function, int off, double *inner) {
+  enum { ROUNDS = 5 };
   double inj = rp_g.cfg.inject, g = 1.0, best = INFINITY, in = 0.0;
   int in_tool = rp_t.in_tool, id;
   rp_g.cfg.inject = 0.0;
   rp_t.in_tool = 0;
-  hook(1); /* interns the name */
-  hook(0);
-  id = hook == hook_region ? region_id(cal_name, 0)
-                           : function_id((void *)(uintptr_t)hook_function);
+  if (function) { /* interns it */
+    __cyg_profile_func_enter(CAL_FN, NULL);
+    __cyg_profile_func_exit(CAL_FN, NULL);
+    id = function_id(CAL_FN);
+  } else {
+    revprof_region_begin(cal_name);
+    revprof_region_end(cal_name);
+    id = region_id(cal_name, 0);
+  }
   if (off && id >= 0)
     cm.reg[id].off = 1;
   for (int r = 0; r < ROUNDS; r++) {
-    double incl0 = id >= 0 ? cm.reg[id].incl : 0.0, t0 = now_s();
-    for (int i = 0; i < N; i++) {
-      hook(1);
-      g = chain(g);
-      hook(0);
-    }
+    double incl0 = id >= 0 ? cm.reg[id].incl : 0.0;
+    double with = cal_round(function, &g);
     double t1 = now_s();
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < CAL_N; i++)
       g = chain(g);
-    double t2 = now_s();
-    double pair = ((t1 - t0) - (t2 - t1)) / N;
+    double alone = now_s() - t1;
+    double pair = (with - alone) / CAL_N;
     if (pair < best) {
       best = pair;
-      in = id >= 0 ? (cm.reg[id].incl - incl0 - (t2 - t1)) / N : 0.0;
+      in = id >= 0 ? (cm.reg[id].incl - incl0 - alone) / CAL_N : 0.0;
     }
   }
   if (off && id >= 0)
@@ -639,14 +650,14 @@ static int cm_startup(char *err, size_t errlen) {
     cm.o_pb = pb;
     cm.src = "model";
   } else {
-    cm.o_pair = calibrate_pair(hook_region, 0, &cm.o_inner);
+    cm.o_pair = calibrate_pair(0, 0, &cm.o_inner);
     calibrate_mpi(&cm.o_mpi, &cm.o_pb);
     cm.src = "calibrate";
   }
   /* functions and turned-off regions: always calibrated (the model's
      table has no row for them) */
-  cm.o_fpair = calibrate_pair(hook_function, 0, &cm.o_finner);
-  cm.o_skip = calibrate_pair(hook_region, 1, NULL);
+  cm.o_fpair = calibrate_pair(1, 0, &cm.o_finner);
+  cm.o_skip = calibrate_pair(0, 1, NULL);
   cm.o_fpair += 2.0 * rp_g.cfg.inject;
   cm.o_pair += 2.0 * rp_g.cfg.inject; /* outside the region */
   cm.o_mpi += rp_g.cfg.inject;
