@@ -163,10 +163,20 @@ static struct {
   int id;
 } ncache[CM_NCACHE];
 
+/* strcmp's answer to "equal?", inline: region names are short, and a
+ * call to strcmp costs about as much as a turned-off region otherwise. */
+static inline int same_name(const char *a, const char *b) {
+  while (*a && *a == *b) {
+    a++;
+    b++;
+  }
+  return *a == *b;
+}
+
 static int region_id_cached(const char *name) {
   unsigned h = (unsigned)((uintptr_t)name >> 4) & (CM_NCACHE - 1);
   int id = ncache[h].id;
-  if (ncache[h].p == name && strcmp(cm.reg[id].name, name) == 0)
+  if (ncache[h].p == name && same_name(cm.reg[id].name, name))
     return id;
   id = region_id(name, 1);
   if (id >= 0) {
