@@ -64,11 +64,12 @@ static void calibrate_wrapper_gap(void) {
  * mode (an intercepted MPI_Sendrecv to self, through revprof against
  * PMPI, carries two messages in one call: half of it is one call with one
  * message's piggyback) and, in sample mode, per sampled message (the same
- * with every message sampled, against none). Best of a few rounds, as the
- * least disturbed; statistics, clocks and samples are left as they were. */
+ * with every message sampled, against none). The best round of each
+ * variant, as the least disturbed; statistics, clocks and samples are left
+ * as they were. */
 static void calibrate_icost(void) {
   enum { N = 1000, ROUNDS = 5 };
-  double a = 1.0, b = 0.0, best = INFINITY, best_s = INFINITY;
+  double a = 1.0, b = 0.0, best[3] = {INFINITY, INFINITY, INFINITY};
   int me = rp_g.rank, tracing = rp_g.tracing;
   unsigned kinds = rp_icost_kinds();
   if (rp_g.ic_cost[RP_IC_MPI] >= 0.0 && !(kinds & 1u << RP_IC_SAMPLE))
@@ -94,15 +95,18 @@ static void calibrate_icost(void) {
       PMPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     double t5 = rp_host_seconds();
-    best = fmin(best, 0.5 * ((t[1] - t[0]) - (t5 - t4)) / N);
-    best_s = fmin(best_s, ((t[3] - t[2]) - (t[1] - t[0])) / N);
+    /* each variant's least disturbed round */
+    best[0] = fmin(best[0], t[1] - t[0]); /* revprof, nothing sampled */
+    best[1] = fmin(best[1], t[3] - t[2]); /* revprof, all sampled */
+    best[2] = fmin(best[2], t5 - t4);     /* PMPI */
   }
+  double call = 0.5 * (best[0] - best[2]) / N, smp = (best[1] - best[0]) / N;
   if (kinds & 1u << RP_IC_SAMPLE) {
     rp_sample_calibrating(-1); /* the samples of calibration forgotten */
-    rp_g.ic_cost[RP_IC_SAMPLE] = best_s > 0.0 ? best_s : 0.0;
+    rp_g.ic_cost[RP_IC_SAMPLE] = smp > 0.0 ? smp : 0.0;
   }
   if (rp_g.ic_cost[RP_IC_MPI] < 0.0)
-    rp_g.ic_cost[RP_IC_MPI] = best > 0.0 ? best : 0.0;
+    rp_g.ic_cost[RP_IC_MPI] = call > 0.0 ? call : 0.0;
   rp_g.fstat[RP_W_MPI_Sendrecv] = saved;
   rp_g.clk = clk;
   rp_g.tracing = tracing;

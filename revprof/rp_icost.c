@@ -158,9 +158,9 @@ static void close_period(double now) {
   IC.nper += 1.0;
   if (IC.reg.bound > 0.0 && share > IC.reg.bound)
     IC.over += 1.0;
-  memcpy(IC.mark, n, sizeof n);
   if (IC.reg.bound > 0.0)
-    regulate(share, el);
+    regulate(share, el); /* the period's events still readable */
+  memcpy(IC.mark, n, sizeof n);
   IC.start = now;
   rp_g.ic_due = now + rp_g.cfg.cost_period;
   rp_g.ic_budget = budget();
@@ -546,10 +546,11 @@ void rp_icost_finish(void) {
                    "periods of each rank", SER_MAX);
   double *all = rp_g.rank == 0 ? malloc((size_t)rp_g.size * sizeof v) : NULL;
   PMPI_Gather(v, V_LEN, MPI_DOUBLE, all, V_LEN, MPI_DOUBLE, 0,
-              MPI_COMM_WORLD);
+              rp_world_shadow());
   size_t sl = 0, dl = 0;
   char *s = rank_text(&sl, 1), *d = rank_text(&dl, 0);
-  char *ser = rp_gather_text(s, sl), *dec = rp_gather_text(d, dl);
+  MPI_Comm w = rp_world_shadow();
+  char *ser = rp_gather_text(s, sl, w), *dec = rp_gather_text(d, dl, w);
   if (rp_g.rank == 0 && all)
     write_files(all, ser, dec);
   free(s);

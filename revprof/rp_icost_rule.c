@@ -3,11 +3,11 @@
 #include "rp_icost_rule.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_int.h" /* rp_errf */
 #include "revprof_model.h"
 #include "rp_util.h"
 
@@ -35,23 +35,13 @@ void rp_ic_static_rates(double rate[RP_IC_KINDS]) {
   rate[RP_IC_FUNCTION] = 1000.0;
 }
 
-static void __attribute__((format(printf, 3, 4))) say(char *err, size_t errlen, const char *fmt,
-                                 ...) {
-  if (err == NULL || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 int rp_ic_rates_parse(const char *text, double rate[RP_IC_KINDS], char *err,
                       size_t errlen) {
   double r[RP_IC_KINDS];
   char buf[512];
   memcpy(r, rate, sizeof r);
   if (text == NULL || strlen(text) >= sizeof buf) {
-    say(err, errlen, "REVPROF_COST_RATES: expected kind=rate,... (at most "
+    rp_errf(err, errlen, "REVPROF_COST_RATES: expected kind=rate,... (at most "
         "%zu characters)", sizeof buf - 1);
     return REVPROF_EINVAL;
   }
@@ -68,7 +58,7 @@ int rp_ic_rates_parse(const char *text, double rate[RP_IC_KINDS], char *err,
     if (eq == NULL || k < 0 || !rp_parse_double(eq + 1, &v) || v < 0.0) {
       if (eq)
         *eq = '=';
-      say(err, errlen, "REVPROF_COST_RATES=%s: \"%s\" is not kind=rate with "
+      rp_errf(err, errlen, "REVPROF_COST_RATES=%s: \"%s\" is not kind=rate with "
           "kind one of mpi, region, function, skipped, sample and a rate "
           ">= 0 per second", text, e);
       return REVPROF_EINVAL;
@@ -89,14 +79,14 @@ int rp_ic_bound_parse(const char *text, double *bound, char *err,
     return 0;
   }
   if (n < 2 || n >= sizeof num || text[n - 1] != '%') {
-    say(err, errlen, "REVPROF_MAX_OVERHEAD=%s: expected a percentage such "
+    rp_errf(err, errlen, "REVPROF_MAX_OVERHEAD=%s: expected a percentage such "
         "as 5%% (or off)", text);
     return REVPROF_EINVAL;
   }
   memcpy(num, text, n - 1);
   num[n - 1] = '\0';
   if (!rp_parse_double(num, &v) || !(v > 0.0) || v > 100.0) {
-    say(err, errlen, "REVPROF_MAX_OVERHEAD=%s: the percentage must be a "
+    rp_errf(err, errlen, "REVPROF_MAX_OVERHEAD=%s: the percentage must be a "
         "number above 0 and at most 100", text);
     return REVPROF_EINVAL;
   }
@@ -163,7 +153,7 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
   }
   for (int i = 0; i < F_N; i++)
     if (col[i] < 0) {
-      say(err, errlen, "line 1: no column %s (expected the cost.csv of a "
+      rp_errf(err, errlen, "line 1: no column %s (expected the cost.csv of a "
           "revprof run)", want[i]);
       return REVPROF_EINVAL;
     }
@@ -194,7 +184,7 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
     if (rk != (double)rank || rank < 0 || rank > 1 << 24 ||
         !rp_parse_double(v[F_COUNT], &count) || count < 0.0 ||
         !rp_parse_double(v[F_ELAPSED], &el) || !(el > 0.0)) {
-      say(err, errlen, "line %d: expected rank >= 0, count >= 0 and "
+      rp_errf(err, errlen, "line %d: expected rank >= 0, count >= 0 and "
           "elapsed_s > 0", line);
       free(r);
       return REVPROF_EINVAL;
@@ -202,7 +192,7 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
     if (rank >= nranks) {
       double *nr = realloc(r, (size_t)(rank + 1) * RP_IC_KINDS * sizeof *nr);
       if (nr == NULL) {
-        say(err, errlen, "out of memory");
+        rp_errf(err, errlen, "out of memory");
         free(r);
         return REVPROF_ENOMEM;
       }
@@ -215,7 +205,7 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
     r[(size_t)rank * RP_IC_KINDS + (size_t)k] = count / el;
   }
   if (nranks == 0) {
-    say(err, errlen, "no rank's rows (expected the cost.csv of a revprof "
+    rp_errf(err, errlen, "no rank's rows (expected the cost.csv of a revprof "
         "run)");
     return REVPROF_EINVAL;
   }

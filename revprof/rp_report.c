@@ -722,30 +722,8 @@ static int write_file(const char *path, const char *text, size_t len) {
  * or when out of memory). */
 static char *gather_flags(void) {
   static char mine[RP_FLAGS_MAX * (RP_FLAG_KEY + RP_FLAG_TEXT + 2) + 1];
-  int len = (int)rp_flag_store_lines(&rp_g.flags, mine, sizeof mine);
-  int *lens = NULL, *displs = NULL, total = 0;
-  char *all = NULL;
-  MPI_Comm w = rp_world_shadow();
-  if (rp_g.rank == 0) {
-    lens = calloc((size_t)rp_g.size, sizeof *lens);
-    displs = calloc((size_t)rp_g.size, sizeof *displs);
-  }
-  PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, w);
-  if (rp_g.rank == 0 && lens && displs) {
-    for (int i = 0; i < rp_g.size; i++) {
-      displs[i] = total;
-      total += lens[i];
-    }
-    all = malloc((size_t)total + 1);
-  }
-  /* a rank 0 out of memory still takes part, receiving nothing */
-  PMPI_Gatherv(mine, len, MPI_CHAR, all, all ? lens : NULL, displs,
-               MPI_CHAR, 0, w);
-  if (all)
-    all[total] = '\0';
-  free(lens);
-  free(displs);
-  return all;
+  size_t len = rp_flag_store_lines(&rp_g.flags, mine, sizeof mine);
+  return rp_gather_text(mine, len, rp_world_shadow());
 }
 
 char *rp_report_flags_block(void) {

@@ -47,15 +47,14 @@ void rp_report_flag(const char *key, const char *fmt, ...) {
   rp_flag_store_set(&rp_g.flags, key, text);
 }
 
-/* Gathers every rank's text to rank 0 (NULL elsewhere), in rank order. */
-char *rp_gather_text(const char *text, size_t len) {
+char *rp_gather_text(const char *text, size_t len, MPI_Comm comm) {
   int n = (int)len, *lens = NULL, *displs = NULL, total = 0;
   char *all = NULL;
   if (rp_g.rank == 0) {
     lens = calloc((size_t)rp_g.size, sizeof *lens);
     displs = calloc((size_t)rp_g.size, sizeof *displs);
   }
-  PMPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  PMPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
   if (rp_g.rank == 0 && lens && displs) {
     for (int i = 0; i < rp_g.size; i++) {
       displs[i] = total;
@@ -63,8 +62,9 @@ char *rp_gather_text(const char *text, size_t len) {
     }
     all = malloc((size_t)total + 1);
   }
-  PMPI_Gatherv(text ? text : "", n, MPI_CHAR, all, lens, displs, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
+  /* a rank 0 out of memory still takes part, receiving nothing */
+  PMPI_Gatherv(text ? text : "", n, MPI_CHAR, all, all ? lens : NULL, displs,
+               MPI_CHAR, 0, comm);
   if (all)
     all[total] = '\0';
   free(lens);

@@ -625,9 +625,10 @@ void rp_add_compute(const double dt[RP_NB], const char *what);
  * flag,all,"<key>: <text>",<ranks>; partial reports show this rank's. */
 void rp_report_flag(const char *key, const char *fmt, ...) RP_PRINTF_(2, 3);
 
-/* Collective over MPI_COMM_WORLD: every rank's len bytes of text gathered
- * to rank 0, in rank order, NUL-terminated (malloc'ed); NULL elsewhere. */
-char *rp_gather_text(const char *text, size_t len);
+/* Collective over comm (MPI_COMM_WORLD or its shadow, rank 0 the same):
+ * every rank's len bytes of text gathered to rank 0, in rank order,
+ * NUL-terminated (malloc'ed); NULL elsewhere and when out of memory. */
+char *rp_gather_text(const char *text, size_t len, MPI_Comm comm);
 
 /* 1 when wrapper w's calls are not predicted in this run: no cost rule,
  * or an I/O call whose row the model lacks (rp_wrap_uncosted). */

@@ -39,6 +39,8 @@
 #                                             mcpi's tiny regions off
 #   rp_check.sh cost-modes RP_EXE             the cost model's counters in
 #                                             predict, compensate, sample
+#   rp_check.sh cost-sample RP_EXE            REVPROF_MAX_OVERHEAD lowers
+#                                             the sampling rate
 #   rp_check.sh dry-cost TOOL EXE             revprof run --dry-cost
 #   rp_check.sh extrapolated EXE NP           uses outside a model's measured
 #                                             range are counted in the report
@@ -762,6 +764,22 @@ cost-modes)
     esac
   done
   echo "cost-modes: counters and calibration in predict, compensate and sample"
+  ;;
+cost-sample)
+  # Sample mode under a bound its MPI interception alone exceeds: the
+  # sampling is lowered first (all -> random:0.5 -> ...), each step logged,
+  # the lowered technique flagged in sample.txt and latency.csv; then
+  # nothing is left (the MPI interception stays), said once.
+  rp=$1
+  REVPROF_MODE=sample REVPROF_SAMPLE=all REVPROF_MAX_OVERHEAD=0.0001% REVPROF_COST_PERIOD=0.002 \
+    run 2 "$rp" --chunks 40 --chunk 2000 || { cat err; fail "sample run failed"; }
+  d=revprof-out
+  grep -q '^[01],[0-9.]*,lower,"sampling random:0.5 (was all)"' $d/cost-decisions.csv || { cat $d/cost-decisions.csv; fail "the sampling was not lowered first"; }
+  grep -q '^[01],[0-9.]*,lower,"sampling random:0.25 (was random:0.5)"' $d/cost-decisions.csv || fail "no second step"
+  grep -q "^  sample-lowered: REVPROF_MAX_OVERHEAD lowered the sampling" $d/sample.txt || { head $d/sample.txt; fail "no sample-lowered flag in sample.txt"; }
+  grep -q "^# flag: sample-lowered" $d/latency.csv || fail "no flag in latency.csv"
+  grep -q "technique: REVPROF_SAMPLE=random:" $d/sample.txt || fail "sample.txt does not show the lowered technique"
+  echo "cost-sample: sampling lowered step by step, logged and flagged"
   ;;
 dry-cost)
   # revprof run --dry-cost: the prediction by kind on stdout, then the
