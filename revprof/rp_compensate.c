@@ -667,10 +667,21 @@ static int cm_startup(char *err, size_t errlen) {
     calibrate_mpi(&cm.o_mpi, &cm.o_pb);
     cm.src = "calibrate";
   }
-  /* functions and turned-off regions: always calibrated (the model's
-     table has no row for them) */
-  cm.o_fpair = calibrate_pair(1, 0, &cm.o_finner);
-  cm.o_skip = calibrate_pair(0, 1, NULL);
+  /* functions and turned-off regions: characterize's rows for them
+     (cost_compensate_function, _skipped) when the model has them */
+  if (rp_g.ic_cached[RP_IC_FUNCTION] >= 0.0) {
+    cm.o_fpair = rp_g.ic_cached[RP_IC_FUNCTION];
+    cm.o_finner = 0.5 * cm.o_fpair;
+    rp_g.ic_from_model |= 1u << RP_IC_FUNCTION;
+  } else
+    cm.o_fpair = calibrate_pair(1, 0, &cm.o_finner);
+  if (rp_g.ic_cached[RP_IC_SKIPPED] >= 0.0) {
+    cm.o_skip = rp_g.ic_cached[RP_IC_SKIPPED];
+    rp_g.ic_from_model |= 1u << RP_IC_SKIPPED;
+  } else
+    cm.o_skip = calibrate_pair(0, 1, NULL);
+  if (cm.src && strcmp(cm.src, "model") == 0)
+    rp_g.ic_from_model |= 1u << RP_IC_MPI | 1u << RP_IC_REGION;
   cm.o_fpair += 2.0 * rp_g.cfg.inject;
   cm.o_pair += 2.0 * rp_g.cfg.inject; /* outside the region */
   cm.o_mpi += rp_g.cfg.inject;

@@ -60,6 +60,23 @@ static void calibrate_wrapper_gap(void) {
   rp_measure_mark();
 }
 
+/* The costs per event characterize cached in the model's overhead table
+ * for this mode (cost_<mode>_<kind>), unless REVPROF_OVERHEAD=calibrate;
+ * compensate's MPI call and region costs have their own rows (its
+ * overhead line). */
+static void icost_cached(void) {
+  unsigned kinds = rp_icost_kinds();
+  rp_g.ic_from_model = 0;
+  for (int k = 0; k < RP_IC_KINDS; k++) {
+    char name[64];
+    snprintf(name, sizeof name, "cost_%s_%s", rp_g.mode->name,
+             rp_ic_kind_name(k));
+    rp_g.ic_cached[k] = -1.0;
+    if ((kinds & 1u << k) && rp_g.cfg.overhead != RP_OVERHEAD_CALIBRATE)
+      rp_g.ic_cached[k] = revprof_model_overhead(rp_g.model, name, -1.0);
+  }
+}
+
 /* The instrumentation cost model's seconds per MPI call in the active
  * mode (an intercepted MPI_Sendrecv to self, through revprof against
  * PMPI, carries two messages in one call: half of it is one call with one
@@ -72,8 +89,17 @@ static void calibrate_icost(void) {
   double a = 1.0, b = 0.0, best[3] = {INFINITY, INFINITY, INFINITY};
   int me = rp_g.rank, tracing = rp_g.tracing;
   unsigned kinds = rp_icost_kinds();
-  if (rp_g.ic_cost[RP_IC_MPI] >= 0.0 && !(kinds & 1u << RP_IC_SAMPLE))
-    return; /* the mode calibrated it */
+  static const int mine[] = {RP_IC_MPI, RP_IC_SAMPLE};
+  for (int i = 0; i < 2; i++) {
+    int k = mine[i];
+    if (rp_g.ic_cost[k] < 0.0 && rp_g.ic_cached[k] >= 0.0) {
+      rp_g.ic_cost[k] = rp_g.ic_cached[k]; /* characterize's */
+      rp_g.ic_from_model |= 1u << k;
+    }
+  }
+  int need_s = (kinds & 1u << RP_IC_SAMPLE) && rp_g.ic_cost[RP_IC_SAMPLE] < 0.0;
+  if (rp_g.ic_cost[RP_IC_MPI] >= 0.0 && !need_s)
+    return; /* the mode's own or the model's */
   rp_fstat saved = rp_g.fstat[RP_W_MPI_Sendrecv];
   rp_clock clk = rp_g.clk;
   int in_tool = rp_t.in_tool;
@@ -101,10 +127,10 @@ static void calibrate_icost(void) {
     best[2] = fmin(best[2], t5 - t4);     /* PMPI */
   }
   double call = 0.5 * (best[0] - best[2]) / N, smp = (best[1] - best[0]) / N;
-  if (kinds & 1u << RP_IC_SAMPLE) {
+  if (kinds & 1u << RP_IC_SAMPLE)
     rp_sample_calibrating(-1); /* the samples of calibration forgotten */
+  if (need_s)
     rp_g.ic_cost[RP_IC_SAMPLE] = smp > 0.0 ? smp : 0.0;
-  }
   if (rp_g.ic_cost[RP_IC_MPI] < 0.0)
     rp_g.ic_cost[RP_IC_MPI] = call > 0.0 ? call : 0.0;
   rp_g.fstat[RP_W_MPI_Sendrecv] = saved;
@@ -204,6 +230,7 @@ void rp_startup(int provided) {
   }
 
   rp_g.mode = mode_of(rp_g.cfg.mode);
+  icost_cached(); /* before the mode may drop the model */
   if (rp_g.mode->configure)
     rp_g.mode->configure(&rp_g.cfg, &rp_g.model);
   /* auto: an unmodified program is measured; the first annotation call

@@ -440,7 +440,8 @@ static void write_files(const double *all, const char *ser,
   if (f) {
     fprintf(f, "rank,kind,count,cost_per_event_s,elapsed_s,observed_s,"
                "observed_pct,predicted_rate_per_s,predicted_pct,"
-               "period_mean_pct,period_max_pct,period_var_pct2,periods\n");
+               "period_mean_pct,period_max_pct,period_var_pct2,periods,"
+               "cost_from\n");
     for (int r = 0; r < p; r++) {
       const double *v = &all[(size_t)r * V_LEN];
       double tot = 0.0, n = 0.0;
@@ -450,12 +451,13 @@ static void write_files(const double *all, const char *ser,
         double o = v[V_N + k] * v[V_C + k];
         tot += o;
         n += v[V_N + k];
-        fprintf(f, "%d,%s,%.0f,%.6e,%.6f,%.6e,%.6g,%.6g,%.6g,,,,\n", r,
+        fprintf(f, "%d,%s,%.0f,%.6e,%.6f,%.6e,%.6g,%.6g,%.6g,,,,,%s\n", r,
                 rp_ic_kind_name(k), v[V_N + k], v[V_C + k], v[V_EL], o,
                 v[V_EL] > 0.0 ? 100.0 * o / v[V_EL] : 0.0, v[V_R + k],
-                100.0 * v[V_R + k] * v[V_C + k]);
+                100.0 * v[V_R + k] * v[V_C + k],
+                rp_g.ic_from_model & 1u << k ? "model" : "calibrated");
       }
-      fprintf(f, "%d,total,%.0f,,%.6f,%.6e,%.6g,,%.6g,%.6g,%.6g,%.6g,%.0f\n",
+      fprintf(f, "%d,total,%.0f,,%.6f,%.6e,%.6g,,%.6g,%.6g,%.6g,%.6g,%.0f,\n",
               r, n, v[V_EL], tot, 100.0 * v[V_OBS], 100.0 * v[V_PRED],
               100.0 * v[V_MEAN], 100.0 * v[V_MAX], 1e4 * v[V_VAR],
               v[V_NPER]);
@@ -487,6 +489,12 @@ static void write_files(const double *all, const char *ser,
   fprintf(f, "predicted from %s; observed = events counted x calibrated "
           "cost per event, per period of %g s (no timer around any event)\n",
           IC.rate_src, rp_g.cfg.cost_period);
+  fprintf(f, "costs per event: %s\n",
+          rp_g.ic_from_model == 0 ? "timed at MPI_Init"
+          : (rp_g.ic_from_model & kinds) == kinds
+              ? "the model's overhead table (characterize)"
+              : "the model's overhead table where it has them (cost.csv's "
+                "cost_from), the others timed at MPI_Init");
   fprintf(f, "\nby kind (max over ranks):\n  %-9s %14s %12s %12s\n", "kind",
           "cost/event_s", "predicted_%", "observed_%");
   for (int k = 0; k < RP_IC_KINDS; k++)

@@ -329,6 +329,10 @@ typedef struct rp_state {
      host time the period ends, MPI calls left before a look at the clock */
   double ic_n[RP_IC_KINDS];
   double ic_cost[RP_IC_KINDS];
+  double ic_cached[RP_IC_KINDS]; /* the model's overhead table's cost_<mode>_
+                                    <kind> (characterize), < 0: none or
+                                    REVPROF_OVERHEAD=calibrate */
+  unsigned ic_from_model;        /* kinds whose cost came from the model */
   double ic_due;
   double ic_budget; /* region events left before the period's cost is at
                        the bound (a period closes early then) */

@@ -399,18 +399,80 @@ static const char *characterize_outdir(int argc, char **argv, int *no_model) {
   return dir;
 }
 
+/* The characterize program started once more with librevprof preloaded in
+ * mode (REVPROF_OVERHEAD=calibrate, its reports in odir; predict mode
+ * predicts for model): 0, or the spawn's failure (its output in log). */
+static int overhead_run(const char *mode, const char *mpiexec,
+                        const char *exe, const char *lib, const char *model,
+                        const char *odir, const char *log) {
+  char env_lib[PATH_MAX + 16], env_dir[PATH_MAX + 32], env_mode[64];
+  char env_model[PATH_MAX + 16];
+  snprintf(env_lib, sizeof env_lib, "LD_PRELOAD=%s", lib);
+  snprintf(env_dir, sizeof env_dir, "REVPROF_OUTPUT_DIR=%s", odir);
+  snprintf(env_mode, sizeof env_mode, "REVPROF_MODE=%s", mode);
+  snprintf(env_model, sizeof env_model, "REVPROF_MODEL=%s", model);
+  char *args[16];
+  int k = 0;
+  args[k++] = (char *)mpiexec;
+  if (strstr(mpiexec, "mpich") == NULL && strstr(mpiexec, "hydra") == NULL)
+    args[k++] = "--oversubscribe"; /* Open MPI: 2 ranks on 1 core */
+  char *rest[] = {"-n", "2", "env", env_lib, env_mode,
+                  "REVPROF_OVERHEAD=calibrate", "REVPROF_QUIET=1", env_dir,
+                  env_model, (char *)exe, "--list", NULL};
+  for (int i = 0; rest[i]; i++)
+    args[k++] = rest[i];
+  args[k] = NULL;
+  return rp_spawn(args, log, 1, NULL);
+}
+
+/* Rank 0's cost per event of kind in a run's cost.csv (cost_per_event_s),
+ * or -1. */
+static double cost_of(const char *odir, const char *kind) {
+  char path[PATH_MAX + 16], line[1024], want[64];
+  double v = -1.0;
+  snprintf(path, sizeof path, "%s/cost.csv", odir);
+  snprintf(want, sizeof want, "0,%s,", kind);
+  FILE *f = fopen(path, "r");
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, want, strlen(want)) == 0) {
+      double count;
+      if (sscanf(line + strlen(want), "%lf,%lf", &count, &v) != 2)
+        v = -1.0;
+      break;
+    }
+  if (f)
+    fclose(f);
+  return v;
+}
+
+/* Sets the overhead row name of m to seconds (added when new). */
+static void overhead_set(revprof_model *m, const char *name, double seconds) {
+  int j = 0;
+  while (j < m->noverhead && strcmp(m->overhead[j].name, name) != 0)
+    j++;
+  if (j == m->noverhead) {
+    if (m->noverhead == REVPROF_MAX_OVERHEAD)
+      return;
+    m->noverhead++;
+  }
+  snprintf(m->overhead[j].name, sizeof m->overhead[j].name, "%s", name);
+  m->overhead[j].seconds = seconds;
+}
+
 /* After a characterization: measures librevprof's own cost per
- * instrumentation event (region enter/exit, MPI wrapper, piggyback), by
- * starting the characterize program once more, preloaded with librevprof in
- * compensate mode with REVPROF_OVERHEAD=calibrate, and stores the values in
- * the model's overhead table (compensate mode reads them with
- * REVPROF_OVERHEAD=model). Without librevprof it says so and succeeds. */
+ * instrumentation event by starting the characterize program once more in
+ * each mode, preloaded with librevprof with REVPROF_OVERHEAD=calibrate, and
+ * stores the values in the model's overhead table: compensate's region
+ * enter/exit, MPI wrapper and piggyback (its overhead line), and the cost
+ * model's cost_<mode>_<kind> (each run's cost.csv), which librevprof then
+ * reads instead of timing them at MPI_Init (docs/revprof.md). Without
+ * librevprof it says so and succeeds. */
 static int overhead_into_model(int argc, char **argv, const char *mpiexec,
                                const char *exe) {
   int no_model;
   const char *dir = characterize_outdir(argc, argv, &no_model);
   char model[PATH_MAX], odir[PATH_MAX / 2], txt[PATH_MAX], lib[PATH_MAX];
-  char err[ERRLEN] = "", env_lib[PATH_MAX + 16], env_dir[PATH_MAX + 32];
+  char err[ERRLEN] = "";
   snprintf(model, sizeof model, "%s/model.lua", dir);
   if (no_model || access(model, R_OK) != 0)
     return 0;
@@ -420,27 +482,14 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
             prog);
     return 0;
   }
+  char absmodel[PATH_MAX];
+  if (realpath(model, absmodel) == NULL)
+    snprintf(absmodel, sizeof absmodel, "%s", model);
   snprintf(odir, sizeof odir, "%s/overhead", dir);
   snprintf(txt, sizeof txt, "%s/compensate.txt", odir);
-  snprintf(env_lib, sizeof env_lib, "LD_PRELOAD=%s", lib);
-  snprintf(env_dir, sizeof env_dir, "REVPROF_OUTPUT_DIR=%s", odir);
-  char *args[] = {(char *)mpiexec, "-n", "2", "env", env_lib,
-                  "REVPROF_MODE=compensate", "REVPROF_OVERHEAD=calibrate",
-                  env_dir, (char *)exe, "--list", NULL};
-  char *const *use = args;
-  char *ompi[16];
-  if (strstr(mpiexec, "mpich") == NULL && strstr(mpiexec, "hydra") == NULL) {
-    int k = 0; /* Open MPI: oversubscribe on 1 core */
-    ompi[k++] = args[0];
-    ompi[k++] = "--oversubscribe";
-    for (int i = 1; args[i]; i++)
-      ompi[k++] = args[i];
-    ompi[k] = NULL;
-    use = ompi;
-  }
   char log[PATH_MAX + 16];
   snprintf(log, sizeof log, "%s/overhead.log", dir);
-  int rc = rp_spawn(use, log, 1, NULL);
+  int rc = overhead_run("compensate", mpiexec, exe, lib, absmodel, odir, log);
   FILE *f = rc == 0 ? fopen(txt, "r") : NULL;
   double pair = -1, inner, wrapper = -1, pb = -1;
   char line[1024];
@@ -457,25 +506,40 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
             prog, log);
     return 0;
   }
+  /* the cost model's kinds, per mode */
+  static const struct {
+    const char *mode, *kind;
+  } kinds[] = {{"compensate", "function"}, {"compensate", "skipped"},
+               {"predict", "mpi"},        {"sample", "mpi"},
+               {"sample", "sample"}};
+  double cost[5];
+  for (int i = 0; i < 5; i++) {
+    char mdir[PATH_MAX / 2 + 64], mlog[PATH_MAX / 2 + 64];
+    snprintf(mdir, sizeof mdir, "%s/overhead-%s", dir, kinds[i].mode);
+    snprintf(mlog, sizeof mlog, "%s/overhead-%s.log", dir, kinds[i].mode);
+    if (strcmp(kinds[i].mode, "compensate") == 0)
+      snprintf(mdir, sizeof mdir, "%s", odir);
+    else if (i == 2 || i == 3) /* each mode's run once */
+      overhead_run(kinds[i].mode, mpiexec, exe, lib, absmodel, mdir, mlog);
+    cost[i] = cost_of(mdir, kinds[i].kind);
+  }
   revprof_model *m = NULL;
   if ((rc = revprof_model_load(model, &m, err, sizeof err)) != 0) {
     rp_perror("revprof characterize", rc, err);
     return 1;
   }
-  static const char *const names[] = {"region_enter", "region_exit",
-                                      "mpi_wrapper", "piggyback"};
-  double val[] = {0.5 * pair, 0.5 * pair, wrapper, pb};
-  for (int i = 0; i < 4; i++) {
-    int j = 0;
-    while (j < m->noverhead && strcmp(m->overhead[j].name, names[i]) != 0)
-      j++;
-    if (j == m->noverhead && m->noverhead < REVPROF_MAX_OVERHEAD)
-      m->noverhead++;
-    if (j < REVPROF_MAX_OVERHEAD) {
-      snprintf(m->overhead[j].name, sizeof m->overhead[j].name, "%s",
-               names[i]);
-      m->overhead[j].seconds = val[i];
-    }
+  overhead_set(m, "region_enter", 0.5 * pair);
+  overhead_set(m, "region_exit", 0.5 * pair);
+  overhead_set(m, "mpi_wrapper", wrapper);
+  overhead_set(m, "piggyback", pb);
+  int missing = 0;
+  for (int i = 0; i < 5; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "cost_%s_%s", kinds[i].mode, kinds[i].kind);
+    if (cost[i] >= 0.0)
+      overhead_set(m, name, cost[i]);
+    else
+      missing++;
   }
   rc = revprof_model_write(m, model, err, sizeof err);
   revprof_model_free(m);
@@ -485,8 +549,13 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
   }
   fprintf(stderr, "%s characterize: librevprof overhead per event written "
                   "to %s: region enter+exit %.3g us, MPI wrapper %.3g us, "
-                  "piggyback %.3g us\n",
-          prog, model, pair * 1e6, wrapper * 1e6, pb * 1e6);
+                  "piggyback %.3g us; MPI call %.3g us (predict), %.3g us "
+                  "(sample)%s\n",
+          prog, model, pair * 1e6, wrapper * 1e6, pb * 1e6, cost[2] * 1e6,
+          cost[3] * 1e6,
+          missing ? "; some cost model rows could not be measured (see "
+                    "overhead-*.log): librevprof times those at MPI_Init"
+                  : "");
   return 0;
 }
 
