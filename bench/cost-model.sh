@@ -19,7 +19,7 @@
 #        HPCCG_SIZE (small: ~3 s a run at 2 ranks; tiny),
 #        PLOTS=DIR (gnuplot pictures cost-counted.png and
 #        cost-predicted.png written there), KEEP=1 (keep the scratch
-#        folder, printed).
+#        folder, printed), ONLY=body (the body table alone).
 # prints: (1) Figs. 2-3: per rank count and rate, native and revprof
 #        (compensate mode, unbounded) loop times of bench/cost_regions.c,
 #        the timed overhead and the counted one (cost.csv's observed
@@ -33,7 +33,10 @@
 #        or HPCCG's 3 most called functions, off from the start) and
 #        bounded (REVPROF_MAX_OVERHEAD): elapsed, its ratio to native, the
 #        mean and largest observed cost of a period and its variance (max
-#        over ranks), the program's answer unchanged; (4) the targets.
+#        over ranks), the program's answer unchanged; (4) the targets;
+#        and first (0) the region's enter + exit inside the program,
+#        (revprof - native) / regions on one rank, around a 1-step and a
+#        61-step body, against the cost calibrated in the same run.
 # time:  about 4 minutes with the defaults on the 2-core development VM
 #        (plus 1 minute with HPCCG).
 set -eu
@@ -77,6 +80,30 @@ cost() { awk -F, -v c="$2" '$2 == "total" && ($c + 0 > m || !n++) { m = $c + 0 }
 step=$(mpx 1 "$nat" --calibrate && sed -n 's/.*step \([0-9.e+-]*\) s.*/\1/p' "$w/out")
 [ -n "$step" ] || { cat "$w/out" "$w/err" >&2; exit 1; }
 echo "# one step of the regions' work: $step s (cost_regions --calibrate)"
+
+echo
+echo "## a region's enter + exit against its body (1 rank, 5e6 regions, compensate mode; medians of $runs runs)"
+printf "%6s %12s %12s %16s %16s\n" steps native_s revprof_s effective_ns calibrated_ns
+: > "$w/bt"
+for k in 1 61; do
+  : > "$w/be"; : > "$w/bc"
+  r=0
+  while [ "$r" -lt "$runs" ]; do
+    r=$((r + 1))
+    mpx 1 "$nat" --regions 5000000 --work "$k" || exit 1
+    tn=$(loop_s)
+    REVPROF_MODE=compensate REVPROF_QUIET=1 REVPROF_OUTPUT_DIR=$w/ob mpx 1 "$rp" --regions 5000000 --work "$k" || exit 1
+    tr=$(loop_s)
+    echo "$tn $tr" | awk '{ print 1e9 * ($2 - $1) / 5e6 }' >> "$w/be"
+    sed -n 's/.*region enter+exit \([0-9.e+-]*\) s.*/\1/p' "$w/ob/compensate.txt" | awk '{ print 1e9 * $1 }' >> "$w/bc"
+    echo "$k $tn $tr" >> "$w/bt"
+  done
+  printf "%6d %12.6f %12.6f %16.1f %16.1f\n" "$k" \
+    "$(awk -v k="$k" '$1 == k { print $2 }' "$w/bt" | median)" \
+    "$(awk -v k="$k" '$1 == k { print $3 }' "$w/bt" | median)" \
+    "$(median < "$w/be")" "$(median < "$w/bc")"
+done
+[ "${ONLY:-}" = body ] && exit 0
 
 same=1
 : > "$w/t1"; : > "$w/t2"
