@@ -89,6 +89,8 @@ static void calibrate_icost(void) {
   double a = 1.0, b = 0.0, best[3] = {INFINITY, INFINITY, INFINITY};
   int me = rp_g.rank, tracing = rp_g.tracing;
   unsigned kinds = rp_icost_kinds();
+  if (rp_g.tracing) /* the trace's own line, timed in the writer */
+    rp_g.ic_cost[RP_IC_TRACE] = rp_trace_record_cost();
   static const int mine[] = {RP_IC_MPI, RP_IC_SAMPLE};
   for (int i = 0; i < 2; i++) {
     int k = mine[i];

@@ -52,6 +52,7 @@ static double mpi_calls(void) {
 static void counts_now(double n[RP_IC_KINDS]) {
   memcpy(n, rp_g.ic_n, sizeof rp_g.ic_n);
   n[RP_IC_MPI] = mpi_calls();
+  n[RP_IC_TRACE] = rp_trace_records();
 }
 
 /* The run's events so far, calibration left out. */
@@ -68,7 +69,8 @@ static void costs(double c[RP_IC_KINDS]) {
 }
 
 unsigned rp_icost_kinds(void) {
-  return 1u << RP_IC_MPI | (rp_g.mode ? rp_g.mode->cost_kinds : 0u);
+  return 1u << RP_IC_MPI | (rp_g.mode ? rp_g.mode->cost_kinds : 0u) |
+         (rp_g.tracing ? 1u << RP_IC_TRACE : 0u);
 }
 
 double rp_icost_period_events(int kind) {
@@ -264,6 +266,9 @@ static void expected_rates(void) {
   for (int k = 0; k < RP_IC_KINDS; k++)
     if (!(kinds & 1u << k))
       IC.rate[k] = 0.0;
+  if ((kinds & 1u << RP_IC_TRACE) && !(rp_g.cfg.cost_rates_set &&
+                                       IC.rate[RP_IC_TRACE] > 0.0))
+    IC.rate[RP_IC_TRACE] = IC.rate[RP_IC_MPI]; /* a record per call */
   if ((kinds & 1u << RP_IC_SAMPLE) && !(rp_g.cfg.cost_rates_set &&
                                         IC.rate[RP_IC_SAMPLE] > 0.0))
     IC.rate[RP_IC_SAMPLE] = IC.rate[RP_IC_MPI] *
@@ -339,10 +344,6 @@ void rp_icost_startup(void) {
     PMPI_Finalize();
     exit(0);
   }
-  if (rp_g.tracing)
-    rp_report_flag("cost-trace", "trace records are in no kind of the "
-                   "instrumentation cost model: their cost is not in the "
-                   "observed cost (cost.txt)");
   IC.t0 = IC.start = rp_host_seconds();
   counts_now(IC.mark);
   memcpy(IC.n0, IC.mark, sizeof IC.n0);

@@ -14,7 +14,7 @@
 static const char *const kind_names[RP_IC_KINDS] = {
     [RP_IC_MPI] = "mpi",         [RP_IC_REGION] = "region",
     [RP_IC_FUNCTION] = "function", [RP_IC_SKIPPED] = "skipped",
-    [RP_IC_SAMPLE] = "sample"};
+    [RP_IC_SAMPLE] = "sample",   [RP_IC_TRACE] = "trace"};
 
 const char *rp_ic_kind_name(int k) {
   return k >= 0 && k < RP_IC_KINDS ? kind_names[k] : "?";
@@ -59,7 +59,8 @@ int rp_ic_rates_parse(const char *text, double rate[RP_IC_KINDS], char *err,
       if (eq)
         *eq = '=';
       rp_errf(err, errlen, "REVPROF_COST_RATES=%s: \"%s\" is not kind=rate with "
-          "kind one of mpi, region, function, skipped, sample and a rate "
+          "kind one of mpi, region, function, skipped, sample, trace and a "
+          "rate "
           ">= 0 per second", text, e);
       return REVPROF_EINVAL;
     }

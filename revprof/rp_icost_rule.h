@@ -22,17 +22,20 @@ typedef enum rp_ic_kind {
                      the look-up that finds it off */
   RP_IC_SAMPLE,   /* a sampled message: the stamp at its send and the
                      latency's record at its receive (half each) */
+  RP_IC_TRACE,    /* a trace record (REVPROF_TRACE) */
   RP_IC_KINDS
 } rp_ic_kind;
 
-/* "mpi", "region", "function", "skipped", "sample"; "?" otherwise. */
+/* "mpi", "region", "function", "skipped", "sample", "trace"; "?"
+ * otherwise. */
 const char *rp_ic_kind_name(int k);
 /* The kind named name, or -1. */
 int rp_ic_kind_of(const char *name);
 
 /* The seed's static rates, events per second: 1,000 for user procedures
- * (regions, functions), 100 for library and MPI routines; 0 for skipped
- * and sample (derived from the MPI rate by rp_ic_sample_fraction). */
+ * (regions, functions), 100 for library and MPI routines; 0 for skipped,
+ * sample and trace (derived from the MPI rate: rp_ic_sample_fraction, one
+ * record per call). */
 void rp_ic_static_rates(double rate[RP_IC_KINDS]);
 
 /* Reads REVPROF_COST_RATES ("mpi=100,region=1000,function=2e4", any

@@ -29,6 +29,13 @@ void rp_trace_state(const char *name, double t0, double t1, double bytes);
 void rp_trace_message(int src, double t_send, double t_recv, int tag,
                       double bytes);
 
+/* The instrumentation cost model (rp_icost.c): event lines written so far,
+ * and the seconds one state line costs, timed now by formatting lines
+ * into the buffer without keeping them (best of a few rounds; 0 when
+ * tracing is off). */
+double rp_trace_records(void);
+double rp_trace_record_cost(void);
+
 /* Flushes and closes; partial = 1 when the run did not reach MPI_Finalize
  * (abort, signal): the output is marked as partial. Safe to call twice. */
 void rp_trace_close(int partial);

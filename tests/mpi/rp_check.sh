@@ -743,7 +743,8 @@ cost-modes)
   for mode in predict compensate sample; do
     rm -rf revprof-out
     # shellcheck disable=SC2086
-    REVPROF_MODE=$mode REVPROF_MODEL=$RP_MODEL REVPROF_SAMPLE=all run 2 "$rp" $args || { cat err; fail "$mode run failed"; }
+    trace=""; [ $mode = predict ] && trace=text
+    REVPROF_MODE=$mode REVPROF_MODEL=$RP_MODEL REVPROF_SAMPLE=all REVPROF_TRACE=$trace run 2 "$rp" $args || { cat err; fail "$mode run failed"; }
     grep -q "^revprof: instrumentation cost predicted .* % of one CPU per rank" err || { cat err; fail "$mode: no predicted cost on stderr"; }
     c=revprof-out/cost.csv
     for r in 0 1; do
@@ -756,7 +757,9 @@ cost-modes)
       awk -F, 'FILENAME ~ /cost/ && $2 == "mpi" { c[$1] = $3 }
         FILENAME ~ /report/ && $1 == "function" { r[$2] += $4 }
         END { for (k in c) if (c[k] != r[k]) { print "rank " k ": cost.csv " c[k] ", report.csv " r[k] > "/dev/stderr"; bad = 1 } exit bad }' \
-        $c revprof-out/report.csv || { head -3 revprof-out/report.csv; fail "MPI calls counted differ from the report's"; } ;;
+        $c revprof-out/report.csv || { head -3 revprof-out/report.csv; fail "MPI calls counted differ from the report's"; }
+      # traced: a record per MPI call and per message, each with its cost
+      grep -q "^[01],trace,[1-9][0-9]*,[1-9]" $c || { cat $c; fail "no trace records counted or no cost"; } ;;
     compensate) grep -q "^1,region,[1-9]" $c || fail "compensate: no regions counted" ;;
     sample)
       grep -q "^[01],sample,[1-9]" $c || { cat $c; fail "sample: no samples counted"; }

@@ -278,6 +278,36 @@ static void test_trace_stream_round_trips(void **state) {
   free(dir);
 }
 
+/* The cost model's count and cost of a record: timing a line keeps
+ * nothing in the stream. */
+static void test_trace_record_cost(void **state) {
+  (void)state;
+  char *dir = tmpdir(), path[4200], err[512];
+  rp_trace_config off = {dir, "", 0, 1, 0}, on = {dir, "text", 0, 1, 0};
+  assert_int_equal(rp_trace_open(&off), 0);
+  assert_true(rp_trace_record_cost() == 0.0);
+  rp_trace_close(0);
+  assert_int_equal(rp_trace_open(&on), 0);
+  double n0 = rp_trace_records();
+  rp_trace_state("MPI_Send", 0.1, 0.2, 8);
+  double c = rp_trace_record_cost();
+  assert_true(c > 0.0 && c < 1e-3);
+  rp_trace_message(0, 1e-7, 2.5e-7, 42, 16);
+  assert_true(rp_trace_records() - n0 == 2.0);
+  rp_trace_close(0);
+  snprintf(path, sizeof path, "%s/p0.trace", dir);
+  rp_trace_reader *r = NULL;
+  rp_trace_event ev;
+  int lines = 0;
+  assert_int_equal(rp_trace_reader_open(path, &r, err, sizeof err), 0);
+  while (rp_trace_reader_next(r, &ev, err, sizeof err) == 1)
+    lines++;
+  assert_int_equal(lines, 2); /* the timed lines are not in the trace */
+  rp_trace_reader_close(r);
+  rmtree(dir);
+  free(dir);
+}
+
 static void test_trace_stream_is_bounded_in_memory(void **state) {
   (void)state;
   char *dir = tmpdir(), path[4200];
@@ -708,6 +738,7 @@ int main(void) {
       cmocka_unit_test(test_trace_classify_names),
       cmocka_unit_test(test_trace_off_writes_nothing),
       cmocka_unit_test(test_trace_stream_round_trips),
+      cmocka_unit_test(test_trace_record_cost),
       cmocka_unit_test(test_trace_stream_is_bounded_in_memory),
       cmocka_unit_test(test_trace_reader_rejects_bad_streams),
       cmocka_unit_test(test_trace_lost_ranks_are_left_out),
