@@ -238,37 +238,37 @@ int rp_ic_fits(double share, double add, double bound) {
   return share + add <= RP_IC_TARGET * bound;
 }
 
-static const rp_ic_cand *pick_base;
+/* A candidate as rp_ic_pick orders them. */
+typedef struct pick_key {
+  double save, per_call;
+  size_t i;
+} pick_key;
 
 static int by_saving(const void *a, const void *b) {
-  const rp_ic_cand *x = &pick_base[*(const size_t *)a],
-                   *y = &pick_base[*(const size_t *)b];
-  double sx = x->calls * x->saving, sy = y->calls * y->saving;
-  if (sx != sy)
-    return sx > sy ? -1 : 1;
+  const pick_key *x = a, *y = b;
+  if (x->save != y->save)
+    return x->save > y->save ? -1 : 1;
   if (x->per_call != y->per_call)
     return x->per_call < y->per_call ? -1 : 1;
-  size_t i = *(const size_t *)a, j = *(const size_t *)b;
-  return i < j ? -1 : i > j;
+  return x->i < y->i ? -1 : x->i > y->i;
 }
 
 size_t rp_ic_pick(const rp_ic_cand *c, size_t n, double excess, size_t *out,
                   size_t max) {
   size_t m = 0, k = 0;
-  size_t *idx = malloc((n ? n : 1) * sizeof *idx);
-  if (idx == NULL)
+  pick_key *key = malloc((n ? n : 1) * sizeof *key);
+  if (key == NULL)
     return 0;
   for (size_t i = 0; i < n; i++)
     if (!c[i].off && c[i].calls > 0.0 && c[i].saving > 0.0)
-      idx[m++] = i;
-  pick_base = c;
-  qsort(idx, m, sizeof *idx, by_saving);
+      key[m++] = (pick_key){c[i].calls * c[i].saving, c[i].per_call, i};
+  qsort(key, m, sizeof *key, by_saving);
   double saved = 0.0;
   for (size_t i = 0; i < m && k < max && saved < excess; i++) {
-    out[k++] = idx[i];
-    saved += c[idx[i]].calls * c[idx[i]].saving;
+    out[k++] = key[i].i;
+    saved += key[i].save;
   }
-  free(idx);
+  free(key);
   return k;
 }
 
