@@ -40,7 +40,7 @@ return function(funcs, template, template_path, fail, banner)
     Group = "Group", Info = "Info", Request = "Request", Message = "Message",
     Errhandler = "Errhandler", Session = "Session", Win = "Win", File = "File" }
   local optional = { rma = true, rma_sync = true, nbr = true, inbr = true, pcoll = true, pnbr = true, io = true, io_coll = true,
-    uncosted = true, dynamic = true }
+    uncosted = true, dynamic = true, world = true }
   -- kinds whose MPI_Request * is an output only (a new request)
   local new_request = { io = true, io_coll = true, uncosted = true, dynamic = true }
   local null_of = { Request = "MPI_REQUEST_NULL", Comm = "MPI_COMM_NULL",

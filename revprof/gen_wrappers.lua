@@ -171,6 +171,18 @@ local function expand(f, twin)
     FOLDCALL = table.concat(fits, " && "),
   }
   local body = kinds[block_of(f.kind)]
+  -- the application's MPI_COMM_WORLD is rp_g.world (monitoring's tool
+  -- ranks out of it): every communicator passed by value is mapped first
+  local map = {}
+  for _, p in ipairs(f.params) do
+    local cname = p.decl:match("^MPI_Comm%s+([%w_]+)$")
+    if cname then map[#map + 1] = "  " .. cname .. " = rp_world_map(" .. cname .. ");\n" end
+  end
+  if #map > 0 then
+    local a, b = body:find(") {\n", 1, true)
+    if not a then fail(f.where, "template kind '" .. f.kind .. "' has no function body") end
+    body = body:sub(1, b) .. table.concat(map) .. body:sub(b + 1)
+  end
   if big_in == "" then body = body:gsub("\n[ ]*@BIG_[IOUTN]+@[ ]*\n", "\n") end
   if f.kind ~= "dynamic" then body = body:gsub("\n[ ]*@DYNAMIC@[ ]*\n", "\n") end
   body = body:gsub("@([%w_]+)@", function(key)
@@ -210,6 +222,7 @@ t[#t + 1] = "};\n"
 t[#t + 1] = "\nconst unsigned char rp_wrap_uncosted[RP_W_COUNT] = {\n"
 for _, f in ipairs(funcs) do
   local u = (f.kind == "uncosted" or f.kind == "dynamic") and "1" or
+    f.kind == "world" and "0" or
     ((f.model or ""):match("^REVPROF_FN_FILE_") and "2" or "0")
   t[#t + 1] = "    " .. u .. ", /* " .. f.name .. " */\n"
   if f.twin then t[#t + 1] = "    " .. u .. ", /* " .. f.name .. "_c */\n" end

@@ -68,6 +68,25 @@ REVPROF_API int revprof_enabled(void);
  * the text is checked and kept for nothing. */
 REVPROF_API int revprof_sample_set(const char *technique);
 
+/* Online monitoring (revprof run --monitor K): offloads this rank's
+ * profile (per-function calls and times of the active mode) to the tool
+ * ranks now, one round; every application rank should call it equally
+ * often (a round is complete when all ranks sent it). With
+ * REVPROF_MONITOR_INTERVAL=auto the calls are thinned to the probed
+ * Bottleneck Offload Interval, the same calls on every rank. Returns 0
+ * (also without monitoring: then it does nothing). */
+REVPROF_API int revprof_monitor_offload(void);
+
+/* What 'revprof monitor-probe' found for this job's ranks, tool ranks and
+ * fanout and a profile of events events (the probed size >= events
+ * nearest to it, else the largest): the Bottleneck Offload Interval, the
+ * one-way delay and the offload cost at it, seconds. Returns 0, or a
+ * negative code (REVPROF_EMISSING: no probe result; REVPROF_EINVAL:
+ * monitoring off), the outputs then 0. Read from
+ * REVPROF_MONITOR_PROBE_FILE, default REVPROF_OUTPUT_DIR/monitor/probe.csv. */
+REVPROF_API int revprof_monitor_info(int events, double *boi, double *owd,
+                                     double *oc);
+
 #ifdef __cplusplus
 }
 #endif

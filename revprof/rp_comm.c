@@ -69,7 +69,7 @@ static int outside_world(MPI_Group g) {
   MPI_Group world;
   int n = 0, out = 0;
   if (PMPI_Group_size(g, &n) != MPI_SUCCESS || n <= 0 ||
-      PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
+      PMPI_Comm_group(rp_g.world, &world) != MPI_SUCCESS)
     return 0;
   int *in = malloc((size_t)n * sizeof *in), *tr = malloc((size_t)n * sizeof *tr);
   if (in && tr) {
@@ -89,7 +89,7 @@ static int outside_world(MPI_Group g) {
 int rp_comm_foreign(MPI_Comm comm) {
   void *v = NULL;
   int flag = 0, inter = 0, out = 0;
-  if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+  if (comm == MPI_COMM_NULL || comm == rp_g.world || comm == MPI_COMM_SELF)
     return 0;
   if (foreign_key == MPI_KEYVAL_INVALID &&
       PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN,
@@ -133,7 +133,7 @@ static void comm_id(MPI_Comm comm, rp_comm *c) {
   if (id < 0)
     return;
   next_cid = id + 1;
-  if (comm != MPI_COMM_WORLD) {
+  if (comm != rp_g.world) {
     MPI_Group g, world;
     int *in = malloc((size_t)c->size * sizeof *in);
     c->world = malloc((size_t)c->size * sizeof *c->world);
@@ -141,7 +141,7 @@ static void comm_id(MPI_Comm comm, rp_comm *c) {
     if (ok) {
       for (int i = 0; i < c->size; i++)
         in[i] = i;
-      ok = PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS;
+      ok = PMPI_Comm_group(rp_g.world, &world) == MPI_SUCCESS;
       if (ok) {
         ok = PMPI_Group_translate_ranks(g, c->size, in, world, c->world) ==
              MPI_SUCCESS;
@@ -269,8 +269,8 @@ MPI_Comm rp_comm_shadow(MPI_Comm comm) {
 }
 
 MPI_Comm rp_world_shadow(void) {
-  rp_comm *c = rp_comm_lookup(MPI_COMM_WORLD);
-  return c && c->shadow != MPI_COMM_NULL ? c->shadow : MPI_COMM_WORLD;
+  rp_comm *c = rp_comm_lookup(rp_g.world);
+  return c && c->shadow != MPI_COMM_NULL ? c->shadow : rp_g.world;
 }
 
 void rp_comm_startup(void) {
@@ -283,7 +283,7 @@ void rp_comm_startup(void) {
                    "costed without combining clocks");
     return;
   }
-  rp_comm_created(MPI_COMM_WORLD);
+  rp_comm_created(rp_g.world);
   rp_comm_created(MPI_COMM_SELF);
 }
 
@@ -293,7 +293,7 @@ void rp_comm_shutdown(void) {
   foreign_key = MPI_KEYVAL_INVALID;
   if (keyval == MPI_KEYVAL_INVALID)
     return;
-  PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+  PMPI_Comm_delete_attr(rp_g.world, keyval);
   PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
   PMPI_Comm_free_keyval(&keyval);
   free(with_id);

@@ -18,6 +18,7 @@
 #include "rp_comp.h"
 #include "rp_icost.h"
 #include "rp_mode.h"
+#include "rp_monitor.h"
 #include "rp_report.h"
 
 /* ------------------------------------------------------------- state */
@@ -323,6 +324,7 @@ static void region_end(const char *name) {
 /* The region API's fast path: without threads no lock (its cost is what
  * a region turned off costs). */
 RP_EXPORT void revprof_region_begin(const char *name) {
+  rp_monitor_at_region();
   if (!rp_g.active || rp_g.cfg.mode != RP_MODE_COMPENSATE || rp_t.in_tool ||
       name == NULL)
     return;
@@ -336,6 +338,7 @@ RP_EXPORT void revprof_region_begin(const char *name) {
 }
 
 RP_EXPORT void revprof_region_end(const char *name) {
+  rp_monitor_at_region();
   if (!rp_g.active || rp_g.cfg.mode != RP_MODE_COMPENSATE || rp_t.in_tool)
     return;
   if (RP_LIKELY(!rp_g.mt)) {
@@ -603,11 +606,11 @@ static void calibrate_mpi(double *wrapper, double *pb) {
     double t2 = now_s();
     for (int i = 0; i < N; i++)
       rp_g.entry->sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me,
-                           7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                           7, rp_g.world, MPI_STATUS_IGNORE);
     double t3 = now_s();
     for (int i = 0; i < N; i++)
       PMPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
-                    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    rp_g.world, MPI_STATUS_IGNORE);
     double t4 = now_s();
     double w = ((t1 - t0) - (t2 - t1)) / N;
     double p = 0.5 * (((t3 - t2) - (t4 - t3)) / N - w);
@@ -704,7 +707,7 @@ static int cm_startup(char *err, size_t errlen) {
   cm.nlow = 0;
   cm.reg_t = now_s();
   /* every rank starts together: MPI_Init ends in a collective anyway */
-  PMPI_Barrier(MPI_COMM_WORLD);
+  PMPI_Barrier(rp_g.world);
   cm.t_init = now_s();
   return 0;
 }
@@ -907,12 +910,12 @@ static void cm_report(void) {
   char *flags = rp_report_flags_block();
   rank_rows(&csv, &txt, cm.t_end);
   int r = rp_g.rank;
-  char *all_csv = rp_gather_text(csv.p, csv.n, MPI_COMM_WORLD),
-       *all_txt = rp_gather_text(txt.p, txt.n, MPI_COMM_WORLD);
+  char *all_csv = rp_gather_text(csv.p, csv.n, rp_g.world),
+       *all_txt = rp_gather_text(txt.p, txt.n, rp_g.world);
   /* MPI_THREAD_MULTIPLE: the calls of threads the profile leaves out */
   double other = 0.0;
   PMPI_Reduce(&rp_g.other_calls, &other, 1, MPI_DOUBLE, MPI_SUM, 0,
-              MPI_COMM_WORLD);
+              rp_g.world);
   rp_g.partial_done = 1; /* nothing partial from here on */
   if (r == 0 && all_csv && all_txt) {
     cm_buf head = {0}, chead = {0};
@@ -946,6 +949,8 @@ static void cm_report(void) {
       put(&head, "%s\n", threads);
     overhead_line(&head);
     put(&head, "cost: %s\n", rp_icost_line());
+    if (rp_monitor_line()[0])
+      put(&head, "monitor: %s\n", rp_monitor_line());
     put(&head, "\n");
     write_file("compensate.txt", head.p ? head.p : "", all_txt);
     if (!rp_g.cfg.quiet) {

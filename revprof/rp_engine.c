@@ -115,13 +115,13 @@ static void calibrate_icost(void) {
       t[2 * pass] = rp_host_seconds();
       for (int i = 0; i < N; i++)
         rp_g.entry->sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me,
-                             7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                             7, rp_g.world, MPI_STATUS_IGNORE);
       t[2 * pass + 1] = rp_host_seconds();
     }
     double t4 = rp_host_seconds();
     for (int i = 0; i < N; i++)
       PMPI_Sendrecv(&a, 1, MPI_DOUBLE, me, 7, &b, 1, MPI_DOUBLE, me, 7,
-                    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    rp_g.world, MPI_STATUS_IGNORE);
     double t5 = rp_host_seconds();
     /* each variant's least disturbed round */
     best[0] = fmin(best[0], t[1] - t[0]); /* revprof, nothing sampled */
@@ -145,7 +145,7 @@ static void calibrate_icost(void) {
  * agreed value. */
 static int agree(int ok, const char *why, const char *consequence) {
   int v[2] = {ok ? 1 : 0, ok ? rp_g.size : rp_g.rank};
-  PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, rp_g.world);
   if (!v[0] && v[1] == rp_g.rank && why && why[0])
     rp_warn("%s; %s", why, consequence);
   return v[0];
@@ -178,11 +178,11 @@ static int mode_hooks_calls(void) {
 static void off_report(const char *why) {
   char msg[1200] = "", what[1400];
   int from = why[0] ? rp_g.rank : rp_g.size;
-  PMPI_Allreduce(MPI_IN_PLACE, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(MPI_IN_PLACE, &from, 1, MPI_INT, MPI_MIN, rp_g.world);
   if (from < rp_g.size) {
     if (rp_g.rank == from)
       snprintf(msg, sizeof msg, "%s", why);
-    PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, from, MPI_COMM_WORLD);
+    PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, from, rp_g.world);
   }
   if (rp_g.rank != 0)
     return;
@@ -200,7 +200,7 @@ static void spawned_outdir(void) {
     return;
   rp_g.dynamic = 1; /* the parent's processes are another job */
   long pid = (long)getpid();
-  PMPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  PMPI_Bcast(&pid, 1, MPI_LONG, 0, rp_g.world);
   char dir[sizeof rp_g.cfg.outdir];
   int n = snprintf(dir, sizeof dir, "%s/spawned-%ld", rp_g.cfg.outdir, pid);
   if (n > 0 && (size_t)n < sizeof dir)
@@ -212,8 +212,10 @@ void rp_startup(int provided) {
   int ok = 1;
   rp_g.initialized = 1;
   rp_g.thread_level = provided;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rp_g.rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &rp_g.size);
+  rp_g.world = MPI_COMM_WORLD;
+  rp_monitor_startup(); /* tool ranks stay there; the rest: rp_g.world */
+  PMPI_Comm_rank(rp_g.world, &rp_g.rank);
+  PMPI_Comm_size(rp_g.world, &rp_g.size);
   if (rp_config_read(&rp_g.cfg, env_get, NULL, err, sizeof err) != 0)
     ok = 0;
   else if (rp_g.cfg.mode == RP_MODE_OFF)
@@ -415,6 +417,7 @@ static int region_v(const char *name, int nargs, const double *args) {
 
 RP_EXPORT int revprof_region_v(const char *name, int nargs,
                                const double *args) {
+  rp_monitor_at_region();
   int took = rp_mt_hold();
   int rc = region_v(name, nargs, args);
   rp_mt_release(took);

@@ -5,6 +5,7 @@
 #define RP_ENGINE_H
 
 #include "rp_mode.h"
+#include "rp_monitor.h"
 #include "rp_ops.h"
 #include "rp_report.h"
 

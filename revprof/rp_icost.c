@@ -309,7 +309,7 @@ void rp_icost_startup(void) {
   IC.pred = rp_ic_share(IC.rate, c, 1.0);
   IC.pred_max = IC.pred;
   PMPI_Allreduce(MPI_IN_PLACE, &IC.pred_max, 1, MPI_DOUBLE, MPI_MAX,
-                 MPI_COMM_WORLD);
+                 rp_g.world);
   double bound = rp_g.cfg.max_overhead;
   char b[64] = "no bound (REVPROF_MAX_OVERHEAD)";
   if (bound > 0.0)

@@ -131,6 +131,7 @@ static void opened(MPI_Comm comm, MPI_File fh, int rc, double host) {
 
 RP_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode,
                             MPI_Info info, MPI_File *fh) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_File_open(comm, filename, amode, info, fh);
   rp_enter(RP_W_MPI_File_open);

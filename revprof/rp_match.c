@@ -43,7 +43,7 @@ typedef struct rp_mlog {
 #define RP_MATCH_EAGER 1024.0
 
 static MPI_Win win = MPI_WIN_NULL;
-static char **blocks;      /* every rank's block, by MPI_COMM_WORLD rank */
+static char **blocks;      /* every rank's block, by rp_g.world rank */
 static uint64_t ring;      /* K: entries per destination */
 static uint64_t *low;      /* per source: the first message not yet taken */
 static uint64_t *taken;    /* ... and bit i: message low + i was taken */
@@ -91,7 +91,7 @@ void rp_match_startup(void) {
     return;
   }
   MPI_Comm node;
-  if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+  if (PMPI_Comm_split_type(rp_g.world, MPI_COMM_TYPE_SHARED, 0,
                            MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     PMPI_Comm_size(node, &shared);
     PMPI_Comm_free(&node);
@@ -110,10 +110,10 @@ void rp_match_startup(void) {
   ok = blocks && low && taken && peers && seen_v && seen_clock &&
        shared == p;
   /* every rank must agree before the collective window */
-  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, rp_g.world);
   if (all &&
       PMPI_Win_allocate_shared((MPI_Aint)bytes, 1, MPI_INFO_NULL,
-                               MPI_COMM_WORLD, &base, &win) != MPI_SUCCESS)
+                               rp_g.world, &base, &win) != MPI_SUCCESS)
     win = MPI_WIN_NULL;
   for (int w = 0; win != MPI_WIN_NULL && w < p; w++) {
     MPI_Aint sz = 0;
@@ -124,7 +124,7 @@ void rp_match_startup(void) {
   }
   if (win != MPI_WIN_NULL) {
     ok = all;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, rp_g.world);
   }
   if (!all) {
     if (win != MPI_WIN_NULL)
@@ -136,7 +136,7 @@ void rp_match_startup(void) {
     return;
   }
   memset(base, 0, bytes);
-  PMPI_Barrier(MPI_COMM_WORLD); /* zeroed everywhere before any use */
+  PMPI_Barrier(rp_g.world); /* zeroed everywhere before any use */
   /* read from the model without the costing's bookkeeping (no fallback
      warning, no extrapolation count for a program that may never send);
      0 without the row: still a valid lookahead, only a slower one */

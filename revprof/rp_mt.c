@@ -64,7 +64,7 @@ static void thread_ended(void *v) {
  * MPI_THREAD_MULTIPLE. */
 void rp_mt_startup(int provided) {
   int mine = provided == MPI_THREAD_MULTIPLE, any = mine;
-  PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, rp_g.world);
   rp_t.main = 1;
   rp_g.inflight = 0;
   rp_g.other_calls = 0.0;
@@ -134,7 +134,7 @@ void rp_mt_report(void) {
   if (!rp_g.mt)
     return;
   PMPI_Allreduce(MPI_IN_PLACE, rp_g.overlap, RP_W_COUNT, MPI_DOUBLE, MPI_SUM,
-                 MPI_COMM_WORLD);
+                 rp_g.world);
   char list[700] = "";
   size_t used = 0;
   int shown = 0, more = 0;

@@ -1654,13 +1654,13 @@ static int check_fast_copy(void) {
   int data[3] = {1, -2, 3}, pos = 0, psz = 0;
   char a[128], b[128];
   memset(a, 0, sizeof a);
-  if (PMPI_Pack_size(RP_PB_DOUBLES, MPI_DOUBLE, MPI_COMM_WORLD, &psz) !=
+  if (PMPI_Pack_size(RP_PB_DOUBLES, MPI_DOUBLE, rp_g.world, &psz) !=
           MPI_SUCCESS ||
       psz != RP_PB_BYTES)
     return 0;
   if (PMPI_Pack(pb, RP_PB_DOUBLES, MPI_DOUBLE, a, sizeof a, &pos,
-                MPI_COMM_WORLD) != MPI_SUCCESS ||
-      PMPI_Pack(data, 3, MPI_INT, a, sizeof a, &pos, MPI_COMM_WORLD) !=
+                rp_g.world) != MPI_SUCCESS ||
+      PMPI_Pack(data, 3, MPI_INT, a, sizeof a, &pos, rp_g.world) !=
           MPI_SUCCESS)
     return 0;
   memcpy(b, pb, sizeof pb);

@@ -101,6 +101,7 @@ RP_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count,
                              MPI_Datatype datatype, int dest, int tag,
                              MPI_Comm comm, MPI_Info info,
                              MPI_Request *request) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm,
                            info, request);
@@ -118,6 +119,7 @@ RP_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count,
                              MPI_Datatype datatype, int source, int tag,
                              MPI_Comm comm, MPI_Info info,
                              MPI_Request *request) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Precv_init(buf, partitions, count, datatype, source, tag,
                            comm, info, request);

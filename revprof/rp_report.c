@@ -6,6 +6,7 @@
 #include "rp_report.h"
 #include "rp_flags.h"
 #include "rp_icost.h"
+#include "rp_monitor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -428,6 +429,10 @@ static void header_text(sink *s, const char *status, int nranks,
   if (rp_icost_line()[0]) {
     puts_(s, "\ncost:      ");
     puts_(s, rp_icost_line());
+  }
+  if (rp_monitor_line()[0]) {
+    puts_(s, "\nmonitor:   ");
+    puts_(s, rp_monitor_line());
   }
   puts_(s, "\nranks:     ");
   puti(s, nranks);

@@ -7,6 +7,7 @@
  * sample.txt. */
 #include "rp_sample.h"
 #include "rp_icost.h"
+#include "rp_monitor.h"
 #include "rp_report.h"
 #include "rp_sample_rule.h"
 #include "rp_site.h"
@@ -229,7 +230,7 @@ static void sm_configure(rp_config *cfg, revprof_model **model) {
 }
 
 static int sm_startup(char *err, size_t errlen) {
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &S.comm) != MPI_SUCCESS) {
+  if (PMPI_Comm_dup(rp_g.world, &S.comm) != MPI_SUCCESS) {
     snprintf(err, errlen, "sample mode: no communicator for the clock "
              "offsets");
     return REVPROF_EMPI;
@@ -551,6 +552,8 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
           spec, rp_g.cfg.seed, an);
   fprintf(f, "ranks:     %d\n", rp_g.size);
   fprintf(f, "cost:      %s\n", rp_icost_line());
+  if (rp_monitor_line()[0])
+    fprintf(f, "monitor:   %s\n", rp_monitor_line());
   fprintf(f, "messages:  %.0f sent, %.0f sampled (%.2f %%), %.0f received "
              "with a stamp; %d classes\n", seen, sampled,
           seen > 0 ? 100.0 * sampled / seen : 0.0, received, nrows);

@@ -252,8 +252,15 @@ typedef struct rp_state {
   int active;      /* wrappers do their work */
   int initialized; /* MPI_Init* wrapper ran */
   int finalized;   /* MPI_Finalize wrapper ran */
-  int rank, size;  /* MPI_COMM_WORLD */
+  int rank, size;  /* in world */
+  MPI_Comm world;  /* the application's MPI_COMM_WORLD: MPI_COMM_WORLD,
+                      or its ranks' own communicator beside the tool ranks
+                      of monitoring (rp_monitor.c) */
+  int remap;       /* 1 when world is not MPI_COMM_WORLD: every wrapper
+                      maps the application's MPI_COMM_WORLD to it */
   int thread_level;
+  void (*mon_poll)(void); /* monitoring's look at its timer and queue at
+                             every call's end (NULL: off; rp_monitor.c) */
   const char *timer_name; /* what times measured gaps (rp_engine.c) */
   rp_config cfg;
   revprof_model *model;
@@ -364,6 +371,12 @@ extern _Thread_local rp_call rp_t RP_TLS;
 
 static inline rp_thr *rp_th(void) {
   return RP_LIKELY(rp_t.th == NULL) ? &rp_g.th0 : rp_t.th;
+}
+
+/* The communicator a wrapper works on: the application's MPI_COMM_WORLD
+ * is world (rp_monitor.c), whether revprof is active or not. */
+static inline MPI_Comm rp_world_map(MPI_Comm c) {
+  return RP_UNLIKELY(rp_g.remap) && c == MPI_COMM_WORLD ? rp_g.world : c;
 }
 
 /* Wrappers call PMPI directly when this is true. */
@@ -516,6 +529,8 @@ static inline void rp_leave(rp_wid w) {
   f->bytes += rp_t.cur_bytes;
   f->time += t1 - rp_t.t0;
   f->wait += rp_t.cur_wait;
+  if (RP_UNLIKELY(rp_g.mon_poll != NULL)) /* before the mark: an offload */
+    rp_g.mon_poll();                     /* is no computation */
   if (rp_g.extras) {
     if (rp_g.tracing)
       rp_trace_state(rp_wrap_name[w], rp_t.t0, t1, rp_t.cur_bytes);

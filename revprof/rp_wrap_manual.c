@@ -52,6 +52,7 @@ RP_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
 #endif
 
 RP_EXPORT int MPI_Finalize(void) {
+  rp_monitor_finish(); /* the last profile; tool ranks told */
   if (rp_bypass()) {
     rp_g.finalized = 1;
     return PMPI_Finalize();
@@ -69,6 +70,31 @@ RP_EXPORT int MPI_Finalize(void) {
   rp_g.lua = NULL;
   rp_t.in_tool = 0;
   return rc;
+}
+
+/* Attributes of the application's MPI_COMM_WORLD (rp_world_map): the
+ * predefined ones stay MPI_COMM_WORLD's, the program's own keys go to its
+ * world. Not in wrappers.spec: no wrapper id (nothing is counted) and no
+ * Fortran binding (Fortran's attribute values differ from C's). */
+static int predefined_key(int k) {
+  return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO ||
+         k == MPI_WTIME_IS_GLOBAL || k == MPI_APPNUM ||
+         k == MPI_UNIVERSE_SIZE || k == MPI_LASTUSEDCODE;
+}
+
+RP_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val,
+                                int *flag) {
+  if (!predefined_key(keyval))
+    comm = rp_world_map(comm);
+  return PMPI_Comm_get_attr(comm, keyval, val, flag);
+}
+
+RP_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *val) {
+  return PMPI_Comm_set_attr(rp_world_map(comm), keyval, val);
+}
+
+RP_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+  return PMPI_Comm_delete_attr(rp_world_map(comm), keyval);
 }
 
 RP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
@@ -104,6 +130,7 @@ RP_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
                            void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, int source, int recvtag,
                            MPI_Comm comm, MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
                          recvbuf, recvcount, recvtype, source, recvtag, comm,
@@ -120,6 +147,7 @@ RP_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                                    int dest, int sendtag, int source,
                                    int recvtag, MPI_Comm comm,
                                    MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source,
                                  recvtag, comm, status);
@@ -140,6 +168,7 @@ RP_EXPORT int MPI_Isendrecv(const void *sendbuf, int sendcount,
                             void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, int source, int recvtag,
                             MPI_Comm comm, MPI_Request *request) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
                           recvbuf, recvcount, recvtype, source, recvtag, comm,
@@ -156,6 +185,7 @@ RP_EXPORT int MPI_Isendrecv_replace(void *buf, int count,
                                     MPI_Datatype datatype, int dest,
                                     int sendtag, int source, int recvtag,
                                     MPI_Comm comm, MPI_Request *request) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source,
                                   recvtag, comm, request);
@@ -192,6 +222,7 @@ RP_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount,
                              void *recvbuf, MPI_Count recvcount,
                              MPI_Datatype recvtype, int source, int recvtag,
                              MPI_Comm comm, MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
                            recvbuf, recvcount, recvtype, source, recvtag,
@@ -205,6 +236,7 @@ RP_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count,
                                      MPI_Datatype datatype, int dest,
                                      int sendtag, int source, int recvtag,
                                      MPI_Comm comm, MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag,
                                    source, recvtag, comm, status);
@@ -218,6 +250,7 @@ RP_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
                               void *recvbuf, MPI_Count recvcount,
                               MPI_Datatype recvtype, int source, int recvtag,
                               MPI_Comm comm, MPI_Request *request) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
                             recvbuf, recvcount, recvtype, source, recvtag,
@@ -231,6 +264,7 @@ RP_EXPORT int MPI_Isendrecv_replace_c(void *buf, MPI_Count count,
                                       MPI_Datatype datatype, int dest,
                                       int sendtag, int source, int recvtag,
                                       MPI_Comm comm, MPI_Request *request) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag,
                                     source, recvtag, comm, request);
@@ -311,6 +345,7 @@ RP_EXPORT int MPI_Cancel(MPI_Request *request) {
 
 RP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm,
                         MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Probe(source, tag, comm, status);
   rp_enter(RP_W_MPI_Probe);
@@ -324,6 +359,7 @@ RP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm,
 
 RP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                          MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Iprobe(source, tag, comm, flag, status);
   rp_enter_poll(RP_W_MPI_Iprobe);
@@ -346,6 +382,7 @@ RP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 
 RP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm,
                          MPI_Message *message, MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Mprobe(source, tag, comm, message, status);
   rp_enter(RP_W_MPI_Mprobe);
@@ -361,6 +398,7 @@ RP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm,
 
 RP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
                           MPI_Message *message, MPI_Status *status) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Improbe(source, tag, comm, flag, message, status);
   rp_enter_poll(RP_W_MPI_Improbe);
@@ -439,6 +477,7 @@ RP_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype,
 
 RP_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm,
                             MPI_Request *request) {
+  comm = rp_world_map(comm);
   if (rp_bypass())
     return PMPI_Comm_idup(comm, newcomm, request);
   rp_enter(RP_W_MPI_Comm_idup);

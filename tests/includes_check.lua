@@ -13,11 +13,12 @@ local layer_of = {}
 local layers = {
   -- 0: rules (pure, no MPI), names of code addresses and the trace writers
   { "rp_clock", "rp_comp", "rp_config", "rp_annotate", "rp_flags",
-    "rp_noise", "rp_sample_rule", "rp_icost_rule", "rp_site", "rp_trace", "rp_trace_int",
+    "rp_noise", "rp_sample_rule", "rp_icost_rule", "rp_monitor_rule", "rp_site",
+    "rp_trace", "rp_trace_int",
     "rp_trace_stream",
     "rp_trace_chrome", "rp_trace_otf2", "rp_wrap_ids" },
   -- 1: core
-  { "rp_state", "rp_mt", "rp_comm", "rp_match", "rp_icost" },
+  { "rp_state", "rp_mt", "rp_comm", "rp_match", "rp_icost", "rp_monitor" },
   -- 2: point-to-point, the modes and the report writer
   { "rp_p2p", "rp_mode", "rp_compensate", "rp_sample", "rp_report" },
   -- 3: collectives

@@ -50,6 +50,10 @@ static void usage(FILE *f) {
           "  validate --model M DIR      a sampled run's message latencies "
           "against\n"
           "                              the model's, per size class\n"
+          "  monitor-probe [OPTIONS]     the operating range of online "
+          "monitoring:\n"
+          "                              Bottleneck Offload Interval, "
+          "Limiting Overhead\n"
           "  help [COMMAND]              help on a command\n"
           "\n"
           "'revprof COMMAND --help' tells more. Version " RP_VERSION ".\n");
@@ -345,34 +349,6 @@ static int cmd_datasheet(int argc, char **argv) {
 
 /* --------------------------------------------------------- characterize */
 
-/* Path of the characterization MPI program: $REVPROF_CHARACTERIZE, else
- * next to this binary in the build tree, else the installed libexec one.
- * 0, or REVPROF_EMISSING (no message). */
-static int find_characterize(char *buf, size_t len) {
-  const char *env = getenv("REVPROF_CHARACTERIZE");
-  char self[PATH_MAX / 2];
-  if (env && *env) {
-    snprintf(buf, len, "%s", env);
-    return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
-  }
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash) {
-      *slash = '\0';
-      snprintf(buf, len, "%s/../characterize/revprof-characterize", self);
-      if (access(buf, X_OK) == 0)
-        return 0;
-      snprintf(buf, len, "%s/../libexec/revprof/revprof-characterize", self);
-      if (access(buf, X_OK) == 0)
-        return 0;
-    }
-  }
-  snprintf(buf, len, "%s/revprof-characterize", RP_LIBEXECDIR);
-  return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
-}
-
 static int under_mpi_launcher(void) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
                                      "PMIX_RANK", "PMI_RANK", NULL};
@@ -562,7 +538,7 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
 static int cmd_characterize(int argc, char **argv) {
   char exe[PATH_MAX];
   const char *np = NULL, *mpiexec = getenv("REVPROF_MPIEXEC");
-  if (find_characterize(exe, sizeof exe) != 0) {
+  if (rp_find_libexec("REVPROF_CHARACTERIZE", "revprof-characterize", exe, sizeof exe) != 0) {
     fprintf(stderr,
             "%s characterize: cannot find the MPI program "
             "revprof-characterize (set REVPROF_CHARACTERIZE to its path)\n",
@@ -673,6 +649,8 @@ int main(int argc, char **argv) {
     return rp_cmd_trace(argc - 1, argv + 1);
   if (strcmp(cmd, "validate") == 0)
     return rp_cmd_validate(argc - 1, argv + 1);
+  if (strcmp(cmd, "monitor-probe") == 0)
+    return rp_cmd_monitor_probe(argc - 1, argv + 1);
   fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
   usage(stderr);
   return 2;

@@ -114,6 +114,11 @@ static int run_launch(const launch *l, const char *out, double *seconds) {
   return st;
 }
 
+int rp_launch(const char *lib, int np, char **app, const char *out) {
+  launch l = {lib, np, app};
+  return run_launch(&l, out, NULL);
+}
+
 
 /* A whole number 1..1e6 into *out: 0, or REVPROF_EINVAL (the caller
  * names the option). */
@@ -273,8 +278,8 @@ static void run_usage(FILE *f) {
           "and exit: the\n"
           "                     program starts on one rank and stops at the "
           "end of MPI_Init\n"
-          "%s",
-          common_help);
+          "%s%s",
+          rp_monitor_help, common_help);
 }
 
 /* Index of "--" in argv, or argc. */
@@ -365,7 +370,10 @@ int rp_cmd_run(int argc, char **argv) {
       i++;
     } else if (strcmp(argv[i], "--dry-cost") == 0)
       dry = 1;
-    else {
+    else if ((took = rp_monitor_option("run", end, argv, &i)) != 0) {
+      if (took < 0)
+        return 2;
+    } else {
       fprintf(stderr, "revprof run: unknown option '%s' (the program goes "
                       "after --)\n", argv[i]);
       run_usage(stderr);
@@ -377,6 +385,9 @@ int rp_cmd_run(int argc, char **argv) {
                     "PROGRAM [ARGS]\n");
     return 2;
   }
+  int tools = rp_monitor_check("run");
+  if (tools < 0)
+    return 2;
   char lib[4096];
   if (common_setup("run", &c, lib, sizeof lib) != 0)
     return 1;
@@ -394,7 +405,9 @@ int rp_cmd_run(int argc, char **argv) {
     setenv("REVPROF_DRY_COST", "1", 1);
     np = 1;
   }
-  launch l = {lib, np, argv + end + 1};
+  launch l = {lib, np + (dry ? 0 : tools), argv + end + 1};
+  if (dry)
+    unsetenv("REVPROF_MONITOR");
   time_t t0 = time(NULL);
   int st = run_launch(&l, NULL, NULL);
   if (st != 0) {
@@ -403,6 +416,8 @@ int rp_cmd_run(int argc, char **argv) {
   }
   if (dry)
     return 0;
+  if (tools > 0)
+    rp_monitor_plot(dir);
   fprintf(stderr, "revprof run: output in %s\n", dir);
   if (timeline) {
     char *targv[] = {"timeline", (char *)dir, "-o", (char *)timeline, NULL};

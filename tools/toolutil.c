@@ -2,6 +2,7 @@
  * common/rp_util.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,4 +103,30 @@ int rp_find_revprof_lib(char *buf, size_t len) {
   }
   snprintf(buf, len, "%s/librevprof.so", RP_LIBDIR);
   return access(buf, R_OK) == 0 ? 0 : REVPROF_EMISSING;
+}
+
+int rp_find_libexec(const char *env, const char *name, char *buf,
+                    size_t len) {
+  const char *v = getenv(env);
+  char self[PATH_MAX / 2];
+  if (v && *v) {
+    snprintf(buf, len, "%s", v);
+    return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
+  }
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) {
+      *slash = '\0';
+      snprintf(buf, len, "%s/../characterize/%s", self, name);
+      if (access(buf, X_OK) == 0)
+        return 0;
+      snprintf(buf, len, "%s/../libexec/revprof/%s", self, name);
+      if (access(buf, X_OK) == 0)
+        return 0;
+    }
+  }
+  snprintf(buf, len, "%s/%s", RP_LIBEXECDIR, name);
+  return access(buf, X_OK) == 0 ? 0 : REVPROF_EMISSING;
 }

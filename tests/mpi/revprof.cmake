@@ -188,4 +188,19 @@ revprof_test(revprof_run_early_segv run-early $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
 revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
+# online monitoring (seed 004, issue 12): tool ranks beside the
+# application's, which sees its own world
+revprof_test(revprof_monitor_semantics monitor semantics ${rp_nat}
+             $<TARGET_FILE:rp_semantics_rp>)
+if(TARGET bspbench_rp)
+  revprof_test(revprof_monitor_rounds monitor rounds
+               $<TARGET_FILE:bspbench_rp>)
+  revprof_test(revprof_monitor_lossy monitor lossy $<TARGET_FILE:bspbench_rp>)
+endif()
+if(TARGET rp_fortran_h)
+  revprof_test(revprof_monitor_fortran monitor fortran
+               $<TARGET_FILE:rp_fortran_h>)
+endif()
+revprof_test(revprof_monitor_probe monitor probe $<TARGET_FILE:revprof>)
+revprof_test(revprof_monitor_bad monitor bad $<TARGET_FILE:revprof> ${rp_nat})
 include(${CMAKE_CURRENT_SOURCE_DIR}/rp_trust.cmake)

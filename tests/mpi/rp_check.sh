@@ -44,6 +44,11 @@
 #   rp_check.sh dry-cost TOOL EXE             revprof run --dry-cost
 #   rp_check.sh extrapolated EXE NP           uses outside a model's measured
 #                                             range are counted in the report
+#   rp_check.sh monitor WHAT ...              online monitoring (issue 12):
+#                                             semantics NATIVE RP, rounds
+#                                             BSPBENCH, lossy BSPBENCH,
+#                                             fortran EXE, probe TOOL,
+#                                             bad TOOL EXE
 set -u
 cmd=$1; shift
 fail() { echo "rp_check $cmd: FAIL: $*" >&2; exit 1; }
@@ -803,6 +808,110 @@ dry-cost)
   REVPROF_MODE=compensate "$tool" run --model "$RP_MODEL" --dry-cost --cost-profile revprof-out -o dry -- "$exe" > out 2> err || { cat out err; fail "dry run with a profile failed"; }
   grep -q "rates of .*revprof-out/cost.csv" out || { cat out err; fail "the profile's rates were not used"; }
   echo "dry-cost: predicted without running, bad bound refused, profile read"
+  ;;
+monitor)
+  # online monitoring (seed 004): tool ranks beside the application's
+  what=$1; shift
+  export REVPROF_MODEL="$RP_MODEL"
+  mon=revprof-out/monitor
+  checksum() { sed -n 's/.*\(checksum [0-9.]*\).*/\1/p' "$1"; }
+  case $what in
+  semantics) # 4 application ranks beside 3 tool ranks see a world of 4
+    native=$1 rp=$2
+    run 4 env REVPROF_MODE=off "$native" || { cat err; fail "native run failed"; }
+    mv out native.out
+    REVPROF_MONITOR=3 REVPROF_MONITOR_FANOUT=2 run 7 "$rp" || { cat out err; fail "monitored run failed"; }
+    diff native.out out > diff.txt || { cat diff.txt; fail "outputs differ"; }
+    grep -q "^semantics: 4 ranks, 0 failed checks" out || fail "checks failed"
+    grep -q "^monitor: *3 tool ranks beside these 4 (fanout 2" revprof-out/report.txt || { cat revprof-out/report.txt; fail "no monitor line in the report"; }
+    grep -q "^rounds: [1-9][0-9]* (complete [1-9]" $mon/summary.txt || { cat $mon/summary.txt; fail "no complete round"; }
+    echo "monitor semantics: 4 + 3 ranks, the program saw 4, identical output"
+    ;;
+  rounds) # each offload round reaches the front-end with right statistics,
+    # in every mode and with both filters; the program's result unchanged
+    exe=$1
+    run 4 env REVPROF_MODE=off "$exe" -i 12 -c 1 || { cat err; fail "native run failed"; }
+    want=$(checksum out)
+    [ -n "$want" ] || { cat out; fail "no checksum"; }
+    for mode in predict compensate sample; do
+      for filter in stats hist; do
+        rm -rf revprof-out
+        REVPROF_MODE=$mode REVPROF_MONITOR=3 REVPROF_MONITOR_FANOUT=2 REVPROF_MONITOR_INTERVAL=calls \
+          REVPROF_MONITOR_FILTER=$filter run 7 "$exe" -i 12 -c 1 || { cat out err; fail "$mode/$filter: run failed"; }
+        [ "$(checksum out)" = "$want" ] || { cat out; fail "$mode/$filter: checksum $(checksum out), natively $want"; }
+        grep -q "^rounds: 13 (complete 13, partial 0, discarded 0" $mon/summary.txt || { cat $mon/summary.txt; fail "$mode/$filter: not 13 complete rounds"; }
+        [ "$(wc -l < $mon/rounds.csv)" -eq 14 ] || fail "$mode/$filter: rounds.csv"
+        awk -F, 'NR > 1 && !($4 > 0 && $5 > 0 && $6 == 4 && $7 == 0) { bad = 1 } END { exit bad }' $mon/rounds.csv \
+          || { cat $mon/rounds.csv; fail "$mode/$filter: OWD, OC or ranks wrong"; }
+        [ "$(wc -l < $mon/loss.csv)" -eq 1 ] || fail "$mode/$filter: losses without a lossy scheme"
+        # round k holds k barriers on each of the 4 ranks (the 13th: the
+        # final profile at MPI_Finalize, 12)
+        if [ $filter = stats ]; then
+          awk -F, '$2 == "MPI_Barrier.calls" { k = $1 < 13 ? $1 : 12; n++
+                   if ($3 != 4 || $4 != k || $5 != 0 || $6 != k || $7 != k) bad = 1 }
+                   END { exit bad || n != 13 }' $mon/profile.csv \
+            || { grep Barrier.calls $mon/profile.csv; fail "$mode: wrong statistics"; }
+        else
+          awk -F, '$2 == "MPI_Barrier.calls" { k = $1 < 13 ? $1 : 12; n++
+                   if ($4 != 4 || !($3 <= k && k < 2 * $3)) bad = 1 }
+                   END { exit bad || n != 13 }' $mon/profile.csv \
+            || { grep Barrier.calls $mon/profile.csv; fail "$mode: wrong histogram"; }
+        fi
+      done
+    done
+    echo "monitor rounds: 13 complete rounds with right statistics and histograms in predict, compensate and sample mode; $want as natively"
+    ;;
+  lossy) # a bounded queue drops, and the loss is recorded
+    exe=$1
+    run 4 env REVPROF_MODE=off "$exe" -i 300 -c 0 || { cat err; fail "native run failed"; }
+    want=$(checksum out)
+    # the tool rank sleeps 20 ms when idle: a queue of one fills
+    REVPROF_MONITOR=1 REVPROF_MONITOR_OFFLOAD=lossy:1 REVPROF_MONITOR_POLL_US=20000 REVPROF_MONITOR_INTERVAL=calls \
+      run 5 "$exe" -i 300 -c 0 || { cat out err; fail "lossy run failed"; }
+    [ "$(checksum out)" = "$want" ] || fail "checksum $(checksum out), natively $want"
+    dropped=$(sed -n 's/^offloads: [0-9]* sent, \([0-9]*\) dropped.*/\1/p' $mon/summary.txt)
+    [ "${dropped:-0}" -gt 0 ] || { cat $mon/summary.txt; fail "nothing dropped"; }
+    [ "$(wc -l < $mon/loss.csv)" -gt 1 ] || fail "empty loss map"
+    grep -q "monitor-loss: .* profile offloads dropped" revprof-out/report.txt || { sed '/^$/q' revprof-out/report.txt; fail "no monitor-loss flag"; }
+    awk '/^rounds:/ { gsub(/[(),:]/, " "); if ($2 != $4 + $6 + $8) exit 1 }' $mon/summary.txt || fail "rounds do not add up"
+    echo "monitor lossy: $dropped offloads dropped and recorded; $want as natively"
+    ;;
+  fortran) # a Fortran program's MPI_COMM_WORLD is the application's
+    exe=$1
+    run 2 env REVPROF_MODE=off "$exe" || { cat err; fail "native run failed"; }
+    mv out native.out
+    REVPROF_MONITOR=1 run 3 env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "monitored run failed"; }
+    diff native.out out > diff.txt || { cat diff.txt; fail "outputs differ"; }
+    grep -q ", 0 failed checks" out || fail "checks failed"
+    grep -q "^rounds: [1-9]" $mon/summary.txt || fail "no round"
+    echo "monitor fortran: identical output beside a tool rank"
+    ;;
+  probe) # the BOI search ends on a small configuration
+    tool=$1
+    export REVPROF_LIB=$RP_LIB
+    "$tool" monitor-probe --monitor 1 -np 2 --events 16:32 --rounds 6 --predict --model "$RP_MODEL" -o probe > out 2> err \
+      || { cat out err; fail "monitor-probe failed"; }
+    cat out
+    [ "$(grep -c "BOI .* ms after [0-9]* steps" out)" -eq 2 ] || fail "not two sizes probed"
+    awk -F, 'NR > 1 { n++; if (!($9 > 0 && $11 > 0 && $14 > 0)) bad = 1 } END { exit bad || n != 2 }' probe/monitor/probe.csv \
+      || { cat probe/monitor/probe.csv; fail "probe.csv"; }
+    "$tool" monitor-probe --monitor 1 -np 2 --events 16:64 --model-only --model "$RP_MODEL" > out 2> err || { cat err; fail "--model-only failed"; }
+    [ "$(grep -c '^ *[0-9][0-9]* ' out)" -eq 3 ] || { cat out; fail "--model-only rows"; }
+    echo "monitor probe: BOI found for 2 sizes, the model's beside it"
+    ;;
+  bad) # bad settings stop the job, or the tool before it
+    tool=$1 exe=$2
+    REVPROF_MONITOR=x run 2 env LD_PRELOAD="$RP_LIB" "$exe" && fail "REVPROF_MONITOR=x ran"
+    grep -q "REVPROF_MONITOR=x" err || { cat err; fail "no message naming REVPROF_MONITOR"; }
+    REVPROF_MONITOR=2 run 2 env LD_PRELOAD="$RP_LIB" "$exe" && fail "2 tool ranks of 2 ran"
+    grep -q "leave no application rank" err || { cat err; fail "no message about the ranks"; }
+    export REVPROF_LIB=$RP_LIB
+    "$tool" run --model "$RP_MODEL" --monitor 1 --offload lossy:0 -- "$exe" > out 2> err && fail "lossy:0 taken"
+    grep -q "REVPROF_MONITOR_OFFLOAD=lossy:0" err || { cat err; fail "no message about lossy:0"; }
+    echo "monitor bad: settings refused with the variable named"
+    ;;
+  *) fail "unknown monitor check $what" ;;
+  esac
   ;;
 *) fail "unknown command" ;;
 esac

@@ -1,0 +1,1155 @@
+/* Online monitoring: tool ranks beside the application's, the tree that
+ * reduces profiles on their way to the front-end, the three offload
+ * schemes, and the search for the Bottleneck Offload Interval
+ * (rp_monitor.h; the rules are rp_monitor_rule.c's). */
+#include "rp_monitor.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* tags on the monitoring communicator (a duplicate of MPI_COMM_WORLD) */
+enum { TAG_DATA = 1, TAG_FIN = 2, TAG_SYNC = 3, TAG_DONE = 4, TAG_CTRL = 5,
+       TAG_STEP = 6 };
+/* front-end to application ranks (probe) */
+enum { CMD_REST = 1, CMD_RUN = 2, CMD_END = 3, CMD_ACK = 4 };
+#define CTRL_N 6 /* cmd, events, interval, rounds, first round, start */
+
+#define SYNC_ROUNDS 8
+#define CALL_BASE 4503599627370496.0 /* 2^52: explicit offloads' rounds */
+#define AUTO_WARMUP 8                /* calls timed before thinning */
+
+/* one offload's record on an application rank */
+typedef struct off_rec {
+  double round, oc, dropped;
+} off_rec;
+
+static struct {
+  rp_mon_config cfg;
+  int on;
+  int apps, tools;  /* N, K */
+  int wrank;        /* MPI_COMM_WORLD rank */
+  MPI_Comm comm;    /* duplicate of MPI_COMM_WORLD */
+  int fe;           /* world rank of the front-end (tool 0) */
+  char dir[4096];   /* REVPROF_OUTPUT_DIR/monitor */
+  /* application rank */
+  int leaf;         /* world rank of its leaf */
+  double offset;    /* front-end clock = host seconds + offset */
+  double rtt;       /* shortest round trip of the clock sync */
+  double next_due, last_slot;
+  int explicit_seen;
+  long calls;       /* revprof_monitor_offload calls */
+  double *pkt;      /* the packet being built */
+  size_t pkt_cap;
+  MPI_Request *q;   /* queue of non-blocking offloads */
+  double **qbuf;
+  int nq, qcap;
+  off_rec *rec;
+  long nrec, rec_cap;
+  long sent, drops;
+  int busy;         /* inside an offload (no re-entry) */
+  /* REVPROF_MONITOR_INTERVAL=auto */
+  double auto_boi, auto_d, auto_t[AUTO_WARMUP];
+  int auto_state;   /* 0 not set up, 1 warming up, 2 thinning, 3 all */
+  char line[4800];  /* the reports' line */
+} M;
+
+const char *rp_monitor_line(void) { return M.line; }
+
+static double now_fe(void) { return rp_host_seconds() + M.offset; }
+
+static const char *env_get(const char *name, void *ctx) {
+  (void)ctx;
+  return getenv(name);
+}
+
+/* Rank 0 of MPI_COMM_WORLD says why, every rank ends the job. */
+static void fatal(const char *what) {
+  if (M.wrank == 0)
+    fprintf(stderr, "revprof: monitoring: %s; the job stops\n", what);
+  else
+    sleep(1); /* rank 0's message first */
+  PMPI_Abort(MPI_COMM_WORLD, 2);
+  exit(2);
+}
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (q == NULL)
+    fatal("out of memory");
+  return q;
+}
+
+static void sleep_us(double us) {
+  if (us <= 0.0)
+    return;
+  struct timespec ts = {(time_t)(us / 1e6),
+                        (long)(fmod(us, 1e6) * 1e3)};
+  nanosleep(&ts, NULL);
+}
+
+/* Waits for a message (src, tag) on the monitoring communicator, sleeping
+ * REVPROF_MONITOR_POLL_US between polls once a few found nothing: tool
+ * ranks share cores with the application's when oversubscribed. */
+static void wait_msg(int src, int tag, MPI_Status *st) {
+  int flag = 0;
+  for (unsigned spins = 0;; spins++) {
+    PMPI_Iprobe(src, tag, M.comm, &flag, st);
+    if (flag)
+      return;
+    if (spins > 32)
+      sleep_us(M.cfg.poll_us);
+  }
+}
+
+/* the profile's events on an application rank: the clock, host seconds,
+ * then calls and time of every wrapper */
+static int app_events(void) { return 2 + 2 * (int)RP_W_COUNT; }
+
+static void event_name(int e, int events, char *buf, size_t len) {
+  if (events != app_events())
+    snprintf(buf, len, "e%d", e);
+  else if (e == 0)
+    snprintf(buf, len, "clock");
+  else if (e == 1)
+    snprintf(buf, len, "host");
+  else
+    snprintf(buf, len, "%s.%s", rp_wrap_name[(e - 2) / 2],
+             (e - 2) % 2 ? "time" : "calls");
+}
+
+/* ================================================= application ranks */
+
+static void queue_progress(int all) {
+  if (M.nq == 0)
+    return;
+  if (all)
+    PMPI_Waitall(M.nq, M.q, MPI_STATUSES_IGNORE);
+  else {
+    int flag = 0;
+    PMPI_Testall(M.nq, M.q, &flag, MPI_STATUSES_IGNORE);
+    if (!flag) { /* some done: keep the rest, in order */
+      int k = 0;
+      for (int i = 0; i < M.nq; i++) {
+        int done = 0;
+        if (M.q[i] != MPI_REQUEST_NULL)
+          PMPI_Test(&M.q[i], &done, MPI_STATUS_IGNORE);
+        else
+          done = 1;
+        if (done)
+          free(M.qbuf[i]);
+        else {
+          M.q[k] = M.q[i];
+          M.qbuf[k++] = M.qbuf[i];
+        }
+      }
+      M.nq = k;
+      return;
+    }
+  }
+  for (int i = 0; i < M.nq; i++)
+    free(M.qbuf[i]);
+  M.nq = 0;
+}
+
+static void note(double round, double oc, int dropped) {
+  if (M.nrec == M.rec_cap) {
+    M.rec_cap = M.rec_cap ? 2 * M.rec_cap : 256;
+    M.rec = xrealloc(M.rec, (size_t)M.rec_cap * sizeof *M.rec);
+  }
+  M.rec[M.nrec++] = (off_rec){round, oc, dropped};
+}
+
+/* Sends round's packet of events values (vals NULL: this rank's
+ * profile) to the leaf by the configured scheme; notes its cost. */
+static void offload(double round, int events, const double *vals) {
+  if (M.busy)
+    return;
+  M.busy = 1;
+  double h0 = rp_host_seconds(), t0 = h0 + M.offset;
+  size_t n = rp_mon_packet_doubles(1, events, M.cfg.filter, M.apps);
+  if (n > M.pkt_cap) {
+    M.pkt = xrealloc(M.pkt, n * sizeof *M.pkt);
+    M.pkt_cap = n;
+  }
+  double *p = M.pkt;
+  memset(p, 0, n * sizeof *p);
+  p[RP_MON_H_ROUND] = round;
+  p[RP_MON_H_FLAGS] = RP_MON_F_RAW;
+  p[RP_MON_H_EVENTS] = events;
+  p[RP_MON_H_RANKS] = 1.0;
+  p[RP_MON_H_TMIN] = p[RP_MON_H_TMAX] = t0;
+  double *v = p + RP_MON_HDR;
+  if (vals)
+    memcpy(v, vals, (size_t)events * sizeof *v);
+  else {
+    v[0] = rp_g.clk.now[RP_AVG];
+    v[1] = h0 - rp_g.host_start;
+    for (int w = 0; w < (int)RP_W_COUNT; w++) {
+      v[2 + 2 * w] = rp_g.fstat[w].calls;
+      v[3 + 2 * w] = rp_g.fstat[w].time;
+    }
+  }
+  rp_mon_bit_set(rp_mon_bitmap(p, 1, events, M.cfg.filter), rp_g.rank);
+  int dropped = 0;
+  if (M.cfg.offload == RP_MON_BLOCKING)
+    PMPI_Ssend(p, (int)n, MPI_DOUBLE, M.leaf, TAG_DATA, M.comm);
+  else {
+    queue_progress(0);
+    if (M.cfg.offload == RP_MON_LOSSY && M.nq >= M.cfg.lossy_cap)
+      dropped = 1;
+    else {
+      if (M.nq == M.qcap) {
+        M.qcap = M.qcap ? 2 * M.qcap : 16;
+        M.q = xrealloc(M.q, (size_t)M.qcap * sizeof *M.q);
+        M.qbuf = xrealloc(M.qbuf, (size_t)M.qcap * sizeof *M.qbuf);
+      }
+      double *copy = xrealloc(NULL, n * sizeof *copy);
+      memcpy(copy, p, n * sizeof *copy);
+      M.qbuf[M.nq] = copy;
+      PMPI_Isend(copy, (int)n, MPI_DOUBLE, M.leaf, TAG_DATA, M.comm,
+                 &M.q[M.nq]);
+      M.nq++;
+    }
+  }
+  if (dropped)
+    M.drops++;
+  else
+    M.sent++;
+  note(round, rp_host_seconds() - h0, dropped);
+  M.busy = 0;
+}
+
+/* every MPI call's end and region boundaries */
+static void poll_app(void) {
+  if (M.busy)
+    return;
+  if (M.nq)
+    queue_progress(0);
+  if (M.cfg.when != RP_MON_TIMER || M.explicit_seen)
+    return;
+  double h = rp_host_seconds();
+  if (h < M.next_due)
+    return;
+  double slot = floor((h + M.offset) / M.cfg.interval);
+  if (slot > M.last_slot) {
+    M.last_slot = slot;
+    offload(slot, app_events(), NULL);
+  }
+  M.next_due = (slot + 1.0) * M.cfg.interval - M.offset;
+}
+
+/* The clocks' offset to the front-end: the shortest of SYNC_ROUNDS round
+ * trips (Cristian's method). */
+static void clock_sync(void) {
+  M.rtt = INFINITY;
+  for (int i = 0; i < SYNC_ROUNDS; i++) {
+    double t0 = rp_host_seconds(), tf = 0.0;
+    PMPI_Send(&t0, 1, MPI_DOUBLE, M.fe, TAG_SYNC, M.comm);
+    PMPI_Recv(&tf, 1, MPI_DOUBLE, M.fe, TAG_SYNC, M.comm, MPI_STATUS_IGNORE);
+    double t1 = rp_host_seconds();
+    if (t1 - t0 < M.rtt) {
+      M.rtt = t1 - t0;
+      M.offset = tf - 0.5 * (t0 + t1);
+    }
+  }
+}
+
+/* waits until front-end time t, the queue progressing */
+static void wait_until(double t) {
+  for (;;) {
+    double left = t - now_fe();
+    if (left <= 0.0)
+      return;
+    if (M.nq)
+      queue_progress(0);
+    if (left > 300e-6)
+      sleep_us(fmin(left - 200e-6, 1e-3) * 1e6);
+  }
+}
+
+/* The probe's application side: the front-end's commands until END. */
+static void probe_app(void) {
+  double *vals = NULL;
+  for (;;) {
+    double c[CTRL_N];
+    PMPI_Recv(c, CTRL_N, MPI_DOUBLE, M.fe, TAG_CTRL, M.comm,
+              MPI_STATUS_IGNORE);
+    if ((int)c[0] == CMD_END)
+      break;
+    int events = (int)c[1], rounds = (int)c[3];
+    vals = xrealloc(vals, (size_t)events * sizeof *vals);
+    for (int e = 0; e < events; e++) /* something each filter can bin */
+      vals[e] = 1e-6 * (1.0 + rp_g.rank + e);
+    long first = M.nrec;
+    for (int i = 0; i < rounds; i++) {
+      if ((int)c[0] == CMD_RUN)
+        wait_until(c[5] + i * c[2]);
+      offload(c[4] + i, events, vals);
+      if ((int)c[0] == CMD_REST) { /* stop and go */
+        double ack[CTRL_N];
+        PMPI_Recv(ack, CTRL_N, MPI_DOUBLE, M.fe, TAG_CTRL, M.comm,
+                  MPI_STATUS_IGNORE);
+      }
+    }
+    queue_progress(1);
+    double *oc = xrealloc(NULL, (size_t)rounds * sizeof *oc);
+    for (int i = 0; i < rounds; i++)
+      oc[i] = M.rec[first + i].oc;
+    PMPI_Send(oc, rounds, MPI_DOUBLE, M.fe, TAG_STEP, M.comm);
+    free(oc);
+  }
+  free(vals);
+}
+
+void rp_monitor_finish(void) {
+  if (!M.on || M.busy)
+    return;
+  rp_g.mon_poll = NULL;
+  queue_progress(1); /* the final profile is never dropped */
+  if (!M.explicit_seen && M.cfg.when == RP_MON_TIMER)
+    offload(fmax(M.last_slot + 1.0,
+                 floor(now_fe() / M.cfg.interval)), app_events(), NULL);
+  else if (M.explicit_seen)
+    offload(CALL_BASE + (double)++M.calls, app_events(), NULL);
+  queue_progress(1);
+  size_t n = 3 + 3 * (size_t)M.nrec;
+  double *d = xrealloc(NULL, n * sizeof *d);
+  d[0] = (double)M.sent;
+  d[1] = (double)M.drops;
+  d[2] = (double)M.nrec;
+  memcpy(d + 3, M.rec, (size_t)M.nrec * sizeof *M.rec);
+  PMPI_Send(d, (int)n, MPI_DOUBLE, M.fe, TAG_DONE, M.comm);
+  free(d);
+  double none = 0.0;
+  PMPI_Send(&none, 1, MPI_DOUBLE, M.leaf, TAG_FIN, M.comm);
+  if (M.drops > 0)
+    rp_report_flag("monitor-loss", "%ld of %ld profile offloads dropped "
+                   "(REVPROF_MONITOR_OFFLOAD=lossy:%d): see monitor/loss.csv",
+                   M.drops, M.drops + M.sent, M.cfg.lossy_cap);
+  PMPI_Comm_free(&M.comm);
+  free(M.pkt);
+  free(M.q);
+  free(M.qbuf);
+  free(M.rec);
+  M.on = 0;
+}
+
+/* --------------------------------------------------- the public API */
+
+/* Looks the probe's result up: the row of probe.csv for this job's N, K
+ * and F with the fewest events >= events (else the most). */
+static int probe_lookup(int events, double *boi, double *owd, double *oc) {
+  const char *path = getenv("REVPROF_MONITOR_PROBE_FILE");
+  char def[4200];
+  if (!path || !*path) {
+    snprintf(def, sizeof def, "%s/probe.csv", M.dir);
+    path = def;
+  }
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return REVPROF_EMISSING;
+  char line[1024];
+  int found = 0, best_e = -1;
+  while (fgets(line, sizeof line, f)) {
+    int n, k, fo, e;
+    double b, rest, sd, w, c;
+    if (sscanf(line, "%d,%d,%d,%*[a-z],%*[a-z:0-9],%d,%lf,%lf,%lf,%lf,%lf", &n,
+               &k, &fo, &e, &rest, &sd, &b, &w, &c) != 9 ||
+        n != M.apps || k != M.tools || fo != M.cfg.fanout)
+      continue;
+    int better = !found || (e >= events && (best_e < events || e < best_e)) ||
+                 (e < events && best_e < events && e > best_e);
+    if (better) {
+      found = 1;
+      best_e = e;
+      *boi = b;
+      *owd = w;
+      *oc = c;
+    }
+  }
+  fclose(f);
+  return found ? 0 : REVPROF_EMISSING;
+}
+
+RP_EXPORT int revprof_monitor_info(int events, double *boi, double *owd,
+                                   double *oc) {
+  double b = 0.0, w = 0.0, c = 0.0;
+  int rc = M.on ? probe_lookup(events, &b, &w, &c) : REVPROF_EINVAL;
+  if (boi)
+    *boi = b;
+  if (owd)
+    *owd = w;
+  if (oc)
+    *oc = c;
+  return rc;
+}
+
+RP_EXPORT int revprof_monitor_offload(void) {
+  if (!M.on || M.busy)
+    return 0;
+  int took = rp_mt_hold();
+  M.explicit_seen = 1;
+  long c = ++M.calls;
+  int keep = 1;
+  if (M.cfg.when == RP_MON_AUTO) {
+    if (M.auto_state == 0) {
+      double w = 0.0, o = 0.0;
+      if (probe_lookup(app_events(), &M.auto_boi, &w, &o) == 0 &&
+          M.auto_boi > 0.0)
+        M.auto_state = 1;
+      else {
+        M.auto_state = 3;
+        rp_report_flag("monitor-auto", "REVPROF_MONITOR_INTERVAL=auto found "
+                       "no probed BOI for %d ranks, %d tool ranks, fanout %d "
+                       "(run 'revprof monitor-probe'): every call offloaded",
+                       M.apps, M.tools, M.cfg.fanout);
+      }
+    }
+    if (M.auto_state == 1) {
+      M.auto_t[c - 1] = now_fe();
+      if (c == AUTO_WARMUP) { /* the interval all ranks agree on */
+        double d = (M.auto_t[AUTO_WARMUP - 1] - M.auto_t[0]) /
+                   (AUTO_WARMUP - 1);
+        PMPI_Allreduce(&d, &M.auto_d, 1, MPI_DOUBLE, MPI_MAX, rp_g.world);
+        M.auto_state = 2;
+      }
+    } else if (M.auto_state == 2)
+      keep = rp_mon_auto_keep(c - AUTO_WARMUP, M.auto_d, M.auto_boi);
+  }
+  if (keep) {
+    if (rp_g.active && rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+      rp_measure_gap(); /* the program's computation up to here */
+    offload(CALL_BASE + (double)c, app_events(), NULL);
+    if (rp_g.active && rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+      rp_measure_mark(); /* the offload is none */
+  }
+  rp_mt_release(took);
+  return 0;
+}
+
+/* ========================================================= tool ranks */
+
+/* a round a tool rank holds */
+typedef struct mround {
+  double r;
+  int events, nhave, ngone_d;
+  unsigned char *from; /* per child: 1 data, 2 discarded */
+  double *acc;
+  uint64_t *bits;
+  double tmin, tmax, ranks, discard;
+} mround;
+
+/* a round that reached the front-end */
+typedef struct frec {
+  double r, arrival, tmin, tmax, ranks, discard, oc;
+  int discarded;
+  uint64_t *bits;
+} frec;
+
+static struct {
+  int t, root, parent;      /* tool index, parent's world rank (-1) */
+  int nchild, child0, leaf; /* children: world ranks child0 .. + nchild */
+  double *last;             /* per child: last round seen */
+  unsigned char *done;
+  int ndone;
+  mround *rounds;
+  int nr, rcap;
+  double *buf, *out;
+  size_t bcap, ocap;
+  int words;
+  /* front-end */
+  frec *rec;
+  int nrec, reccap;
+  int ndone_apps;
+  double *sent, *drops;     /* per application rank */
+  double **oc;              /* per application rank: its off_recs */
+  long *noc;
+  int nsync;
+  FILE *prof;
+  int steps_in;             /* probe: STEP messages of the step */
+  double *step_oc;          /* probe: max OC per round of the step */
+  int step_rounds;
+} T;
+
+static size_t grow_buf(double **b, size_t *cap, size_t n) {
+  if (n > *cap) {
+    *b = xrealloc(*b, n * sizeof **b);
+    *cap = n;
+  }
+  return n;
+}
+
+static void fe_record(mround *m, int discarded) {
+  if (T.nrec == T.reccap) {
+    T.reccap = T.reccap ? 2 * T.reccap : 256;
+    T.rec = xrealloc(T.rec, (size_t)T.reccap * sizeof *T.rec);
+  }
+  frec *f = &T.rec[T.nrec++];
+  f->r = m->r;
+  f->arrival = rp_host_seconds();
+  f->tmin = m->tmin;
+  f->tmax = m->tmax;
+  f->ranks = m->ranks;
+  f->discard = m->discard;
+  f->oc = 0.0;
+  f->discarded = discarded;
+  f->bits = m->bits; /* kept */
+  m->bits = NULL;
+  if (discarded || !T.prof)
+    return;
+  char name[128];
+  long idx = T.nrec;
+  for (int e = 0; e < m->events; e++) {
+    if (M.cfg.filter == RP_MON_STATS) {
+      double mean, sd, mn, mx, n;
+      rp_mon_stats_of(m->acc, e, &mean, &sd, &mn, &mx, &n);
+      if (n <= 0.0 || (mn == 0.0 && mx == 0.0))
+        continue;
+      event_name(e, m->events, name, sizeof name);
+      fprintf(T.prof, "%ld,%s,%.0f,%.9g,%.9g,%.9g,%.9g\n", idx, name, n, mean,
+              sd, mn, mx);
+    } else {
+      const double *h = m->acc + (size_t)RP_MON_BINS * e;
+      if (h[0] == m->ranks)
+        continue; /* all zero */
+      event_name(e, m->events, name, sizeof name);
+      for (int b = 0; b < RP_MON_BINS; b++)
+        if (h[b] > 0.0)
+          fprintf(T.prof, "%ld,%s,%.9g,%.0f\n", idx, name, rp_mon_hist_lo(b),
+                  h[b]);
+    }
+  }
+}
+
+static void round_free(mround *m) {
+  free(m->from);
+  free(m->acc);
+  free(m->bits);
+}
+
+/* sends round m up (or records it at the front-end) */
+static void emit(mround *m, int discarded) {
+  if (T.root) {
+    fe_record(m, discarded);
+    return;
+  }
+  int events = discarded ? 0 : m->events;
+  size_t n = grow_buf(&T.out, &T.ocap,
+                      rp_mon_packet_doubles(0, events, M.cfg.filter, M.apps));
+  double *p = T.out;
+  memset(p, 0, RP_MON_HDR * sizeof *p);
+  p[RP_MON_H_ROUND] = m->r;
+  p[RP_MON_H_FLAGS] = discarded ? RP_MON_F_DISCARDED : 0.0;
+  p[RP_MON_H_EVENTS] = events;
+  p[RP_MON_H_RANKS] = m->ranks;
+  p[RP_MON_H_TMIN] = m->tmin;
+  p[RP_MON_H_TMAX] = m->tmax;
+  p[RP_MON_H_DISCARD] = m->discard + (discarded ? m->ranks : 0.0);
+  size_t pay = rp_mon_payload(0, events, M.cfg.filter);
+  if (pay)
+    memcpy(p + RP_MON_HDR, m->acc, pay * sizeof *p);
+  memcpy(rp_mon_bitmap(p, 0, events, M.cfg.filter), m->bits,
+         (size_t)T.words * sizeof(uint64_t));
+  PMPI_Send(p, (int)n, MPI_DOUBLE, T.parent, TAG_DATA, M.comm);
+}
+
+/* rounds decided in order: a child's rounds climb, so a later round is
+ * never ready before an earlier one */
+static void try_emit(void) {
+  int k = 0;
+  while (k < T.nr) {
+    mround *m = &T.rounds[k];
+    int gone = m->ngone_d;
+    for (int i = 0; i < T.nchild; i++)
+      if (m->from[i] == 0 && (T.done[i] || T.last[i] > m->r))
+        gone++;
+    int d = rp_mon_decide(T.nchild, m->nhave, gone, M.cfg.accept);
+    if (d == RP_MON_WAIT)
+      break;
+    emit(m, d == RP_MON_DISCARD);
+    round_free(m);
+    k++;
+  }
+  if (k) {
+    memmove(T.rounds, T.rounds + k, (size_t)(T.nr - k) * sizeof *T.rounds);
+    T.nr -= k;
+  }
+}
+
+static mround *round_of(double r, int events) {
+  int i = 0;
+  while (i < T.nr && T.rounds[i].r < r)
+    i++;
+  if (i < T.nr && T.rounds[i].r == r)
+    return &T.rounds[i];
+  if (T.nr == T.rcap) {
+    T.rcap = T.rcap ? 2 * T.rcap : 16;
+    T.rounds = xrealloc(T.rounds, (size_t)T.rcap * sizeof *T.rounds);
+  }
+  memmove(T.rounds + i + 1, T.rounds + i, (size_t)(T.nr - i) * sizeof *T.rounds);
+  T.nr++;
+  mround *m = &T.rounds[i];
+  memset(m, 0, sizeof *m);
+  m->r = r;
+  m->events = events;
+  m->from = xrealloc(NULL, (size_t)T.nchild);
+  memset(m->from, 0, (size_t)T.nchild);
+  size_t pay = rp_mon_payload(0, events, M.cfg.filter);
+  m->acc = xrealloc(NULL, pay * sizeof *m->acc);
+  rp_mon_acc_init(m->acc, events, M.cfg.filter);
+  m->bits = xrealloc(NULL, (size_t)T.words * sizeof *m->bits);
+  memset(m->bits, 0, (size_t)T.words * sizeof *m->bits);
+  m->tmin = INFINITY;
+  m->tmax = -INFINITY;
+  return m;
+}
+
+static void on_data(int child, double *p, int n) {
+  if (n < RP_MON_HDR)
+    return;
+  double r = p[RP_MON_H_ROUND];
+  int raw = p[RP_MON_H_FLAGS] == RP_MON_F_RAW;
+  int disc = p[RP_MON_H_FLAGS] == RP_MON_F_DISCARDED;
+  int events = (int)p[RP_MON_H_EVENTS];
+  if ((size_t)n != rp_mon_packet_doubles(raw, events, M.cfg.filter, M.apps))
+    return; /* not ours */
+  mround *m = round_of(r, events);
+  if (disc) {
+    m->from[child] = 2;
+    m->ngone_d++;
+    m->discard += p[RP_MON_H_DISCARD];
+  } else if (events == m->events && m->from[child] == 0) {
+    m->from[child] = 1;
+    m->nhave++;
+    if (raw)
+      rp_mon_acc_raw(m->acc, p + RP_MON_HDR, events, M.cfg.filter);
+    else
+      rp_mon_acc_merge(m->acc, p + RP_MON_HDR, events, M.cfg.filter);
+    rp_mon_bit_or(m->bits, rp_mon_bitmap(p, raw, events, M.cfg.filter),
+                  T.words);
+    m->ranks += p[RP_MON_H_RANKS];
+    m->discard += p[RP_MON_H_DISCARD];
+    m->tmin = fmin(m->tmin, p[RP_MON_H_TMIN]);
+    m->tmax = fmax(m->tmax, p[RP_MON_H_TMAX]);
+  }
+  if (r > T.last[child])
+    T.last[child] = r;
+  try_emit();
+}
+
+/* One message handled; returns its tag. */
+static int pump(void) {
+  MPI_Status st;
+  int n = 0;
+  wait_msg(MPI_ANY_SOURCE, MPI_ANY_TAG, &st);
+  PMPI_Get_count(&st, MPI_DOUBLE, &n);
+  grow_buf(&T.buf, &T.bcap, (size_t)(n > 0 ? n : 1));
+  PMPI_Recv(T.buf, n, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, M.comm,
+            MPI_STATUS_IGNORE);
+  int src = st.MPI_SOURCE, child = src - T.child0;
+  int is_child = child >= 0 && child < T.nchild;
+  switch (st.MPI_TAG) {
+  case TAG_DATA:
+    if (is_child)
+      on_data(child, T.buf, n);
+    break;
+  case TAG_FIN:
+    if (is_child && !T.done[child]) {
+      T.done[child] = 1;
+      T.ndone++;
+      try_emit();
+    }
+    break;
+  case TAG_SYNC: {
+    double t = rp_host_seconds();
+    PMPI_Send(&t, 1, MPI_DOUBLE, src, TAG_SYNC, M.comm);
+    break;
+  }
+  case TAG_DONE:
+    if (T.root && src < M.apps && n >= 3) {
+      T.sent[src] = T.buf[0];
+      T.drops[src] = T.buf[1];
+      T.noc[src] = (long)T.buf[2];
+      T.oc[src] = xrealloc(NULL, (size_t)(n - 3) * sizeof(double));
+      memcpy(T.oc[src], T.buf + 3, (size_t)(n - 3) * sizeof(double));
+      T.ndone_apps++;
+    }
+    break;
+  case TAG_STEP:
+    if (T.root && T.step_oc) {
+      for (int i = 0; i < n && i < T.step_rounds; i++)
+        T.step_oc[i] = fmax(T.step_oc[i], T.buf[i]);
+      T.steps_in++;
+    }
+    break;
+  default:
+    break;
+  }
+  return st.MPI_TAG;
+}
+
+/* ------------------------------------------------- front-end's files */
+
+static FILE *open_out(const char *name) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", M.dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    fprintf(stderr, "revprof: monitoring: cannot write %s: %s\n", path,
+            strerror(errno));
+  return f;
+}
+
+static int frec_by_round(double r) {
+  int lo = 0, hi = T.nrec - 1; /* recorded in round order */
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (T.rec[mid].r == r)
+      return mid;
+    if (T.rec[mid].r < r)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* 1 when application rank a dropped its offload of round r */
+static int dropped_at(int a, double r) {
+  const off_rec *o = (const off_rec *)T.oc[a];
+  long lo = 0, hi = o ? T.noc[a] - 1 : -1; /* offloaded in round order */
+  while (lo <= hi) {
+    long mid = (lo + hi) / 2;
+    if (o[mid].round == r)
+      return o[mid].dropped != 0.0;
+    if (o[mid].round < r)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return 0;
+}
+
+/* a round's id as the files show it: the revprof_monitor_offload() call's
+ * number, or the timer's slot (front-end clock / interval) */
+static double shown_id(double r) { return r >= CALL_BASE ? r - CALL_BASE : r; }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void fe_write(double t_start) {
+  /* offload costs: each rank's records, the maximum per round */
+  long lost_local = 0, sent = 0;
+  for (int a = 0; a < M.apps; a++) {
+    const off_rec *o = (const off_rec *)T.oc[a];
+    for (long i = 0; o && i < T.noc[a]; i++) {
+      int k = frec_by_round(o[i].round);
+      if (k >= 0)
+        T.rec[k].oc = fmax(T.rec[k].oc, o[i].oc);
+    }
+    lost_local += (long)T.drops[a];
+    sent += (long)T.sent[a];
+  }
+  FILE *f = open_out("rounds.csv");
+  int complete = 0, partial = 0, discarded = 0;
+  double *iv = xrealloc(NULL, (size_t)(T.nrec + 1) * sizeof *iv);
+  int niv = 0;
+  double oc_sum = 0.0, owd_sum = 0.0;
+  if (f)
+    fprintf(f, "round,id,arrival_s,owd_s,oc_s,ranks,lost_ranks,status,"
+               "arrival_interval_s\n");
+  double prev = NAN;
+  for (int i = 0; i < T.nrec; i++) {
+    frec *r = &T.rec[i];
+    double owd = r->arrival - r->tmin;
+    int lost = M.apps - rp_mon_bit_count(r->bits, T.words);
+    const char *status = r->discarded ? "discarded"
+                         : lost ? "partial" : "complete";
+    if (r->discarded)
+      discarded++;
+    else if (lost)
+      partial++;
+    else
+      complete++;
+    double ai = NAN;
+    if (!r->discarded) {
+      if (prev == prev)
+        iv[niv++] = ai = r->arrival - prev;
+      prev = r->arrival;
+      owd_sum += owd;
+    }
+    oc_sum += r->oc;
+    if (f)
+      fprintf(f, "%d,%.17g,%.9f,%.9g,%.9g,%.0f,%d,%s,%.9g\n", i + 1,
+              shown_id(r->r),
+              r->arrival - t_start, r->discarded ? NAN : owd, r->oc,
+              r->ranks, lost, status, ai);
+  }
+  if (f)
+    fclose(f);
+  /* the loss map: a rank's data missing from a round, and why: dropped
+     by its lossy queue, or thrown away in the tree (a node over the
+     acceptance threshold); rounds every rank dropped have no number */
+  f = open_out("loss.csv");
+  if (f) {
+    fprintf(f, "round,id,rank,cause\n");
+    for (int i = 0; i < T.nrec; i++)
+      for (int a = 0; a < M.apps; a++)
+        if (T.rec[i].discarded || !rp_mon_bit_get(T.rec[i].bits, a))
+          fprintf(f, "%d,%.17g,%d,%s\n", i + 1, shown_id(T.rec[i].r), a,
+                  dropped_at(a, T.rec[i].r) ? "dropped" : "tree");
+    for (int a = 0; a < M.apps; a++) {
+      const off_rec *o = (const off_rec *)T.oc[a];
+      for (long i = 0; o && i < T.noc[a]; i++)
+        if (o[i].dropped != 0.0 && frec_by_round(o[i].round) < 0)
+          fprintf(f, ",%.17g,%d,dropped\n", shown_id(o[i].round), a);
+    }
+    fclose(f);
+  }
+  qsort(iv, (size_t)niv, sizeof *iv, cmp_double);
+  double med = niv ? iv[niv / 2] : NAN;
+  int delivered = complete + partial;
+  f = open_out("summary.txt");
+  if (f) {
+    fprintf(f,
+            "application ranks: %d\ntool ranks: %d\nfanout: %d\ntree depth: "
+            "%d\noffload: %s",
+            M.apps, M.tools, M.cfg.fanout,
+            rp_mon_depth(M.tools, M.cfg.fanout),
+            rp_mon_offload_name(M.cfg.offload));
+    if (M.cfg.offload == RP_MON_LOSSY)
+      fprintf(f, ":%d", M.cfg.lossy_cap);
+    fprintf(f, "\naccept: %d\nfilter: %s\ninterval: ", M.cfg.accept,
+            rp_mon_filter_name(M.cfg.filter));
+    if (M.cfg.when == RP_MON_TIMER)
+      fprintf(f, "%g s\n", M.cfg.interval);
+    else
+      fprintf(f, "%s\n", rp_mon_when_name(M.cfg.when));
+    fprintf(f,
+            "rounds: %d (complete %d, partial %d, discarded %d: %.1f %% "
+            "complete global profiles)\n"
+            "offloads: %ld sent, %ld dropped by lossy queues\n"
+            "mean offload cost (max over ranks): %.9g s\n"
+            "mean one-way delay: %.9g s\n"
+            "median data arrival interval: %.9g s\n",
+            T.nrec, complete, partial, discarded,
+            T.nrec ? 100.0 * complete / T.nrec : 0.0, sent, lost_local,
+            T.nrec ? oc_sum / T.nrec : 0.0,
+            delivered ? owd_sum / delivered : 0.0, med);
+    fclose(f);
+  }
+  free(iv);
+  f = open_out("plot.gp");
+  if (f) {
+    fprintf(f,
+            "# gnuplot script of revprof's monitoring (revprof run draws "
+            "it)\nset datafile separator ','\nset terminal pngcairo size "
+            "900,600\nset key autotitle columnhead\nset xlabel 'round'\n"
+            "set output 'oc.png'\nset ylabel 'offload cost (ms, max over "
+            "ranks)'\nplot 'rounds.csv' using 1:($5*1e3) with linespoints "
+            "title 'OC'\nset output 'owd.png'\nset ylabel 'one-way delay "
+            "(ms)'\nplot 'rounds.csv' using 1:($4*1e3) with linespoints "
+            "title 'OWD'\n");
+    fclose(f);
+  }
+}
+
+/* ------------------------------------------------------------- probe */
+
+/* the front-end's side of one phase: rounds r0 .. r0+n-1 */
+static void probe_send_all(const double *c) {
+  for (int a = 0; a < M.apps; a++)
+    PMPI_Send((void *)c, CTRL_N, MPI_DOUBLE, a, TAG_CTRL, M.comm);
+}
+
+static void probe_step(int cmd, int events, double interval, int n,
+                         double *r0, double *owd, double *ocmean) {
+  double c[CTRL_N] = {cmd, events, interval, n, *r0,
+                      rp_host_seconds() + 2e-3 + 1e-4 * M.apps};
+  T.step_rounds = n;
+  T.step_oc = xrealloc(T.step_oc, (size_t)n * sizeof *T.step_oc);
+  for (int i = 0; i < n; i++)
+    T.step_oc[i] = 0.0;
+  T.steps_in = 0;
+  probe_send_all(c);
+  for (int i = 0; i < n; i++) {
+    double r = *r0 + i;
+    while (frec_by_round(r) < 0)
+      pump();
+    owd[i] = T.rec[frec_by_round(r)].arrival - T.rec[frec_by_round(r)].tmin;
+    if (cmd == CMD_REST) {
+      double ack[CTRL_N] = {CMD_ACK, 0, 0, 0, 0, 0};
+      probe_send_all(ack);
+    }
+  }
+  while (T.steps_in < M.apps)
+    pump();
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += T.step_oc[i];
+  *ocmean = s / n;
+  *r0 += n;
+}
+
+/* the model's time of one message of b bytes: sender's or receiver's,
+ * whichever is longer, at p = 2 */
+static double model_msg(double b, void *ctx) {
+  const revprof_model *m = ctx;
+  double s[3] = {0}, r[3] = {0};
+  revprof_model_eval(m, REVPROF_FN_SEND, 2.0, b, s);
+  revprof_model_eval(m, REVPROF_FN_RECV, 2.0, b, r);
+  return fmax(s[REVPROF_AVG], r[REVPROF_AVG]);
+}
+
+/* the filter's cost per event and packet on this machine, timed */
+static double time_filter(void) {
+  enum { E = 1024, REPS = 200 };
+  double *acc = xrealloc(NULL, rp_mon_payload(0, E, M.cfg.filter) *
+                                   sizeof(double));
+  double *v = xrealloc(NULL, E * sizeof *v);
+  for (int e = 0; e < E; e++)
+    v[e] = 1e-6 * (e + 1);
+  double best = INFINITY;
+  for (int k = 0; k < 5; k++) {
+    rp_mon_acc_init(acc, E, M.cfg.filter);
+    double t0 = rp_host_seconds();
+    for (int i = 0; i < REPS; i++)
+      rp_mon_acc_raw(acc, v, E, M.cfg.filter);
+    best = fmin(best, (rp_host_seconds() - t0) / (E * (double)REPS));
+  }
+  free(acc);
+  free(v);
+  return best;
+}
+
+static void probe_fe(const char *spec) {
+  int emin = 16, emax = 1024, l = RP_BOI_L;
+  double k = RP_BOI_K;
+  if (sscanf(spec, "%d:%d:%d:%lf", &emin, &emax, &l, &k) < 2 || emin < 1 ||
+      emax < emin || l < 2 || !(k >= 0.0)) {
+    fprintf(stderr, "revprof: monitoring: REVPROF_MONITOR_PROBE='%s': "
+                    "expected EMIN:EMAX[:L[:K]]\n", spec);
+    emin = emax = 0;
+  }
+  revprof_model *model = NULL;
+  const char *mp = getenv("REVPROF_MODEL");
+  char err[1024];
+  if (mp && *mp && revprof_model_load(mp, &model, err, sizeof err) != 0) {
+    fprintf(stderr, "revprof: monitoring: no model BOI: %s\n", err);
+    model = NULL;
+  }
+  double elem = model ? time_filter() : 0.0;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  FILE *f = open_out("probe.csv");
+  FILE *s = open_out("probe-steps.csv");
+  if (f)
+    fprintf(f, "apps,tools,fanout,filter,offload,events,rest_owd_s,"
+               "rest_sd_s,boi_s,owd_s,oc_s,lo_pct,steps,model_boi_s,"
+               "model_oc_s,model_lo_pct\n");
+  if (s)
+    fprintf(s, "events,step,interval_s,mean_owd_s,growth_s,queued,"
+               "mean_oc_s\n");
+  double *owd = xrealloc(NULL, (size_t)l * sizeof *owd), r0 = 0.0, low = 0.0;
+  for (int e = emin; emin > 0 && e <= emax; e *= 2) {
+    double rest, sd, oc;
+    probe_step(CMD_REST, e, 0.0, l, &r0, owd, &oc);
+    rp_mon_mean_sd(owd, l, &rest, &sd);
+    rp_boi_search bs;
+    rp_boi_init(&bs, rest, sd, low, k);
+    int step = 0;
+    for (;;) {
+      double cur = bs.cur;
+      probe_step(CMD_RUN, e, cur, l, &r0, owd, &oc);
+      int done = rp_boi_step(&bs, owd, l);
+      if (s)
+        fprintf(s, "%d,%d,%.9g,%.9g,%.9g,%d,%.9g\n", e, ++step, cur, bs.mean,
+                bs.growth, bs.last_queued, oc);
+      if (done)
+        break;
+    }
+    /* OWD and OC at the BOI */
+    double owd_boi, sd_boi, oc_boi;
+    probe_step(CMD_RUN, e, bs.boi, l, &r0, owd, &oc_boi);
+    rp_mon_mean_sd(owd, l, &owd_boi, &sd_boi);
+    rp_mon_pred pr = {0};
+    if (model)
+      rp_mon_predict(M.apps, M.tools, M.cfg.fanout, e, M.cfg.filter,
+                     model_msg, model, elem, (int)cores, &pr);
+    char line[600];
+    snprintf(line, sizeof line,
+             "%d,%d,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.4g,%d,%.9g,%.9g,"
+             "%.4g\n",
+             M.apps, M.tools, M.cfg.fanout, rp_mon_filter_name(M.cfg.filter),
+             rp_mon_offload_name(M.cfg.offload), e, rest, sd, bs.boi,
+             owd_boi, oc_boi, rp_mon_lo(oc_boi, bs.boi), step,
+             model ? pr.boi : NAN, model ? pr.oc : NAN,
+             model ? rp_mon_lo(pr.oc, pr.boi) : NAN);
+    if (f) {
+      fputs(line, f);
+      fflush(f);
+    }
+    printf("monitor-probe: events %d: restOWD %.3g ms (sd %.3g), BOI %.3g ms "
+           "after %d steps, OWD %.3g ms, OC %.3g ms, LO %.2f %%",
+           e, rest * 1e3, sd * 1e3, bs.boi * 1e3, step, owd_boi * 1e3,
+           oc_boi * 1e3, rp_mon_lo(oc_boi, bs.boi));
+    if (model)
+      printf("; model BOI %.3g ms, LO %.2f %%", pr.boi * 1e3,
+             rp_mon_lo(pr.oc, pr.boi));
+    printf("\n");
+    fflush(stdout);
+    low = 0.5 * bs.boi; /* the next size's search starts below */
+  }
+  double end[CTRL_N] = {CMD_END, 0, 0, 0, 0, 0};
+  probe_send_all(end);
+  free(owd);
+  if (f)
+    fclose(f);
+  if (s)
+    fclose(s);
+  revprof_model_free(model);
+}
+
+/* ---------------------------------------------------------- the node */
+
+static void tool_main(int t) {
+  int F = M.cfg.fanout, K = M.tools, N = M.apps;
+  T.t = t;
+  T.root = t == 0;
+  T.parent = t == 0 ? -1 : N + rp_mon_parent(t, F);
+  T.words = rp_mon_words(N);
+  int first = 0, count = 0;
+  if (rp_mon_app_range(t, N, K, F, &first, &count)) {
+    T.leaf = 1;
+    T.child0 = first;
+    T.nchild = count;
+  } else {
+    T.child0 = N + t * F + 1;
+    T.nchild = rp_mon_tool_children(t, K, F);
+  }
+  T.last = xrealloc(NULL, (size_t)T.nchild * sizeof *T.last);
+  T.done = xrealloc(NULL, (size_t)T.nchild);
+  for (int i = 0; i < T.nchild; i++)
+    T.last[i] = -INFINITY;
+  memset(T.done, 0, (size_t)T.nchild);
+  const char *probe = getenv("REVPROF_MONITOR_PROBE");
+  double t_start = rp_host_seconds();
+  if (T.root) {
+    T.sent = xrealloc(NULL, (size_t)N * sizeof *T.sent);
+    T.drops = xrealloc(NULL, (size_t)N * sizeof *T.drops);
+    T.noc = xrealloc(NULL, (size_t)N * sizeof *T.noc);
+    T.oc = xrealloc(NULL, (size_t)N * sizeof *T.oc);
+    memset(T.sent, 0, (size_t)N * sizeof *T.sent);
+    memset(T.drops, 0, (size_t)N * sizeof *T.drops);
+    memset(T.noc, 0, (size_t)N * sizeof *T.noc);
+    memset(T.oc, 0, (size_t)N * sizeof *T.oc);
+    if (rp_mkdir_p(M.dir) != 0)
+      fprintf(stderr, "revprof: monitoring: cannot create %s: %s\n", M.dir,
+              strerror(errno));
+    if (!(probe && *probe)) {
+      T.prof = open_out("profile.csv");
+      if (T.prof)
+        fprintf(T.prof, M.cfg.filter == RP_MON_STATS
+                            ? "round,event,ranks,mean,sd,min,max\n"
+                            : "round,event,bin_lo,count\n");
+    }
+  }
+  if (T.root && probe && *probe)
+    probe_fe(probe);
+  while (T.ndone < T.nchild || T.nr > 0 ||
+         (T.root && T.ndone_apps < N))
+    pump();
+  if (!T.root) {
+    double none = 0.0;
+    PMPI_Send(&none, 1, MPI_DOUBLE, T.parent, TAG_FIN, M.comm);
+  } else {
+    if (T.prof)
+      fclose(T.prof);
+    if (!(probe && *probe))
+      fe_write(t_start);
+  }
+}
+
+/* ========================================================= start-up */
+
+void rp_monitor_startup(void) {
+  char err[512];
+  PMPI_Comm_rank(MPI_COMM_WORLD, &M.wrank);
+  if (rp_mon_config_read(&M.cfg, env_get, NULL, err, sizeof err) != 0)
+    fatal(err);
+  if (M.cfg.tools == 0)
+    return;
+  int size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  M.tools = M.cfg.tools;
+  M.apps = size - M.tools;
+  if (M.apps < 1) {
+    snprintf(err, sizeof err, "REVPROF_MONITOR=%d tool ranks leave no "
+             "application rank in a job of %d (start N + K ranks: revprof "
+             "run --monitor K -np N)", M.tools, size);
+    fatal(err);
+  }
+  if (rp_mon_shape_check(M.apps, M.tools, M.cfg.fanout, err, sizeof err))
+    fatal(err);
+  const char *out = getenv("REVPROF_OUTPUT_DIR");
+  snprintf(M.dir, sizeof M.dir, "%s/monitor", out && *out ? out : "revprof-out");
+  M.fe = M.apps;
+  M.on = 1;
+  PMPI_Comm_dup(MPI_COMM_WORLD, &M.comm);
+  int tool = M.wrank >= M.apps;
+  MPI_Comm mine;
+  PMPI_Comm_split(MPI_COMM_WORLD, tool, M.wrank, &mine);
+  if (tool) {
+    PMPI_Comm_free(&mine);
+    tool_main(M.wrank - M.apps);
+    PMPI_Comm_free(&M.comm);
+    PMPI_Finalize();
+    exit(0);
+  }
+  rp_g.world = mine;
+  rp_g.remap = 1;
+  PMPI_Comm_rank(mine, &rp_g.rank);
+  PMPI_Comm_size(mine, &rp_g.size);
+  M.leaf = M.apps + rp_mon_leaf_of_app(rp_g.rank, M.apps, M.tools,
+                                       M.cfg.fanout);
+  clock_sync();
+  const char *probe = getenv("REVPROF_MONITOR_PROBE");
+  if (probe && *probe) {
+    probe_app();
+    double none[3] = {0.0, 0.0, 0.0};
+    PMPI_Send(none, 3, MPI_DOUBLE, M.fe, TAG_DONE, M.comm);
+    PMPI_Send(none, 1, MPI_DOUBLE, M.leaf, TAG_FIN, M.comm);
+    PMPI_Comm_free(&M.comm);
+    PMPI_Comm_free(&mine);
+    PMPI_Finalize();
+    exit(0);
+  }
+  M.last_slot = floor(now_fe() / M.cfg.interval);
+  M.next_due = (M.last_slot + 1.0) * M.cfg.interval - M.offset;
+  rp_g.mon_poll = poll_app;
+  char when[64];
+  if (M.cfg.when == RP_MON_TIMER)
+    snprintf(when, sizeof when, "every %g s", M.cfg.interval);
+  else
+    snprintf(when, sizeof when, "%s",
+             M.cfg.when == RP_MON_CALLS ? "at revprof_monitor_offload()"
+                                        : "at revprof_monitor_offload(), "
+                                          "thinned to the probed BOI");
+  snprintf(M.line, sizeof M.line, "%d tool ranks beside these %d (fanout "
+           "%d, %s offload, %s filter, acceptance threshold %d), profiles "
+           "offloaded %s; rounds in %s", M.tools, M.apps, M.cfg.fanout,
+           rp_mon_offload_name(M.cfg.offload),
+           rp_mon_filter_name(M.cfg.filter), M.cfg.accept, when, M.dir);
+  const char *quiet = getenv("REVPROF_QUIET");
+  if (rp_g.rank == 0 && !(quiet && strcmp(quiet, "1") == 0))
+    fprintf(stderr, "revprof: monitoring: %d application ranks, %d tool "
+            "ranks (fanout %d, %s offload, %s filter), output in %s\n",
+            M.apps, M.tools, M.cfg.fanout, rp_mon_offload_name(M.cfg.offload),
+            rp_mon_filter_name(M.cfg.filter), M.dir);
+}

@@ -1,0 +1,44 @@
+/* Online monitoring (seed 004, TAU over MRNet, built on MPI itself as
+ * MUST/GTI does): with REVPROF_MONITOR=K the last K ranks of
+ * MPI_COMM_WORLD are tool ranks that never return to main. They form a
+ * tree of fanout REVPROF_MONITOR_FANOUT whose leaves receive the
+ * application ranks' profiles (per-function calls and times of the active
+ * mode) and whose nodes reduce them (statistics or histograms per event)
+ * on the way to the root, the front-end, which writes each round's reduced
+ * profile, offload cost, one-way delay, loss map and arrival interval under
+ * REVPROF_OUTPUT_DIR/monitor. The application ranks see a world of their
+ * own (rp_g.world; every wrapper maps MPI_COMM_WORLD to it). With
+ * REVPROF_MONITOR_PROBE the application ranks run the search for the
+ * Bottleneck Offload Interval instead of the program (revprof
+ * monitor-probe). The rules are rp_monitor_rule.c's; docs/revprof.md,
+ * "Online monitoring". Core layer: no mode, no engine call. */
+#ifndef RP_MONITOR_H
+#define RP_MONITOR_H
+
+#include "rp_monitor_rule.h"
+#include "rp_state.h"
+
+/* Right after PMPI_Init, before the engine reads its settings: nothing
+ * without REVPROF_MONITOR; else the tool ranks run the tree until the
+ * application ranks finish, then finalize MPI and exit (never return),
+ * and the application ranks return with rp_g.world their communicator,
+ * their clocks' offset to the front-end measured, or (probe) run the
+ * search and exit. Bad settings end the job with a message naming the
+ * variable. */
+void rp_monitor_startup(void);
+
+/* MPI_Finalize, first thing: the last offload, the queue drained, the
+ * rank's offload costs and losses sent to the front-end. */
+void rp_monitor_finish(void);
+
+/* The reports' "monitor:" line ("" without monitoring). */
+const char *rp_monitor_line(void);
+
+/* A region boundary (compensate mode's regions, annotations): a timer
+ * offload that is due, the queue's progress. */
+static inline void rp_monitor_at_region(void) {
+  if (RP_UNLIKELY(rp_g.mon_poll != NULL))
+    rp_g.mon_poll();
+}
+
+#endif
