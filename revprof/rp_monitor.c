@@ -3,6 +3,7 @@
  * schemes, and the search for the Bottleneck Offload Interval
  * (rp_monitor.h; the rules are rp_monitor_rule.c's). */
 #include "rp_monitor.h"
+#include "rp_monitor_cal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,11 +18,13 @@ enum { TAG_DATA = 1, TAG_FIN = 2, TAG_SYNC = 3, TAG_DONE = 4, TAG_CTRL = 5,
        TAG_STEP = 6 };
 /* front-end to application ranks (probe) */
 enum { CMD_REST = 1, CMD_RUN = 2, CMD_END = 3, CMD_ACK = 4 };
-#define CTRL_N 6 /* cmd, events, interval, rounds, first round, start */
+#define CTRL_N 7 /* cmd, events, interval, rounds, first round, start,
+                    offload scheme (-1: the configured one) */
 
 #define SYNC_ROUNDS 8
 #define CALL_BASE 4503599627370496.0 /* 2^52: explicit offloads' rounds */
 #define AUTO_WARMUP 8                /* calls timed before thinning */
+#define REST_WARM 2                  /* resting rounds left out */
 
 /* one offload's record on an application rank */
 typedef struct off_rec {
@@ -52,6 +55,7 @@ static struct {
   long nrec, rec_cap;
   long sent, drops;
   int busy;         /* inside an offload (no re-entry) */
+  int scheme;       /* the offload scheme now (the probe may change it) */
   /* REVPROF_MONITOR_INTERVAL=auto */
   double auto_boi, auto_d, auto_t[AUTO_WARMUP];
   int auto_state;   /* 0 not set up, 1 warming up, 2 thinning, 3 all */
@@ -124,36 +128,24 @@ static void event_name(int e, int events, char *buf, size_t len) {
 
 /* ================================================= application ranks */
 
+/* the queue's sends that completed freed, the rest kept in order (all:
+ * waits for every one) */
 static void queue_progress(int all) {
-  if (M.nq == 0)
-    return;
-  if (all)
-    PMPI_Waitall(M.nq, M.q, MPI_STATUSES_IGNORE);
-  else {
-    int flag = 0;
-    PMPI_Testall(M.nq, M.q, &flag, MPI_STATUSES_IGNORE);
-    if (!flag) { /* some done: keep the rest, in order */
-      int k = 0;
-      for (int i = 0; i < M.nq; i++) {
-        int done = 0;
-        if (M.q[i] != MPI_REQUEST_NULL)
-          PMPI_Test(&M.q[i], &done, MPI_STATUS_IGNORE);
-        else
-          done = 1;
-        if (done)
-          free(M.qbuf[i]);
-        else {
-          M.q[k] = M.q[i];
-          M.qbuf[k++] = M.qbuf[i];
-        }
-      }
-      M.nq = k;
-      return;
+  int k = 0;
+  for (int i = 0; i < M.nq; i++) {
+    int done = 1;
+    if (all)
+      PMPI_Wait(&M.q[i], MPI_STATUS_IGNORE);
+    else
+      PMPI_Test(&M.q[i], &done, MPI_STATUS_IGNORE);
+    if (done)
+      free(M.qbuf[i]);
+    else {
+      M.q[k] = M.q[i];
+      M.qbuf[k++] = M.qbuf[i];
     }
   }
-  for (int i = 0; i < M.nq; i++)
-    free(M.qbuf[i]);
-  M.nq = 0;
+  M.nq = k;
 }
 
 static void note(double round, double oc, int dropped) {
@@ -196,11 +188,11 @@ static void offload(double round, int events, const double *vals) {
   }
   rp_mon_bit_set(rp_mon_bitmap(p, 1, events, M.cfg.filter), rp_g.rank);
   int dropped = 0;
-  if (M.cfg.offload == RP_MON_BLOCKING)
+  if (M.scheme == RP_MON_BLOCKING)
     PMPI_Ssend(p, (int)n, MPI_DOUBLE, M.leaf, TAG_DATA, M.comm);
   else {
     queue_progress(0);
-    if (M.cfg.offload == RP_MON_LOSSY && M.nq >= M.cfg.lossy_cap)
+    if (M.scheme == RP_MON_LOSSY && M.nq >= M.cfg.lossy_cap)
       dropped = 1;
     else {
       if (M.nq == M.qcap) {
@@ -282,13 +274,18 @@ static void probe_app(void) {
     if ((int)c[0] == CMD_END)
       break;
     int events = (int)c[1], rounds = (int)c[3];
+    M.scheme = c[6] >= 0.0 ? (int)c[6] : M.cfg.offload;
     vals = xrealloc(vals, (size_t)events * sizeof *vals);
-    for (int e = 0; e < events; e++) /* something each filter can bin */
-      vals[e] = 1e-6 * (1.0 + rp_g.rank + e);
+    /* like an application's profile: sparse (bspbench's has 16 non-zero
+       events of 706), here the first RP_MON_PROBE_NONZERO */
+    for (int e = 0; e < events; e++)
+      vals[e] = e < RP_MON_PROBE_NONZERO ? 1e-6 * (1.0 + rp_g.rank + e) : 0.0;
     long first = M.nrec;
     for (int i = 0; i < rounds; i++) {
       if ((int)c[0] == CMD_RUN)
         wait_until(c[5] + i * c[2]);
+      else if (i > 0) /* rest: the tool ranks idle as between rounds */
+        wait_until(now_fe() + c[2]);
       offload(c[4] + i, events, vals);
       if ((int)c[0] == CMD_REST) { /* stop and go */
         double ack[CTRL_N];
@@ -474,6 +471,7 @@ static struct {
   int steps_in;             /* probe: STEP messages of the step */
   double *step_oc;          /* probe: max OC per round of the step */
   int step_rounds;
+  int events;               /* of the last round that arrived */
 } T;
 
 static size_t grow_buf(double **b, size_t *cap, size_t n) {
@@ -500,6 +498,8 @@ static void fe_record(mround *m, int discarded) {
   f->discarded = discarded;
   f->bits = m->bits; /* kept */
   m->bits = NULL;
+  if (!discarded)
+    T.events = m->events;
   if (discarded || !T.prof)
     return;
   char name[128];
@@ -826,8 +826,9 @@ static void fe_write(double t_start) {
             rp_mon_offload_name(M.cfg.offload));
     if (M.cfg.offload == RP_MON_LOSSY)
       fprintf(f, ":%d", M.cfg.lossy_cap);
-    fprintf(f, "\naccept: %d\nfilter: %s\ninterval: ", M.cfg.accept,
-            rp_mon_filter_name(M.cfg.filter));
+    fprintf(f, "\naccept: %d\nfilter: %s\nevents per profile: %d\n"
+            "interval: ", M.cfg.accept, rp_mon_filter_name(M.cfg.filter),
+            T.events);
     if (M.cfg.when == RP_MON_TIMER)
       fprintf(f, "%g s\n", M.cfg.interval);
     else
@@ -869,10 +870,10 @@ static void probe_send_all(const double *c) {
     PMPI_Send((void *)c, CTRL_N, MPI_DOUBLE, a, TAG_CTRL, M.comm);
 }
 
-static void probe_step(int cmd, int events, double interval, int n,
-                         double *r0, double *owd, double *ocmean) {
+static void probe_step(int cmd, int events, double interval, int scheme,
+                       int n, double *r0, double *owd, double *ocmean) {
   double c[CTRL_N] = {cmd, events, interval, n, *r0,
-                      rp_host_seconds() + 2e-3 + 1e-4 * M.apps};
+                      rp_host_seconds() + 2e-3 + 1e-4 * M.apps, scheme};
   T.step_rounds = n;
   T.step_oc = xrealloc(T.step_oc, (size_t)n * sizeof *T.step_oc);
   for (int i = 0; i < n; i++)
@@ -885,7 +886,7 @@ static void probe_step(int cmd, int events, double interval, int n,
       pump();
     owd[i] = T.rec[frec_by_round(r)].arrival - T.rec[frec_by_round(r)].tmin;
     if (cmd == CMD_REST) {
-      double ack[CTRL_N] = {CMD_ACK, 0, 0, 0, 0, 0};
+      double ack[CTRL_N] = {CMD_ACK, 0, 0, 0, 0, 0, 0};
       probe_send_all(ack);
     }
   }
@@ -896,37 +897,6 @@ static void probe_step(int cmd, int events, double interval, int n,
     s += T.step_oc[i];
   *ocmean = s / n;
   *r0 += n;
-}
-
-/* the model's time of one message of b bytes: sender's or receiver's,
- * whichever is longer, at p = 2 */
-static double model_msg(double b, void *ctx) {
-  const revprof_model *m = ctx;
-  double s[3] = {0}, r[3] = {0};
-  revprof_model_eval(m, REVPROF_FN_SEND, 2.0, b, s);
-  revprof_model_eval(m, REVPROF_FN_RECV, 2.0, b, r);
-  return fmax(s[REVPROF_AVG], r[REVPROF_AVG]);
-}
-
-/* the filter's cost per event and packet on this machine, timed */
-static double time_filter(void) {
-  enum { E = 1024, REPS = 200 };
-  double *acc = xrealloc(NULL, rp_mon_payload(0, E, M.cfg.filter) *
-                                   sizeof(double));
-  double *v = xrealloc(NULL, E * sizeof *v);
-  for (int e = 0; e < E; e++)
-    v[e] = 1e-6 * (e + 1);
-  double best = INFINITY;
-  for (int k = 0; k < 5; k++) {
-    rp_mon_acc_init(acc, E, M.cfg.filter);
-    double t0 = rp_host_seconds();
-    for (int i = 0; i < REPS; i++)
-      rp_mon_acc_raw(acc, v, E, M.cfg.filter);
-    best = fmin(best, (rp_host_seconds() - t0) / (E * (double)REPS));
-  }
-  free(acc);
-  free(v);
-  return best;
 }
 
 static void probe_fe(const char *spec) {
@@ -945,7 +915,6 @@ static void probe_fe(const char *spec) {
     fprintf(stderr, "revprof: monitoring: no model BOI: %s\n", err);
     model = NULL;
   }
-  double elem = model ? time_filter() : 0.0;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   FILE *f = open_out("probe.csv");
   FILE *s = open_out("probe-steps.csv");
@@ -956,17 +925,25 @@ static void probe_fe(const char *spec) {
   if (s)
     fprintf(s, "events,step,interval_s,mean_owd_s,growth_s,queued,"
                "mean_oc_s\n");
-  double *owd = xrealloc(NULL, (size_t)l * sizeof *owd), r0 = 0.0, low = 0.0;
+  double *owd = xrealloc(NULL, (size_t)(l + REST_WARM) * sizeof *owd);
+  double r0 = 0.0, low = 0.0;
+  /* the pause between resting rounds: the tool ranks go to sleep (poll)
+     as they do between the rounds of a search step */
+  double rest_pause = fmax(1e-3, 20e-6 * M.cfg.poll_us);
   for (int e = emin; emin > 0 && e <= emax; e *= 2) {
     double rest, sd, oc;
-    probe_step(CMD_REST, e, 0.0, l, &r0, owd, &oc);
-    rp_mon_mean_sd(owd, l, &rest, &sd);
+    /* resting phase: stop and go with a pause, the first rounds (first
+       touches) left out, median and robust spread */
+    probe_step(CMD_REST, e, rest_pause, -1, l + REST_WARM, &r0, owd, &oc);
+    rp_mon_median_mad(owd + REST_WARM, l, &rest, &sd);
     rp_boi_search bs;
     rp_boi_init(&bs, rest, sd, low, k);
     int step = 0;
     for (;;) {
       double cur = bs.cur;
-      probe_step(CMD_RUN, e, cur, l, &r0, owd, &oc);
+      /* non-blocking: queuing shows in the OWD (a blocking offload would
+         hold the application back instead, as TCP's buffers did not) */
+      probe_step(CMD_RUN, e, cur, RP_MON_NONBLOCKING, l, &r0, owd, &oc);
       int done = rp_boi_step(&bs, owd, l);
       if (s)
         fprintf(s, "%d,%d,%.9g,%.9g,%.9g,%d,%.9g\n", e, ++step, cur, bs.mean,
@@ -976,12 +953,12 @@ static void probe_fe(const char *spec) {
     }
     /* OWD and OC at the BOI */
     double owd_boi, sd_boi, oc_boi;
-    probe_step(CMD_RUN, e, bs.boi, l, &r0, owd, &oc_boi);
+    probe_step(CMD_RUN, e, bs.boi, -1, l, &r0, owd, &oc_boi);
     rp_mon_mean_sd(owd, l, &owd_boi, &sd_boi);
     rp_mon_pred pr = {0};
     if (model)
-      rp_mon_predict(M.apps, M.tools, M.cfg.fanout, e, M.cfg.filter,
-                     model_msg, model, elem, (int)cores, &pr);
+      rp_mon_predict_model(model, M.apps, M.tools, M.cfg.fanout, e,
+                           M.cfg.filter, (int)cores, &pr);
     char line[600];
     snprintf(line, sizeof line,
              "%d,%d,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.4g,%d,%.9g,%.9g,"
@@ -1006,7 +983,7 @@ static void probe_fe(const char *spec) {
     fflush(stdout);
     low = 0.5 * bs.boi; /* the next size's search starts below */
   }
-  double end[CTRL_N] = {CMD_END, 0, 0, 0, 0, 0};
+  double end[CTRL_N] = {CMD_END, 0, 0, 0, 0, 0, 0};
   probe_send_all(end);
   free(owd);
   if (f)
@@ -1052,13 +1029,12 @@ static void tool_main(int t) {
     if (rp_mkdir_p(M.dir) != 0)
       fprintf(stderr, "revprof: monitoring: cannot create %s: %s\n", M.dir,
               strerror(errno));
-    if (!(probe && *probe)) {
-      T.prof = open_out("profile.csv");
-      if (T.prof)
-        fprintf(T.prof, M.cfg.filter == RP_MON_STATS
-                            ? "round,event,ranks,mean,sd,min,max\n"
-                            : "round,event,bin_lo,count\n");
-    }
+    /* the probe's front-end writes its rounds as a real one does */
+    T.prof = open_out(probe && *probe ? "probe-profile.csv" : "profile.csv");
+    if (T.prof)
+      fprintf(T.prof, M.cfg.filter == RP_MON_STATS
+                          ? "round,event,ranks,mean,sd,min,max\n"
+                          : "round,event,bin_lo,count\n");
   }
   if (T.root && probe && *probe)
     probe_fe(probe);
@@ -1101,6 +1077,7 @@ void rp_monitor_startup(void) {
   snprintf(M.dir, sizeof M.dir, "%s/monitor", out && *out ? out : "revprof-out");
   M.fe = M.apps;
   M.on = 1;
+  M.scheme = M.cfg.offload;
   PMPI_Comm_dup(MPI_COMM_WORLD, &M.comm);
   int tool = M.wrank >= M.apps;
   MPI_Comm mine;

@@ -420,6 +420,36 @@ void rp_mon_mean_sd(const double *v, int n, double *mean, double *sd) {
   *sd = n >= 2 ? sqrt(ss / (n - 1)) : 0.0;
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *v, int n) {
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void rp_mon_median_mad(const double *v, int n, double *median,
+                       double *spread) {
+  *median = *spread = 0.0;
+  if (n < 1)
+    return;
+  double *w = malloc((size_t)n * sizeof *w);
+  if (w == NULL) { /* no memory: the plain figures */
+    rp_mon_mean_sd(v, n, median, spread);
+    return;
+  }
+  memcpy(w, v, (size_t)n * sizeof *w);
+  qsort(w, (size_t)n, sizeof *w, cmp_dbl);
+  double m = median_sorted(w, n);
+  for (int i = 0; i < n; i++)
+    w[i] = fabs(v[i] - m);
+  qsort(w, (size_t)n, sizeof *w, cmp_dbl);
+  *median = m;
+  *spread = 1.4826 * median_sorted(w, n);
+  free(w);
+}
+
 double rp_boi_growth(const double *owd, int n) {
   return n >= 2 ? (owd[n - 1] - owd[0]) / (n - 1) : 0.0; /* telescoped */
 }
@@ -514,6 +544,14 @@ int rp_mon_auto_keep(long c, double d, double boi) {
 void rp_mon_predict(int apps, int tools, int fanout, int events, int filter,
                     double (*msg)(double bytes, void *ctx), void *ctx,
                     double elem, int cores, rp_mon_pred *out) {
+  rp_mon_predict_x(apps, tools, fanout, events, filter, msg, ctx, elem, 0.0,
+                   cores, out);
+}
+
+void rp_mon_predict_x(int apps, int tools, int fanout, int events,
+                      int filter, double (*msg)(double bytes, void *ctx),
+                      void *ctx, double elem, double root_extra, int cores,
+                      rp_mon_pred *out) {
   memset(out, 0, sizeof *out);
   out->node = -1;
   if (msg == NULL || events < 0 ||
@@ -527,7 +565,7 @@ void rp_mon_predict(int apps, int tools, int fanout, int events, int filter,
   double total = 0.0;
   for (int t = 0; t < tools; t++) {
     int first, c, m = rp_mon_tool_children(t, tools, fanout);
-    double up = t == 0 ? 0.0 : m_red, time;
+    double up = t == 0 ? root_extra : m_red, time;
     if (rp_mon_app_range(t, apps, tools, fanout, &first, &c))
       time = c * (m_raw + add) + up;
     else

@@ -194,6 +194,13 @@ typedef struct rp_boi_search {
 
 /* mean and sample standard deviation of n values (sd 0 for n < 2) */
 void rp_mon_mean_sd(const double *v, int n, double *mean, double *sd);
+/* median and robust spread (1.4826 x the median absolute deviation: the
+ * standard deviation for normal values, unmoved by a few outliers) of n
+ * values (0 and 0 for n < 1). The probe's resting phase on a machine that
+ * time-shares its cores: one descheduled round would otherwise set restSD
+ * (beyond the seed, which takes mean and standard deviation). */
+void rp_mon_median_mad(const double *v, int n, double *median,
+                       double *spread);
 /* mean of successive differences v[i+1] - v[i] (0 for n < 2) */
 double rp_boi_growth(const double *owd, int n);
 void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
@@ -237,5 +244,15 @@ typedef struct rp_mon_pred {
 void rp_mon_predict(int apps, int tools, int fanout, int events, int filter,
                     double (*msg)(double bytes, void *ctx), void *ctx,
                     double elem, int cores, rp_mon_pred *out);
+/* The same with root_extra seconds more per round at the root (the
+ * front-end writing the round's rows). */
+void rp_mon_predict_x(int apps, int tools, int fanout, int events,
+                      int filter, double (*msg)(double bytes, void *ctx),
+                      void *ctx, double elem, double root_extra, int cores,
+                      rp_mon_pred *out);
+
+/* The non-zero events of a probe's synthetic profile (an application's is
+ * sparse: bspbench's has 16 of 706): the first RP_MON_PROBE_NONZERO. */
+#define RP_MON_PROBE_NONZERO 64
 
 #endif

@@ -13,7 +13,7 @@ local layer_of = {}
 local layers = {
   -- 0: rules (pure, no MPI), names of code addresses and the trace writers
   { "rp_clock", "rp_comp", "rp_config", "rp_annotate", "rp_flags",
-    "rp_noise", "rp_sample_rule", "rp_icost_rule", "rp_monitor_rule", "rp_site",
+    "rp_noise", "rp_sample_rule", "rp_icost_rule", "rp_monitor_rule", "rp_monitor_cal", "rp_site",
     "rp_trace", "rp_trace_int",
     "rp_trace_stream",
     "rp_trace_chrome", "rp_trace_otf2", "rp_wrap_ids" },

@@ -14,6 +14,7 @@
 
 #include "model_int.h" /* rp_perror */
 #include "revprof_model.h"
+#include "rp_monitor_cal.h"
 #include "rp_monitor_rule.h"
 #include "rp_tools.h"
 #include "rp_util.h"
@@ -148,41 +149,6 @@ static int parse_int(const char *s, int lo, int *out) {
   return 0;
 }
 
-/* the model's time of one message: sender's or receiver's, the longer */
-static double model_msg(double b, void *ctx) {
-  const revprof_model *m = ctx;
-  double s[3] = {0}, r[3] = {0};
-  revprof_model_eval(m, REVPROF_FN_SEND, 2.0, b, s);
-  revprof_model_eval(m, REVPROF_FN_RECV, 2.0, b, r);
-  return fmax(s[REVPROF_AVG], r[REVPROF_AVG]);
-}
-
-static double host_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* the filter's cost per event on this machine (the tree's compute part) */
-static double time_filter(int filter) {
-  enum { E = 1024, REPS = 200 };
-  double *acc = malloc(rp_mon_payload(0, E, filter) * sizeof *acc);
-  double *v = malloc(E * sizeof *v);
-  double best = INFINITY;
-  for (int k = 0; acc && v && k < 5; k++) {
-    for (int e = 0; e < E; e++)
-      v[e] = 1e-6 * (e + 1 + k);
-    rp_mon_acc_init(acc, E, filter);
-    double t0 = host_seconds();
-    for (int i = 0; i < REPS; i++)
-      rp_mon_acc_raw(acc, v, E, filter);
-    best = fmin(best, (host_seconds() - t0) / (E * (double)REPS));
-  }
-  free(acc);
-  free(v);
-  return isfinite(best) ? best : 0.0;
-}
-
 static int model_only(const char *model, int n, int k, int f, int emin,
                       int emax) {
   char err[1024];
@@ -196,16 +162,18 @@ static int model_only(const char *model, int n, int k, int f, int emin,
     revprof_model_free(m);
     return 2;
   }
-  double elem = time_filter(c.filter);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   printf("model BOI for %d application ranks, %d tool ranks, fanout %d, %s "
-         "filter (%s; filter %.3g ns per event timed here, %ld cores)\n",
-         n, k, f, rp_mon_filter_name(c.filter), model, elem * 1e9, cores);
+         "filter (%s; filter %.3g ns per event and front-end %.3g us per "
+         "row timed here, %ld cores)\n",
+         n, k, f, rp_mon_filter_name(c.filter), model,
+         rp_mon_time_filter(c.filter) * 1e9, rp_mon_time_row(c.filter) * 1e6,
+         cores);
   printf("%8s %14s %14s %10s %s\n", "events", "model_boi_ms", "model_oc_ms",
          "model_lo_%", "slowest");
   for (int e = emin; e <= emax; e *= 2) {
     rp_mon_pred p;
-    rp_mon_predict(n, k, f, e, c.filter, model_msg, m, elem, (int)cores, &p);
+    rp_mon_predict_model(m, n, k, f, e, c.filter, (int)cores, &p);
     printf("%8d %14.4g %14.4g %10.3g %s\n", e, p.boi * 1e3, p.oc * 1e3,
            rp_mon_lo(p.oc, p.boi),
            p.boi > p.node_max ? "all ranks over the cores" : "a tool rank");

@@ -573,6 +573,22 @@ static void test_monitor_decide_table(void **state) {
 
 /* ------------------------------------------------------------ BOI search */
 
+/* the robust resting figures: a descheduled round moves neither */
+static void test_monitor_median_mad(void **state) {
+  (void)state;
+  double med = -1.0, spread = -1.0;
+  const double v[] = {10, 11, 9, 10, 12, 8, 10, 500};
+  rp_mon_median_mad(v, 8, &med, &spread);
+  assert_near(med, 10.0, 1e-12);
+  assert_near(spread, 1.4826 * 1.0, 1e-12); /* |v - 10|: 0 1 1 0 2 2 0 490 */
+  const double one[] = {3};
+  rp_mon_median_mad(one, 1, &med, &spread);
+  assert_near(med, 3.0, 0);
+  assert_near(spread, 0.0, 0);
+  rp_mon_median_mad(one, 0, &med, &spread);
+  assert_near(med, 0.0, 0);
+}
+
 static void test_monitor_mean_sd_growth(void **state) {
   (void)state;
   const double v[] = {2, 4, 4, 4, 5, 5, 7, 9};
@@ -862,6 +878,7 @@ int main(void) {
       cmocka_unit_test(test_monitor_hist_bins),
       cmocka_unit_test(test_monitor_hist_merge),
       cmocka_unit_test(test_monitor_decide_table),
+      cmocka_unit_test(test_monitor_median_mad),
       cmocka_unit_test(test_monitor_mean_sd_growth),
       cmocka_unit_test(test_monitor_boi_init),
       cmocka_unit_test(test_monitor_boi_search_finds_boi),
