@@ -122,8 +122,13 @@ for c in $fast $slow; do
       printf "%8g %4d %10d %10d %10d %10d %12.1f %10d\n", c, at, $2, $4, $6, $8, ($2 ? 100 * $4 / $2 : 0), dr }' "$w/lossy-$c-$at/summary.txt"
   done
 done
-lost=$(awk -F, 'NR > 1' "$w/lossy-$fast-0/loss.csv" | wc -l)
-echo "# loss map at $fast ms, AT 0: $lost (round, rank) entries (monitor/loss.csv)"
+# the loss map of the run that lost most (Fig. 5 A)
+lossiest=""; lost=0
+for d in "$w"/lossy-*; do
+  n=$(awk -F, 'NR > 1' "$d/loss.csv" | wc -l)
+  if [ "$n" -gt "$lost" ] || [ -z "$lossiest" ]; then lossiest=$d; lost=$n; fi
+done
+echo "# largest loss map: $(basename "$lossiest"): $lost (round, rank) entries (monitor/loss.csv)"
 
 echo
 echo "## Fig. 7: data arrival interval when offloading below the estimated BOI (K=3 F=2, $filter, blocking)"
@@ -183,12 +188,13 @@ plot '$w/nonblocking-$fast/rounds.csv' every ::1 using 1:(\$5*1e3) w l t 'non-bl
 unset multiplot
 unset logscale y
 set output '$PLOTS/monitor-loss.png'
-set title 'loss map, lossy:1, compute $fast ms, AT 0 (x: round id, y: rank)'
+set title 'loss map, lossy:1, $(basename "$lossiest") (x: round id, y: rank)'
 set xlabel 'round (revprof\_monitor\_offload call)'
 set ylabel 'rank'
+set xrange [0:$iters+2]
 set yrange [-0.5:$napp-0.5]
-plot '$w/lossy-$fast-0/loss.csv' every ::1 using 2:3 w p pt 5 ps 0.5 t 'dropped or lost'
-set autoscale y
+plot '$lossiest/loss.csv' every ::1 using 2:3 w p pt 5 ps 1 t 'dropped or lost', 1/0 t ''
+set autoscale
 set datafile separator whitespace
 set logscale xy
 set xlabel 'profile events'

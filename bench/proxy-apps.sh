@@ -42,6 +42,9 @@ options:
                   "over" (oversubscribed)
   --mode LIST     predict and/or compensate, comma-separated (default
                   predict,compensate); one table per mode
+  --monitor K     every revprof run with online monitoring: K tool ranks
+                  beside the app's (revprof run --monitor K; default 0, none);
+                  the app's verification then shows that it saw its own world
   --work DIR      scratch folder for builds, outputs and logs (default: a new
                   folder under /tmp, kept and printed at the end)
   --rebuild       build again even if the scratch folder has the binary
@@ -72,6 +75,7 @@ EOF
 here=$(cd "$(dirname "$0")/.." && pwd)
 build= mpi=openmpi model=$here/models/machines/debian12-2core-openmpi.lua
 runs=3 nplist=1,2,4 modes=predict,compensate work= rebuild=0 size=small jobs=2
+monitor=0
 apps=()
 die() { echo "proxy-apps: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -83,6 +87,7 @@ while [ $# -gt 0 ]; do
     --np) nplist=${2:?}; shift ;;
     --mode) modes=${2:?}; shift ;;
     --work) work=${2:?}; shift ;;
+    --monitor) monitor=${2:?}; shift ;;
     --rebuild) rebuild=1 ;;
     --size) size=${2:?}; shift ;;
     -j) jobs=${2:?}; shift ;;
@@ -99,6 +104,7 @@ case $mpi in openmpi|mpich) ;; *) die "--mpi $mpi: expected openmpi or mpich" ;;
 case $runs in ''|*[!0-9]*|0) die "--runs $runs: expected a positive integer" ;; esac
 case $jobs in ''|*[!0-9]*|0) die "-j $jobs: expected a positive integer" ;; esac
 case $size in small|tiny) ;; *) die "--size $size: expected small or tiny" ;; esac
+case $monitor in ''|*[!0-9]*) die "--monitor $monitor: expected a count of tool ranks" ;; esac
 for p in ${nplist//,/ }; do
   case $p in ''|*[!0-9]*|0) die "--np $nplist: expected positive integers, comma-separated" ;; esac
 done
@@ -345,7 +351,7 @@ run_revprof() { # run_revprof MODE NP OUT RPDIR BIN ARGS...
   local mode=$1 np=$2 out=$3 rp=$4; shift 4
   rm -rf "$rp"
   REVPROF_MODE=$mode timeout 600 "$revprof" run --model "$model" -np "$np" \
-    --compute measure -o "$rp" -- "$@" >"$out" 2>&1
+    --compute measure --monitor "$monitor" -o "$rp" -- "$@" >"$out" 2>&1
 }
 # what a failed run said: the status, a signal, the first error-ish line
 why() { # why STATUS OUT

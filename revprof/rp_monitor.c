@@ -203,7 +203,10 @@ static void offload(double round, int events, const double *vals) {
       double *copy = xrealloc(NULL, n * sizeof *copy);
       memcpy(copy, p, n * sizeof *copy);
       M.qbuf[M.nq] = copy;
-      PMPI_Isend(copy, (int)n, MPI_DOUBLE, M.leaf, TAG_DATA, M.comm,
+      /* synchronous: a queued profile leaves the queue when its leaf has
+         taken it, not when the MPI has buffered it (an eager limit would
+         make the queue's bound mean nothing) */
+      PMPI_Issend(copy, (int)n, MPI_DOUBLE, M.leaf, TAG_DATA, M.comm,
                  &M.q[M.nq]);
       M.nq++;
     }
