@@ -77,15 +77,17 @@ int rp_monitor_check(const char *cmd) {
 }
 
 void rp_monitor_plot(const char *dir) {
-  char gp[PATH_MAX], mdir[PATH_MAX], script[PATH_MAX + 16], cd[PATH_MAX + 16];
+  char gp[PATH_MAX], mdir[PATH_MAX], abs[PATH_MAX], script[PATH_MAX + 16],
+      cd[PATH_MAX + 16];
   snprintf(mdir, sizeof mdir, "%s/monitor", dir);
-  snprintf(script, sizeof script, "%s/plot.gp", mdir);
+  if (realpath(mdir, abs) == NULL)
+    return; /* no monitor folder: the front-end said why */
+  /* gnuplot reads the script after the -e commands: both absolute */
+  snprintf(script, sizeof script, "%s/plot.gp", abs);
   if (access(script, R_OK) != 0 ||
       rp_find_program("REVPROF_GNUPLOT", "gnuplot", gp, sizeof gp) != 0)
     return; /* the CSV files are there; pictures are extra */
-  char abs[PATH_MAX];
-  snprintf(cd, sizeof cd, "cd '%s'",
-           realpath(mdir, abs) ? abs : mdir);
+  snprintf(cd, sizeof cd, "cd '%s'", abs);
   char *argv[] = {gp, "-e", cd, script, NULL};
   char log[PATH_MAX + 32];
   snprintf(log, sizeof log, "%s/gnuplot.log", mdir);

@@ -196,6 +196,7 @@ if(TARGET bspbench_rp)
   revprof_test(revprof_monitor_rounds monitor rounds
                $<TARGET_FILE:bspbench_rp>)
   revprof_test(revprof_monitor_lossy monitor lossy $<TARGET_FILE:bspbench_rp>)
+  revprof_test(revprof_monitor_auto monitor auto $<TARGET_FILE:bspbench_rp>)
 endif()
 if(TARGET rp_fortran_h)
   revprof_test(revprof_monitor_fortran monitor fortran

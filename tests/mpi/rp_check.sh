@@ -46,7 +46,8 @@
 #                                             range are counted in the report
 #   rp_check.sh monitor WHAT ...              online monitoring (issue 12):
 #                                             semantics NATIVE RP, rounds
-#                                             BSPBENCH, lossy BSPBENCH,
+#                                             BSPBENCH, lossy BSPBENCH, auto
+#                                             BSPBENCH,
 #                                             fortran EXE, probe TOOL,
 #                                             bad TOOL EXE
 set -u
@@ -875,6 +876,25 @@ monitor)
     grep -q "monitor-loss: .* profile offloads dropped" revprof-out/report.txt || { sed '/^$/q' revprof-out/report.txt; fail "no monitor-loss flag"; }
     awk '/^rounds:/ { gsub(/[(),:]/, " "); if ($2 != $4 + $6 + $8) exit 1 }' $mon/summary.txt || fail "rounds do not add up"
     echo "monitor lossy: $dropped offloads dropped and recorded; $want as natively"
+    ;;
+  auto) # REVPROF_MONITOR_INTERVAL=auto: offloads thinned to a probed BOI
+    # of 5 ms, the same calls on every rank (every round complete)
+    exe=$1
+    printf '%s\n' "apps,tools,fanout,filter,offload,events,rest_owd_s,rest_sd_s,boi_s,owd_s,oc_s,lo_pct,steps,model_boi_s,model_oc_s,model_lo_pct" \
+      "4,1,8,stats,blocking,1024,0.001,0.0001,0.005,0.001,0.0001,2,5,nan,nan,nan" > probe.csv
+    REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=auto REVPROF_MONITOR_PROBE_FILE=$RP_WORK/probe.csv \
+      run 5 "$exe" -i 60 -c 1 || { cat out err; fail "auto run failed"; }
+    n=$(sed -n 's/^rounds: \([0-9]*\) (complete \([0-9]*\),.*/\1 \2/p' $mon/summary.txt)
+    set -- $n
+    [ "$1" = "$2" ] || { cat $mon/summary.txt; fail "auto: rounds not all complete (ranks thinned differently)"; }
+    [ "$1" -gt 9 ] && [ "$1" -lt 50 ] || { cat $mon/summary.txt; fail "auto: $1 rounds of 61 calls (1-2 ms apart, BOI 5 ms)"; }
+    grep -q "monitor-auto" revprof-out/report.txt && fail "auto: flagged although a BOI was found"
+    rm -rf revprof-out
+    REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=auto REVPROF_MONITOR_PROBE_FILE=$RP_WORK/none.csv \
+      run 5 "$exe" -i 60 -c 1 || { cat out err; fail "auto run without a probe failed"; }
+    grep -q "^rounds: 61 (complete 61" $mon/summary.txt || { cat $mon/summary.txt; fail "auto without a probe: not every call"; }
+    grep -q "monitor-auto: REVPROF_MONITOR_INTERVAL=auto found no probed BOI" revprof-out/report.txt || fail "auto without a probe: not flagged"
+    echo "monitor auto: $1 of 61 calls offloaded at a BOI of 5 ms, all complete; without a probe every call, flagged"
     ;;
   fortran) # a Fortran program's MPI_COMM_WORLD is the application's
     exe=$1
