@@ -10,7 +10,11 @@
 # tables and the issue's targets, met or not; asserts nothing.
 #
 # usage: bench/monitoring.sh [BUILD_DIR]                  (default: build)
-# env:   NAPP (application ranks, default 4), ITERS (bspbench iterations,
+# env:   NAPP (application ranks of Figs. 3-7, default 2: with more, the
+#        ranks' own barriers on the shared cores are slower than the tree
+#        and nothing queues), FIG_K / FIG_F (their tool ranks and fanout,
+#        default 1 and 8), NPROBE (application ranks of Figs. 9 and 11,
+#        default 4), ITERS (bspbench iterations,
 #        default 100), FILTER (the tree's filter of Figs. 3-7, default hist:
 #        a capacity well above a bspbench iteration here), EVENTS
 #        (probed sizes, default 16:1024), MODEL (machine model for the
@@ -25,7 +29,10 @@
 set -eu
 . "$(dirname "$0")/common.sh"
 bench_mpi_tools
-napp=${NAPP:-4}
+napp=${NAPP:-2}
+fk=${FIG_K:-1}
+ff=${FIG_F:-8}
+np9=${NPROBE:-4}
 iters=${ITERS:-100}
 events=${EVENTS:-16:1024}
 mpi=$(sed -n 's/^REVPROF_MPI:[A-Z]*=//p' "$build/CMakeCache.txt")
@@ -41,7 +48,7 @@ if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf 
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')
 cores=$(nproc)
 echo "# $(uname -n), $cores cores, load $(cut -d' ' -f1 /proc/loadavg); revprof commit $commit; $("$MPIEXEC" --version 2>&1 | head -n 1)"
-echo "# $napp application ranks + K tool ranks on $cores cores$( [ $((napp + 1)) -gt "$cores" ] && echo ' (oversubscribed)'); model $(basename "$model")"
+echo "# Figs. 3-7: $napp application ranks + $fk tool ranks on $cores cores$( [ $((napp + fk)) -gt "$cores" ] && echo ' (oversubscribed)'); Figs. 9, 11: $np9 + 1 or 3, and 1 + 1; model $(basename "$model")"
 export REVPROF_LIB="$lib" REVPROF_QUIET=1 REVPROF_MODEL="$model"
 
 checksum() { sed -n 's/.*\(checksum [0-9.]*\).*/\1/p' "$w/out"; }
@@ -76,29 +83,29 @@ nat_iter() { cat "$w/iter.$(echo "$*" | tr -c 'a-z0-9.\n' '_')"; }
 # summary FOLDER KEY: a number from a run's summary.txt
 summ() { sed -n "s/^$2: *\\([0-9.e+-]*\\).*/\\1/p" "$w/$1/summary.txt"; }
 
-# bspbench's own profile size, and the capacity of the K=3 F=2 tree for it
+# bspbench's own profile size, and the capacity of the tree for it
 filter=${FILTER:-hist}
-bsp "size" 1 -- -i 3 -c 0
+bsp "size" "$fk" -- -i 3 -c 0
 ev=$(summ size "events per profile")
-echo "probing the BOI for $ev events, K=3 F=2, $filter ..." >&2
-"$tool" monitor-probe --monitor 3 --fanout 2 --filter "$filter" -np "$napp" --events "$ev:$ev" -o "$w/probe-bsp" > "$w/out" 2> "$w/err" || { cat "$w/out" "$w/err" >&2; exit 1; }
+echo "probing the BOI for $ev events, K=$fk F=$ff, $filter ..." >&2
+"$tool" monitor-probe --monitor "$fk" --fanout "$ff" --filter "$filter" -np "$napp" --events "$ev:$ev" -o "$w/probe-bsp" > "$w/out" 2> "$w/err" || { cat "$w/out" "$w/err" >&2; exit 1; }
 boi=$(awk -F, 'NR == 2 { print $9 }' "$w/probe-bsp/monitor/probe.csv")
 bsp "zero" 0 -- -i "$iters" -c 0
 it0=$(iter_ms)
 bms=$(awk -v b="$boi" 'BEGIN { printf "%.4f", 1e3 * b }')
-echo "# bspbench profile: $ev events; estimated BOI (K=3 F=2, $filter filter, blocking): $bms ms; a bspbench iteration without compute: $it0 ms natively"
+echo "# bspbench profile: $ev events; estimated BOI ($napp ranks, K=$fk F=$ff, $filter filter): $bms ms; a bspbench iteration without compute: $it0 ms natively"
 # compute making an iteration last f x BOI
 comp_for() { awk -v b="$boi" -v f="$1" -v i="$it0" 'BEGIN { v = 1e3 * b * f - i; printf "%.4f", (v > 0 ? v : 0) }'; }
 fast=$(comp_for 0.3)
 slow=$(comp_for 3)
 
 echo
-echo "## Figs. 3-4: OC and OWD per round, $iters iterations, K=3 F=2, $filter filter; an iteration 0.3 x BOI (compute $fast ms: below the capacity) and 3 x BOI ($slow ms: above)"
+echo "## Figs. 3-4: OC and OWD per round, $iters iterations, $napp ranks, K=$fk F=$ff, $filter filter; an iteration 0.3 x BOI (compute $fast ms: below the capacity) and 3 x BOI ($slow ms: above)"
 printf "%-12s %8s %12s %12s %12s %12s %12s %12s\n" scheme comp_ms iter_ms iter_nat_ms mean_oc_ms owd_first_ms owd_last_ms excess_ms
 for c in $fast $slow; do
   for s in blocking nonblocking; do
     echo "Figs. 3-4: $s, compute $c ms ..." >&2
-    bsp "$s-$c" 3 REVPROF_MONITOR_FANOUT=2 REVPROF_MONITOR_FILTER=$filter REVPROF_MONITOR_OFFLOAD=$s -- -i "$iters" -c "$c"
+    bsp "$s-$c" "$fk" REVPROF_MONITOR_FANOUT=$ff REVPROF_MONITOR_FILTER=$filter REVPROF_MONITOR_OFFLOAD=$s -- -i "$iters" -c "$c"
     it=$(iter_ms)
     nat=$(nat_iter -i "$iters" -c "$c")
     # excess: data still arriving after the application's last offload
@@ -111,12 +118,12 @@ for c in $fast $slow; do
 done
 
 echo
-echo "## Fig. 5: lossy offloads (queue of 1), K=3 F=2 ($filter): complete global profiles vs the acceptance threshold AT"
+echo "## Fig. 5: lossy offloads (queue of 1), $napp ranks, K=$fk F=$ff ($filter): complete global profiles vs the acceptance threshold AT"
 printf "%8s %4s %10s %10s %10s %10s %12s %10s\n" comp_ms AT rounds complete partial discarded complete_% dropped
 for c in $fast $slow; do
-  for at in 0 1 2; do
+  for at in 0 1; do
     echo "Fig. 5: compute $c ms, AT $at ..." >&2
-    bsp "lossy-$c-$at" 3 REVPROF_MONITOR_FANOUT=2 REVPROF_MONITOR_FILTER=$filter REVPROF_MONITOR_OFFLOAD=lossy:1 REVPROF_MONITOR_ACCEPT=$at -- -i "$iters" -c "$c"
+    bsp "lossy-$c-$at" "$fk" REVPROF_MONITOR_FANOUT=$ff REVPROF_MONITOR_FILTER=$filter REVPROF_MONITOR_OFFLOAD=lossy:1 REVPROF_MONITOR_ACCEPT=$at -- -i "$iters" -c "$c"
     dr=$(sed -n 's/^offloads: [0-9]* sent, \([0-9]*\) dropped.*/\1/p' "$w/lossy-$c-$at/summary.txt")
     awk -v c="$c" -v at="$at" -v dr="$dr" '/^rounds:/ { gsub(/[(),:%]/, " ")
       printf "%8g %4d %10d %10d %10d %10d %12.1f %10d\n", c, at, $2, $4, $6, $8, ($2 ? 100 * $4 / $2 : 0), dr }' "$w/lossy-$c-$at/summary.txt"
@@ -131,13 +138,13 @@ done
 echo "# largest loss map: $(basename "$lossiest"): $lost (round, rank) entries (monitor/loss.csv)"
 
 echo
-echo "## Fig. 7: data arrival interval when offloading below the estimated BOI (K=3 F=2, $filter, blocking)"
+echo "## Fig. 7: data arrival interval when offloading below the estimated BOI ($napp ranks, K=$fk F=$ff, $filter, blocking)"
 printf "%10s %12s %14s %14s %10s\n" below_% comp_ms arrival_ms estimated_ms diff_%
 worst=999
 for x in 10 20 40; do
   c=$(comp_for "$(awk -v x="$x" 'BEGIN { print 1 - x / 100 }')")
   echo "Fig. 7: $x % below ..." >&2
-  bsp "below-$x" 3 REVPROF_MONITOR_FANOUT=2 REVPROF_MONITOR_FILTER=$filter -- -i "$iters" -c "$c"
+  bsp "below-$x" "$fk" REVPROF_MONITOR_FANOUT=$ff REVPROF_MONITOR_FILTER=$filter -- -i "$iters" -c "$c"
   med=$(summ "below-$x" "median data arrival interval")
   d=$(awk -v m="$med" -v b="$boi" 'BEGIN { printf "%.1f", 100 * (m - b) / b }')
   printf "%10d %12.4f %14.4f %14.4f %10s\n" "$x" "$c" "$(awk -v m="$med" 'BEGIN { print 1e3 * m }')" "$bms" "$d"
@@ -149,14 +156,14 @@ echo "## Figs. 9 and 11: probed BOI and LO per profile size (stats filter, block
 # N K F: the seed's shapes at this machine's scale, and one that fits
 # its cores (no oversubscription: the model's point-to-point figures were
 # measured so)
-for shape in "$napp 1 8" "$napp 3 2" "1 1 1"; do
+for shape in "$np9 1 8" "$np9 3 2" "1 1 1"; do
   set -- $shape
   echo "monitor-probe: N $1, K $2, F $3 ..." >&2
   "$tool" monitor-probe --monitor "$2" --fanout "$3" -np "$1" --events "$events" --predict --model "$model" -o "$w/probe-$1-$2-$3" > "$w/out" 2> "$w/err" \
     || { cat "$w/out" "$w/err" >&2; exit 1; }
 done
 printf "%3s %3s %3s %7s %12s %12s %12s %10s %12s %10s %9s\n" N K F events restOWD_ms BOI_ms OC_ms LO_% model_BOI_ms model_LO_% model/BOI
-for shape in "$napp 1 8" "$napp 3 2" "1 1 1"; do
+for shape in "$np9 1 8" "$np9 3 2" "1 1 1"; do
   set -- $shape
   awk -F, 'NR > 1 {
     printf "%3d %3d %3d %7d %12.4f %12.4f %12.4f %10.2f %12.4f %10.2f %9.2f\n", $1, $2, $3, $6, (1e3 * $7), (1e3 * $9), (1e3 * $11), $12, (1e3 * $14), $16, ($9 > 0 ? $14 / $9 : 0) }' \
@@ -176,7 +183,7 @@ if [ -n "${PLOTS:-}" ] && command -v gnuplot > /dev/null; then
 set terminal pngcairo size 1100,700
 set datafile separator ','
 set output '$PLOTS/monitor-owd.png'
-set multiplot layout 2,2 title 'revprof online monitoring: bspbench, $napp ranks, K=3 F=2 ($commit)'
+set multiplot layout 2,2 title 'revprof online monitoring: bspbench, $napp ranks, K=$fk F=$ff, $filter ($commit)'
 set logscale y
 set xlabel 'round'
 set ylabel 'OWD (ms)'
@@ -201,12 +208,12 @@ set xlabel 'profile events'
 set output '$PLOTS/monitor-boi.png'
 set title 'BOI vs profile size'
 set ylabel 'BOI (ms)'
-plot '$w/fig9' using 4:(\$2==1 && \$1==$napp ? \$6 : 1/0) w lp t 'probed N=$napp K=1 F=8', '' using 4:(\$2==3 ? \$6 : 1/0) w lp t 'probed N=$napp K=3 F=2', '' using 4:(\$1==1 ? \$6 : 1/0) w lp t 'probed N=1 K=1', '' using 4:(\$2==1 && \$1==$napp ? \$9 : 1/0) w l dt 2 t 'model N=$napp K=1 F=8', '' using 4:(\$2==3 ? \$9 : 1/0) w l dt 2 t 'model N=$napp K=3 F=2', '' using 4:(\$1==1 ? \$9 : 1/0) w l dt 2 t 'model N=1 K=1'
+plot '$w/fig9' using 4:(\$2==1 && \$1==$np9 ? \$6 : 1/0) w lp t 'probed N=$np9 K=1 F=8', '' using 4:(\$2==3 ? \$6 : 1/0) w lp t 'probed N=$np9 K=3 F=2', '' using 4:(\$1==1 ? \$6 : 1/0) w lp t 'probed N=1 K=1', '' using 4:(\$2==1 && \$1==$np9 ? \$9 : 1/0) w l dt 2 t 'model N=$np9 K=1 F=8', '' using 4:(\$2==3 ? \$9 : 1/0) w l dt 2 t 'model N=$np9 K=3 F=2', '' using 4:(\$1==1 ? \$9 : 1/0) w l dt 2 t 'model N=1 K=1'
 set output '$PLOTS/monitor-lo.png'
 set title 'Limiting Overhead vs profile size'
 set ylabel 'LO (%)'
 unset logscale y
-plot '$w/fig9' using 4:(\$2==1 && \$1==$napp ? \$8 : 1/0) w lp t 'N=$napp K=1 F=8', '' using 4:(\$2==3 ? \$8 : 1/0) w lp t 'N=$napp K=3 F=2', '' using 4:(\$1==1 ? \$8 : 1/0) w lp t 'N=1 K=1'
+plot '$w/fig9' using 4:(\$2==1 && \$1==$np9 ? \$8 : 1/0) w lp t 'N=$np9 K=1 F=8', '' using 4:(\$2==3 ? \$8 : 1/0) w lp t 'N=$np9 K=3 F=2', '' using 4:(\$1==1 ? \$8 : 1/0) w lp t 'N=1 K=1'
 EOF
   echo "# pictures in $PLOTS"
 fi
