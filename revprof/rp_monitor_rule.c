@@ -454,6 +454,20 @@ double rp_boi_growth(const double *owd, int n) {
   return n >= 2 ? (owd[n - 1] - owd[0]) / (n - 1) : 0.0; /* telescoped */
 }
 
+double rp_boi_slope(const double *owd, int n) {
+  if (n < 2)
+    return 0.0;
+  double xm = 0.5 * (n - 1), ym = 0.0, sxy = 0.0, sxx = 0.0;
+  for (int i = 0; i < n; i++)
+    ym += owd[i];
+  ym /= n;
+  for (int i = 0; i < n; i++) {
+    sxy += (i - xm) * (owd[i] - ym);
+    sxx += (i - xm) * (i - xm);
+  }
+  return sxy / sxx;
+}
+
 void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
                  double low, double k) {
   memset(s, 0, sizeof *s);
@@ -465,13 +479,16 @@ void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
   if (!(s->hi > s->lo)) /* a previous BOI above restOWD, or no restOWD */
     s->hi = s->lo + (rest_owd > 0.0 ? rest_owd : 1e-6);
   s->cur = s->hi;
-  s->err = fmax(2.0 * s->rest_sd, 1e-3 * s->hi);
+  /* the seed's 2 restSD, but at most an eighth of the first range: a
+     resting spread as large as restOWD would end the search untried */
+  s->err = fmax(fmin(2.0 * s->rest_sd, 0.125 * (s->hi - s->lo)),
+                1e-3 * s->hi);
 }
 
 int rp_boi_queued(const rp_boi_search *s, const double *owd, int n) {
   double mean, sd;
   rp_mon_mean_sd(owd, n, &mean, &sd);
-  return rp_boi_growth(owd, n) > s->rest_sd &&
+  return rp_boi_slope(owd, n) > s->rest_sd &&
          mean > s->rest_owd + s->k * s->rest_sd;
 }
 
@@ -485,7 +502,7 @@ int rp_boi_step(rp_boi_search *s, const double *owd, int n) {
   double sd;
   if (s->done)
     return 1;
-  s->growth = rp_boi_growth(owd, n);
+  s->growth = rp_boi_slope(owd, n);
   rp_mon_mean_sd(owd, n, &s->mean, &sd);
   int q = s->growth > s->rest_sd && s->mean > s->rest_owd + s->k * s->rest_sd;
   s->steps++;

@@ -175,9 +175,13 @@ int rp_mon_decide(int nchild, int nhave, int ngone, int accept);
  * middle of the upper half, else high down and the interval to the middle
  * of the lower half; it ends when high - low < the error threshold
  * (2 * restSD), returning the current interval, or high if the last step
- * queued. Beyond the seed: queuing at the first high doubles it (at most
- * RP_BOI_GROW times), and the error threshold is at least 1e-3 of the
- * first high (a resting phase without spread still ends). */
+ * queued. Beyond the seed: growth is the least-squares slope of the step's
+ * OWDs per round (the seed's mean of successive increases is (last -
+ * first) / (l - 1): two rounds' noise decides it on a time-shared
+ * machine); queuing at the first high doubles it (at most RP_BOI_GROW
+ * times); the error threshold is at most an eighth of the first range (a
+ * resting spread as large as restOWD would end the search before any
+ * step) and at least 1e-3 of the first high (one without spread ends). */
 
 #define RP_BOI_L 20   /* rounds per step (the seed's l) */
 #define RP_BOI_K 2.0  /* the seed's k */
@@ -203,6 +207,9 @@ void rp_mon_median_mad(const double *v, int n, double *median,
                        double *spread);
 /* mean of successive differences v[i+1] - v[i] (0 for n < 2) */
 double rp_boi_growth(const double *owd, int n);
+/* least-squares slope of v over i = 0 .. n-1 (0 for n < 2): the growth
+ * the search decides by */
+double rp_boi_slope(const double *owd, int n);
 void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
                  double low, double k);
 /* the decision on l OWDs measured at s->cur (no state change) */

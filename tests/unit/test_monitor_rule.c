@@ -573,6 +573,27 @@ static void test_monitor_decide_table(void **state) {
 
 /* ------------------------------------------------------------ BOI search */
 
+/* the search's growth: the least-squares slope, unmoved by one outlying
+ * end; and an error threshold never wider than an eighth of the range */
+static void test_monitor_slope_and_err(void **state) {
+  (void)state;
+  double line[10], bumpy[10];
+  for (int i = 0; i < 10; i++) {
+    line[i] = 3.0 + 0.5 * i;
+    bumpy[i] = 1.0;
+  }
+  bumpy[9] = 10.0; /* one late outlier */
+  assert_near(rp_boi_slope(line, 10), 0.5, 1e-12);
+  assert_near(rp_boi_growth(bumpy, 10), 1.0, 1e-12);
+  assert_true(rp_boi_slope(bumpy, 10) < 0.5); /* 9 x 4.5 / 82.5 */
+  assert_near(rp_boi_slope(line, 1), 0.0, 0);
+  rp_boi_search s;
+  rp_boi_init(&s, 1e-3, 5e-3, 0.0, RP_BOI_K); /* spread 5x restOWD */
+  assert_near(s.err, 0.125e-3, 1e-15);
+  rp_boi_init(&s, 1e-3, 1e-5, 0.0, RP_BOI_K);
+  assert_near(s.err, 2e-5, 1e-15);
+}
+
 /* the robust resting figures: a descheduled round moves neither */
 static void test_monitor_median_mad(void **state) {
   (void)state;
@@ -878,6 +899,7 @@ int main(void) {
       cmocka_unit_test(test_monitor_hist_bins),
       cmocka_unit_test(test_monitor_hist_merge),
       cmocka_unit_test(test_monitor_decide_table),
+      cmocka_unit_test(test_monitor_slope_and_err),
       cmocka_unit_test(test_monitor_median_mad),
       cmocka_unit_test(test_monitor_mean_sd_growth),
       cmocka_unit_test(test_monitor_boi_init),
