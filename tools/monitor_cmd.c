@@ -76,6 +76,14 @@ int rp_monitor_check(const char *cmd) {
   return c.tools;
 }
 
+void rp_monitor_none(const char *cmd) {
+  const char *v = getenv("REVPROF_MONITOR");
+  if (v && *v && strcmp(v, "0") != 0)
+    fprintf(stderr, "revprof %s: REVPROF_MONITOR=%s ignored: %s runs its "
+            "ranks without tool ranks\n", cmd, v, cmd);
+  unsetenv("REVPROF_MONITOR");
+}
+
 void rp_monitor_plot(const char *dir) {
   char gp[PATH_MAX], mdir[PATH_MAX], abs[PATH_MAX], script[PATH_MAX + 16],
       cd[PATH_MAX + 16];

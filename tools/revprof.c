@@ -538,6 +538,7 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
 static int cmd_characterize(int argc, char **argv) {
   char exe[PATH_MAX];
   const char *np = NULL, *mpiexec = getenv("REVPROF_MPIEXEC");
+  rp_monitor_none("characterize");
   if (rp_find_libexec("REVPROF_CHARACTERIZE", "revprof-characterize", exe, sizeof exe) != 0) {
     fprintf(stderr,
             "%s characterize: cannot find the MPI program "

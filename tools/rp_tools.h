@@ -26,6 +26,10 @@ extern const char rp_monitor_help[];
 int rp_monitor_option(const char *cmd, int argc, char **argv, int *i);
 int rp_monitor_check(const char *cmd);
 void rp_monitor_plot(const char *dir);
+/* For the commands that start ranks of their own (characterize, sweep):
+ * REVPROF_MONITOR unset, with a word on stderr when it was set (tool
+ * ranks would take ranks the command counts on). */
+void rp_monitor_none(const char *cmd);
 
 /* Runs lib (NULL: natively) under mpiexec with np ranks on app (program
  * and arguments, NULL-terminated), the REVPROF_* variables exported;

@@ -840,6 +840,7 @@ int rp_cmd_sweep(int argc, char **argv) {
   int np[MAXNP], nnp = 0, measure = 0, reps = 1;
   const char *key = NULL;
   int end = dashdash(argc, argv);
+  rp_monitor_none("sweep");
   for (int i = 1; i < end; i++) {
     int took = common_option("sweep", end, argv, &i, &c);
     if (took < 0)

@@ -931,6 +931,9 @@ monitor)
     export REVPROF_LIB=$RP_LIB
     "$tool" run --model "$RP_MODEL" --monitor 1 --offload lossy:0 -- "$exe" > out 2> err && fail "lossy:0 taken"
     grep -q "REVPROF_MONITOR_OFFLOAD=lossy:0" err || { cat err; fail "no message about lossy:0"; }
+    # commands that count their ranks run them without tool ranks, and say so
+    REVPROF_MONITOR=2 "$tool" sweep --help > out 2> err || fail "sweep --help failed"
+    grep -q "REVPROF_MONITOR=2 ignored: sweep runs its ranks without tool ranks" err || { cat err; fail "sweep took REVPROF_MONITOR silently"; }
     echo "monitor bad: settings refused with the variable named"
     ;;
   *) fail "unknown monitor check $what" ;;
