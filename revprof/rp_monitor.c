@@ -75,11 +75,21 @@ static const char *env_get(const char *name, void *ctx) {
   return getenv(name);
 }
 
+static void sleep_us(double us) {
+  if (us <= 0.0)
+    return;
+  struct timespec ts = {(time_t)(us / 1e6),
+                        (long)(fmod(us, 1e6) * 1e3)};
+  nanosleep(&ts, NULL);
+}
+
 /* Rank 0 of MPI_COMM_WORLD says why, every rank ends the job. */
 static void fatal(const char *what) {
-  if (M.wrank == 0)
+  if (M.wrank == 0) {
     fprintf(stderr, "revprof: monitoring: %s; the job stops\n", what);
-  else
+    sleep_us(2e5); /* the launcher forwards it before the abort (hydra
+                      lost it now and then) */
+  } else
     sleep(1); /* rank 0's message first */
   PMPI_Abort(MPI_COMM_WORLD, 2);
   exit(2);
@@ -90,14 +100,6 @@ static void *xrealloc(void *p, size_t n) {
   if (q == NULL)
     fatal("out of memory");
   return q;
-}
-
-static void sleep_us(double us) {
-  if (us <= 0.0)
-    return;
-  struct timespec ts = {(time_t)(us / 1e6),
-                        (long)(fmod(us, 1e6) * 1e3)};
-  nanosleep(&ts, NULL);
 }
 
 /* Waits for a message (src, tag) on the monitoring communicator, sleeping
