@@ -751,11 +751,6 @@ static int dropped_at(int a, double r) {
  * number, or the timer's slot (front-end clock / interval) */
 static double shown_id(double r) { return r >= CALL_BASE ? r - CALL_BASE : r; }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static void fe_write(double t_start) {
   /* offload costs: each rank's records, the maximum per round */
   long lost_local = 0, sent = 0;
@@ -825,8 +820,9 @@ static void fe_write(double t_start) {
     }
     fclose(f);
   }
-  qsort(iv, (size_t)niv, sizeof *iv, cmp_double);
-  double med = niv ? iv[niv / 2] : NAN;
+  double med = NAN, spread;
+  if (niv)
+    rp_mon_median_mad(iv, niv, &med, &spread);
   int delivered = complete + partial;
   f = open_out("summary.txt");
   if (f) {
@@ -894,9 +890,10 @@ static void probe_step(int cmd, int events, double interval, int scheme,
   probe_send_all(c);
   for (int i = 0; i < n; i++) {
     double r = *r0 + i;
-    while (frec_by_round(r) < 0)
+    int k;
+    while ((k = frec_by_round(r)) < 0)
       pump();
-    owd[i] = T.rec[frec_by_round(r)].arrival - T.rec[frec_by_round(r)].tmin;
+    owd[i] = T.rec[k].arrival - T.rec[k].tmin;
     if (cmd == CMD_REST) {
       double ack[CTRL_N] = {CMD_ACK, 0, 0, 0, 0, 0, 0};
       probe_send_all(ack);
