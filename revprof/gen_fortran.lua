@@ -56,10 +56,10 @@ return function(funcs, template, template_path, fail, banner)
         fail(template_path, f.name .. " has no C declaration in the spec and no hand-written binding here")
       end
     else
-      -- one-sided and neighbourhood calls: bound where every parameter has
-      -- a rule, skipped (with a comment) where one has none
+      -- one-sided and neighbourhood calls, and MPI-4's own: bound where
+      -- every parameter has a rule, skipped (with a comment) where one has none
       local mark, ffail = #out, fail
-      if optional[f.kind] then
+      if optional[f.kind] or f.since then
         ffail = function(_, msg) error({ skip = msg }, 0) end
       end
       local ok, err = pcall(function()

@@ -284,7 +284,8 @@ void rp_comm_startup(void) {
     return;
   }
   rp_comm_created(rp_g.world);
-  rp_comm_created(MPI_COMM_SELF);
+  if (!rp_g.by_session) /* no MPI_COMM_SELF without MPI_Init */
+    rp_comm_created(MPI_COMM_SELF);
 }
 
 void rp_comm_shutdown(void) {
@@ -294,7 +295,8 @@ void rp_comm_shutdown(void) {
   if (keyval == MPI_KEYVAL_INVALID)
     return;
   PMPI_Comm_delete_attr(rp_g.world, keyval);
-  PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+  if (!rp_g.by_session)
+    PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
   PMPI_Comm_free_keyval(&keyval);
   free(with_id);
   with_id = NULL;

@@ -186,8 +186,10 @@ static void off_report(const char *why) {
   }
   if (rp_g.rank != 0)
     return;
-  snprintf(what, sizeof what, "revprof turned itself off at MPI_Init (%s); "
-           "the program ran without it", msg[0] ? msg : "no reason given");
+  snprintf(what, sizeof what, "revprof turned itself off at %s (%s); "
+           "the program ran without it",
+           rp_g.by_session ? "MPI_Session_init" : "MPI_Init",
+           msg[0] ? msg : "no reason given");
   rp_report_unpredicted("OFF", "revprof-off", what, rp_g.size, 0);
 }
 
@@ -207,13 +209,29 @@ static void spawned_outdir(void) {
     memcpy(rp_g.cfg.outdir, dir, (size_t)n + 1);
 }
 
-void rp_startup(int provided) {
+/* A sessions program has no MPI_COMM_WORLD to take tool ranks from and no
+ * parent to ask for: monitoring is off, said by rank 0. */
+static void session_monitor_off(void) {
+  const char *k = getenv("REVPROF_MONITOR");
+  if (rp_g.rank != 0 || k == NULL || k[0] == '\0' || strcmp(k, "0") == 0)
+    return;
+  rp_warn("REVPROF_MONITOR=%s is ignored: the program uses MPI sessions, "
+          "and tool ranks are taken from MPI_COMM_WORLD at MPI_Init; every "
+          "rank runs the application",
+          k);
+  rp_report_flag("monitor-off", "REVPROF_MONITOR ignored in a sessions "
+                 "program (no MPI_COMM_WORLD to take tool ranks from)");
+}
+
+void rp_startup(int provided, MPI_Comm world) {
   char err[1024] = "";
   int ok = 1;
   rp_g.initialized = 1;
   rp_g.thread_level = provided;
-  rp_g.world = MPI_COMM_WORLD;
-  rp_monitor_startup(); /* tool ranks stay there; the rest: rp_g.world */
+  rp_g.by_session = world != MPI_COMM_NULL;
+  rp_g.world = rp_g.by_session ? world : MPI_COMM_WORLD;
+  if (!rp_g.by_session)
+    rp_monitor_startup(); /* tool ranks stay there; the rest: rp_g.world */
   PMPI_Comm_rank(rp_g.world, &rp_g.rank);
   PMPI_Comm_size(rp_g.world, &rp_g.size);
   if (rp_config_read(&rp_g.cfg, env_get, NULL, err, sizeof err) != 0)
@@ -269,7 +287,10 @@ void rp_startup(int provided) {
   rp_comm_startup();
   rp_coll_startup();
   rp_rma_startup();
-  spawned_outdir();
+  if (rp_g.by_session)
+    session_monitor_off();
+  else
+    spawned_outdir();
   rp_report_startup();
   if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
     rp_measure_startup();

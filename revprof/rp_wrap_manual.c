@@ -5,7 +5,9 @@
  * take the time, rule, PMPI, record. */
 #include "rp_engine.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---------------------------------------------------- start and stop */
 
@@ -13,10 +15,10 @@
  * to the engine here, so that it never names a wrapper. */
 static const rp_entries entries = {MPI_Wtime, MPI_Sendrecv};
 
-static void startup(int provided) {
+static void startup(int provided, MPI_Comm world) {
   rp_t.in_tool = 1;
   rp_g.entry = &entries;
-  rp_startup(provided);
+  rp_startup(provided, world);
   rp_t.in_tool = 0;
 }
 
@@ -24,7 +26,7 @@ RP_EXPORT int MPI_Init(int *argc, char ***argv) {
   int rc = PMPI_Init(argc, argv), provided = MPI_THREAD_SINGLE;
   if (rc == MPI_SUCCESS && !rp_g.initialized) {
     PMPI_Query_thread(&provided);
-    startup(provided);
+    startup(provided, MPI_COMM_NULL);
   }
   return rc;
 }
@@ -33,38 +35,140 @@ RP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
                               int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS && !rp_g.initialized) {
-    startup(*provided);
+    startup(*provided, MPI_COMM_NULL);
   }
   return rc;
 }
 
-#if MPI_VERSION >= 4
-/* MPI-4 sessions: the clocks start at MPI_Init, which a sessions program
- * may never call. The session is noted; at exit a process that never
- * initialized revprof reports that nothing was predicted (rp_report.c). */
-RP_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
-                               MPI_Session *session) {
-  int rc = PMPI_Session_init(info, errhandler, session);
-  if (rc == MPI_SUCCESS)
-    rp_g.sessions = 1;
-  return rc;
-}
-#endif
-
-RP_EXPORT int MPI_Finalize(void) {
+/* The report, traces and shadows, before the MPI goes (MPI_Finalize, or a
+ * sessions program's last MPI_Session_finalize); wid: the call that ends. */
+static void finish(rp_wid wid) {
   rp_monitor_finish(); /* the last profile; tool ranks told */
   if (rp_bypass()) {
     rp_g.finalized = 1;
-    return PMPI_Finalize();
+    return;
   }
-  rp_enter(RP_W_MPI_Finalize);
+  rp_enter(wid);
   rp_zombies_progress(0);
-  rp_leave(RP_W_MPI_Finalize);
+  rp_leave(wid);
   rp_t.in_tool = 1;
   int took = rp_mt_hold(); /* other threads are done with MPI by now */
   rp_shutdown(); /* report, traces, shadows */
   rp_fold_finalize();
   rp_mt_release(took);
+  rp_t.in_tool = 0;
+}
+
+#if MPI_VERSION >= 4
+/* MPI-4 sessions. A program that never calls MPI_Init gets revprof at its
+ * first MPI_Session_init: revprof opens a session of its own, makes its
+ * world from the process set mpi://WORLD (collective: every process of the
+ * job opens a session) and starts as at MPI_Init; the program's
+ * communicators get their clock rules when they are created
+ * (MPI_Comm_create_from_group) or first used. The report is written at the
+ * last MPI_Session_finalize that leaves no session of the program open
+ * (or at MPI_Finalize, when the program also initialized the world model).
+ * When the world cannot be made, nothing is predicted and the report at
+ * exit says so (rp_report.c). */
+static MPI_Session own_session = MPI_SESSION_NULL;
+static int open_sessions; /* the program's, opened and not finalized */
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The thread support the program's session was given (its info's
+ * "thread_level"; MPI_THREAD_SINGLE when it does not say). */
+static int session_thread_level(MPI_Session s) {
+  static const struct {
+    const char *name;
+    int level;
+  } levels[] = {{"MPI_THREAD_MULTIPLE", MPI_THREAD_MULTIPLE},
+                {"MPI_THREAD_SERIALIZED", MPI_THREAD_SERIALIZED},
+                {"MPI_THREAD_FUNNELED", MPI_THREAD_FUNNELED}};
+  MPI_Info info = MPI_INFO_NULL;
+  char v[64] = "";
+  int len = (int)sizeof v, flag = 0;
+  if (PMPI_Session_get_info(s, &info) != MPI_SUCCESS)
+    return MPI_THREAD_SINGLE;
+  if (info != MPI_INFO_NULL) {
+    PMPI_Info_get_string(info, "thread_level", &len, v, &flag);
+    PMPI_Info_free(&info);
+  }
+  for (size_t i = 0; flag && i < sizeof levels / sizeof *levels; i++)
+    if (strcmp(v, levels[i].name) == 0)
+      return levels[i].level;
+  return MPI_THREAD_SINGLE;
+}
+
+static void session_start(MPI_Session user) {
+  MPI_Group g = MPI_GROUP_NULL;
+  MPI_Comm world = MPI_COMM_NULL;
+  int ok = PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                             &own_session) == MPI_SUCCESS;
+  ok = ok && PMPI_Group_from_session_pset(own_session, "mpi://WORLD", &g) ==
+                 MPI_SUCCESS;
+  ok = ok && PMPI_Comm_create_from_group(g, "org.revprof.world",
+                                         MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL,
+                                         &world) == MPI_SUCCESS;
+  if (g != MPI_GROUP_NULL)
+    PMPI_Group_free(&g);
+  if (!ok) { /* the report at exit: NOT PREDICTED */
+    if (own_session != MPI_SESSION_NULL)
+      PMPI_Session_finalize(&own_session);
+    rp_warn("MPI_Session_init: revprof cannot make a communicator of the "
+            "process set mpi://WORLD; nothing is predicted");
+    return;
+  }
+  startup(session_thread_level(user), world);
+}
+
+/* revprof's world and session go, after its report. */
+static void session_close(void) {
+  if (own_session == MPI_SESSION_NULL)
+    return;
+  if (rp_g.world != MPI_COMM_NULL)
+    PMPI_Comm_free(&rp_g.world);
+  PMPI_Session_finalize(&own_session);
+}
+
+RP_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
+                               MPI_Session *session) {
+  int rc = PMPI_Session_init(info, errhandler, session);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  pthread_mutex_lock(&session_lock);
+  rp_g.sessions = 1;
+  open_sessions++;
+  static int tried; /* once: the world is made collectively */
+  if (!rp_g.initialized && !tried++)
+    session_start(*session);
+  else if (rp_g.by_session && rp_g.finalized) {
+    static int said;
+    if (!said++ && rp_g.rank == 0 && !rp_g.cfg.quiet)
+      rp_warn("MPI_Session_init after the program's sessions were all "
+              "finalized: revprof wrote its report then, and calls from "
+              "here on are not in it");
+  }
+  pthread_mutex_unlock(&session_lock);
+  return rc;
+}
+
+RP_EXPORT int MPI_Session_finalize(MPI_Session *session) {
+  pthread_mutex_lock(&session_lock);
+  if (open_sessions > 0 && --open_sessions == 0 && rp_g.by_session &&
+      !rp_g.finalized) {
+    finish(RP_W_MPI_Session_finalize);
+    session_close();
+  }
+  pthread_mutex_unlock(&session_lock);
+  return PMPI_Session_finalize(session);
+}
+#else
+static void session_close(void) {}
+#endif
+
+RP_EXPORT int MPI_Finalize(void) {
+  finish(RP_W_MPI_Finalize);
+  rp_t.in_tool = 1;
+  session_close(); /* a sessions program that also initialized the world */
   int rc = PMPI_Finalize();
   rp_annotate_free(rp_g.lua);
   rp_g.lua = NULL;

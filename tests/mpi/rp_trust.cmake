@@ -50,7 +50,7 @@ revprof_trust_test(revprof_unpredicted_np2 unpredicted
                    $<TARGET_FILE:rp_uncosted> 2)
 
 if(REVPROF_MPI STREQUAL "mpich")
-  # MPI-4 sessions (MPICH 4; Open MPI 4.1 has none): said, never silent
+  # MPI-4 sessions (MPICH 4; Open MPI 4.1 has none): predicted
   add_executable(rp_sessions rp_sessions.c)
   target_link_libraries(rp_sessions PRIVATE MPI::MPI_C)
   rp_target_defaults(rp_sessions)

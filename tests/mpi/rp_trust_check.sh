@@ -32,8 +32,9 @@
 #       with the I/O rows, open, collective access and close are costed,
 #       and a sync whose row the model lacks is still named.
 #   rp_trust_check.sh sessions EXE NP   rp_sessions (MPI-4 sessions, no
-#       MPI_Init): rank 0 says once that nothing was predicted, the report
-#       is marked NOT PREDICTED with the sessions flag; silent when off.
+#       MPI_Init, a library's second session): predicted (FINAL report,
+#       every call counted, the ring's waiting from the senders' clocks),
+#       compensated; silent when off.
 #   rp_trust_check.sh spawn EXE RP_EXE NP   rp_spawn (MPI_Comm_spawn):
 #       preloaded parent and native child exchange right data (no
 #       piggyback to another job, flagged other-job); linked, the parent's
@@ -231,16 +232,27 @@ sessions)
   exe=$1 np=$2
   REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "run failed"; }
   grep -q ", 0 failed checks\$" out || { cat out err; fail "the program's check failed"; }
-  n=$(grep -c "^revprof: the program used MPI sessions" err)
-  [ "$n" -eq 1 ] || { cat err; fail "stderr says so $n times, not once"; }
-  head -n 1 revprof-out/report.txt | grep -q "(NOT PREDICTED)" || { cat revprof-out/report.txt; fail "report.txt is not marked NOT PREDICTED"; }
-  grep -q "^  sessions: " revprof-out/report.txt || { cat revprof-out/report.txt; fail "report.txt lacks the sessions flag"; }
-  grep -q "^status,all,NOT PREDICTED," revprof-out/report.csv || { cat revprof-out/report.csv; fail "report.csv status is not NOT PREDICTED"; }
+  grep -q "used MPI sessions\|NOT PREDICTED" err && { cat err; fail "stderr says the sessions program is not predicted"; }
+  head -n 1 revprof-out/report.txt | grep -q "(FINAL)" || { cat revprof-out/report.txt; fail "report.txt is not a FINAL prediction"; }
+  grep -q "^predicted elapsed time: [0-9]" revprof-out/report.txt || { cat revprof-out/report.txt; fail "no predicted time"; }
+  # every rank: 5 Sendrecv, 5 Send, 5 Wait, 5 Bcast, 3 Allreduce (one in
+  # the library's own session), its communicators made from groups
+  for fc in MPI_Sendrecv:5 MPI_Send:5 MPI_Wait:5 MPI_Bcast:5 MPI_Allreduce:3 MPI_Comm_create_from_group:2 MPI_Session_finalize:1; do
+    f=${fc%%:*} want=$((${fc#*:} * np))
+    grep -q "^function,all,$f,$want," revprof-out/report.csv || { grep "$f" revprof-out/report.csv; fail "$f: not $want calls in report.csv"; }
+  done
+  # the ring's waiting: messages carried their senders' clocks
+  awk -F, '$1 == "function" && $2 == "all" && $3 == "MPI_Sendrecv" && $9 + 0 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
+    || { grep MPI_Sendrecv revprof-out/report.csv; fail "MPI_Sendrecv shows no waiting: clocks not exchanged"; }
+  rm -rf revprof-out
+  REVPROF_MODE=compensate run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "compensate run failed"; }
+  grep -q ", 0 failed checks\$" out || { cat out err; fail "compensate: the program's check failed"; }
+  test -s revprof-out/compensate.txt || { cat err; fail "compensate: no compensate.txt"; }
   rm -rf revprof-out
   REVPROF_MODE=off run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "run with REVPROF_MODE=off failed"; }
-  grep -q "sessions" err && { cat err; fail "REVPROF_MODE=off is not silent"; }
+  test -s err && { cat err; fail "REVPROF_MODE=off is not silent"; }
   test -e revprof-out/report.txt && fail "REVPROF_MODE=off wrote a report"
-  echo "sessions: said once, report NOT PREDICTED"
+  echo "sessions: predicted (report FINAL), compensated; silent when off"
   ;;
 spawn)
   exe=$1 rpexe=$2 np=$3
