@@ -846,7 +846,7 @@ static int dump(const char *path, const cm_buf *b) {
   return 0;
 }
 
-static void cm_report_partial(const char *reason) {
+static void cm_report_partial(const char *reason, int checkpoint) {
   static char tb[65536], cb[65536];
   static char tpath[RP_PATH_MAX + 64], cpath[RP_PATH_MAX + 64];
   cm_buf txt = {tb, 0, sizeof tb, 1}, csv = {cb, 0, sizeof cb, 1};
@@ -868,14 +868,14 @@ static void cm_report_partial(const char *reason) {
   rp_mkdir_p(rp_g.cfg.outdir);
   int ok = dump(cpath, &csv) == 0;
   if (dump(tpath, &txt) == 0 && ok) {
-    if (rp_g.cfg.quiet)
+    if (rp_g.cfg.quiet || checkpoint)
       return;
     static const char m[] = "revprof: PARTIAL compensate report written to ";
     ssize_t ignored = write(2, m, sizeof m - 1);
     ignored = write(2, tpath, strlen(tpath));
     ignored = write(2, "\n", 1);
     (void)ignored;
-  } else if (!rp_g.cfg.quiet) {
+  } else if (!rp_g.cfg.quiet && !checkpoint) {
     ssize_t ignored = write(2, tb, txt.n); /* at least on stderr */
     (void)ignored;
   }

@@ -331,6 +331,17 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
              "from 0.001 to 3600", v ? v : "");
     return REVPROF_EINVAL;
   }
+  c->checkpoint = -1.0;
+  if ((v = get("REVPROF_CHECKPOINT", ud)) && *v && strcmp(v, "auto") != 0) {
+    if (strcmp(v, "off") == 0)
+      c->checkpoint = 0.0;
+    else if ((rc = get_seconds("REVPROF_CHECKPOINT", v, 0, &c->checkpoint,
+                               err, errlen))) {
+      snprintf(err, errlen, "REVPROF_CHECKPOINT=\"%s\": expected auto, "
+               "off, or seconds between checkpoints (0: none)", v);
+      return rc;
+    }
+  }
   rp_ic_static_rates(c->cost_rate);
   if ((v = get("REVPROF_COST_RATES", ud)) && *v) {
     if ((rc = rp_ic_rates_parse(v, c->cost_rate, err, errlen)))
@@ -372,4 +383,12 @@ double rp_compute_spread(double asked, double model, const char **from) {
   }
   *from = "default";
   return RP_NOISE_FLOOR;
+}
+
+double rp_checkpoint_next(double setting, double gap) {
+  if (setting == 0.0)
+    return INFINITY;
+  if (setting > 0.0)
+    return setting;
+  return gap <= 0.0 ? 10.0 : fmin(2.0 * gap, 300.0);
 }

@@ -79,6 +79,9 @@ typedef struct rp_config {
   double max_overhead;          /* REVPROF_MAX_OVERHEAD as a share of one
                                    CPU (0.05 for 5%); 0: no bound */
   double cost_period;           /* REVPROF_COST_PERIOD, s (default 0.1) */
+  double checkpoint;            /* REVPROF_CHECKPOINT: seconds between
+                                   checkpoints of the partial report; 0:
+                                   none; < 0: auto (rp_checkpoint_next) */
   double cost_rate[RP_IC_KINDS]; /* expected events per second: the seed's
                                    static rates, REVPROF_COST_RATES over
                                    them */
@@ -105,6 +108,15 @@ typedef const char *(*rp_getenv_fn)(const char *name, void *ud);
  * everything not yet read. */
 int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
                    size_t errlen);
+
+/* Checkpoints of the partial report (REVPROF_CHECKPOINT): a run killed
+ * by a signal revprof cannot catch (SIGKILL: a launcher's time limit, the
+ * out-of-memory killer) keeps the last one. The host seconds to the next
+ * checkpoint after one gap seconds long (gap 0: the first): setting s > 0
+ * every s; auto (< 0) 10 s first, then each gap twice the one before, at
+ * most 300 s, so short runs get one early and long ones write rarely;
+ * 0: never (INFINITY). */
+double rp_checkpoint_next(double setting, double gap);
 
 /* The compute mode a run starts with: asked unless it is auto; auto starts
  * in annotate when a Lua cost file is set (the program declares its

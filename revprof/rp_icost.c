@@ -177,11 +177,13 @@ void rp_icost_close(double now) {
 
 void rp_icost_poll(void) {
   rp_g.ic_tick = RP_IC_TICK;
-  if (!IC.started)
+  if (!IC.started && rp_g.checkpoint == NULL)
     return;
   double now = rp_host_seconds();
-  if (now >= rp_g.ic_due)
+  if (IC.started && now >= rp_g.ic_due)
     close_period(now);
+  if (rp_g.checkpoint != NULL && now >= rp_g.checkpoint_due)
+    rp_g.checkpoint(now); /* the partial report's (rp_report.c) */
 }
 
 /* ---------------------------------------------------------- start-up */

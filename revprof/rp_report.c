@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -888,19 +889,27 @@ static int open_tmp(const char *path) {
   return open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 }
 
-void rp_report_partial(const char *reason) {
+static volatile sig_atomic_t in_checkpoint; /* a signal then: the last
+                                               checkpoint stays */
+static int checkpointed;                     /* one was written */
+static double checkpoint_gap;
+
+/* This rank's report so far: on a fatal signal or an exit without
+ * MPI_Finalize (said on stderr; nothing partial after it), or as a
+ * checkpoint (files only, written again at the next one). */
+static void partial(const char *reason, int checkpoint) {
   static double v[V_COUNT]; /* no stack growth in a signal handler */
-  if (rp_g.partial_done || !rp_g.initialized)
+  if (rp_g.partial_done || !rp_g.initialized || (in_checkpoint && !checkpoint))
     return;
   if (rp_g.active && rp_g.mode && rp_g.mode->report_partial) {
-    rp_g.partial_done = 1; /* the mode's own profile (compensate) */
-    rp_g.mode->report_partial(reason);
+    rp_g.partial_done = !checkpoint; /* the mode's own profile */
+    rp_g.mode->report_partial(reason, checkpoint);
     return;
   }
   if (rp_g.model == NULL)
     return;
-  rp_g.partial_done = 1;
-  if (!have_dir && rp_g.cfg.quiet)
+  rp_g.partial_done = !checkpoint;
+  if (!have_dir && (rp_g.cfg.quiet || checkpoint))
     return; /* nowhere to write, and stderr is the program's */
   fill_vector(v);
   static sink t, c;
@@ -960,7 +969,8 @@ void rp_report_partial(const char *reason) {
   }
   if (t.fd != 2) {
     close(t.fd);
-    if (!t.failed && rename(ptxt_tmp, ptxt_path) == 0 && !rp_g.cfg.quiet) {
+    if (!t.failed && rename(ptxt_tmp, ptxt_path) == 0 && !rp_g.cfg.quiet &&
+        !checkpoint) {
       static const char m[] = "revprof: PARTIAL report written to ";
       ssize_t ignored = write(2, m, sizeof m - 1);
       ignored = write(2, ptxt_path, strlen(ptxt_path));
@@ -968,6 +978,38 @@ void rp_report_partial(const char *reason) {
       (void)ignored;
     }
   }
+}
+
+void rp_report_partial(const char *reason) { partial(reason, 0); }
+
+/* REVPROF_CHECKPOINT: the partial report now, the next one scheduled. */
+static void checkpoint(double now) {
+  char reason[200];
+  snprintf(reason, sizeof reason, "checkpoint %.1f s after MPI_Init: the "
+           "run had not reached MPI_Finalize (ended by a signal revprof "
+           "cannot catch, e.g. a launcher's time limit, or still running)",
+           now - rp_g.host_start);
+  in_checkpoint = 1;
+  partial(reason, 1);
+  in_checkpoint = 0;
+  checkpointed = 1;
+  checkpoint_gap = rp_checkpoint_next(rp_g.cfg.checkpoint, checkpoint_gap);
+  rp_g.checkpoint_due = now + checkpoint_gap;
+}
+
+/* The final report is out: the last checkpoint goes. */
+static void checkpoint_clean(void) {
+  rp_g.checkpoint = NULL;
+  if (!checkpointed)
+    return;
+  checkpointed = 0;
+  if (rp_g.mode && rp_g.mode->report_partial) {
+    if (rp_g.mode->report_startup)
+      rp_g.mode->report_startup(); /* removes the rank's partial files */
+    return;
+  }
+  unlink(ptxt_path);
+  unlink(pcsv_path);
 }
 
 /* ---------------------------------------------------- handlers, set-up */
@@ -1073,6 +1115,10 @@ void rp_report_startup(void) {
   rp_g.partial_done = 0;
   if (have_dir && rp_g.mode && rp_g.mode->report_startup)
     rp_g.mode->report_startup();
+  checkpointed = 0;
+  checkpoint_gap = rp_checkpoint_next(rp_g.cfg.checkpoint, 0.0);
+  rp_g.checkpoint_due = rp_host_seconds() + checkpoint_gap;
+  rp_g.checkpoint = have_dir && isfinite(checkpoint_gap) ? checkpoint : NULL;
   if (!atexit_done++)
     atexit(on_exit_);
   if (!handlers_on) {
@@ -1176,6 +1222,7 @@ __attribute__((destructor)) static void report_at_unload(void) {
 }
 
 void rp_report_shutdown(void) {
+  checkpoint_clean();
   if (!handlers_on)
     return;
   for (int i = 0; i < RP_NSIG; i++) {

@@ -667,13 +667,14 @@ static void sm_report(void) {
   PMPI_Comm_free(&S.comm);
 }
 
-/* A run that ends before MPI_Finalize (signal, exit, abort): this rank's
+/* A run that ends before MPI_Finalize (signal, exit, abort), or a
+ * checkpoint (REVPROF_CHECKPOINT; nothing said): this rank's
  * counts and classes so far, sites as addresses, in
  * sample.partial.rank<N>.csv (static buffer, no malloc: it may run in a
  * signal handler). */
-static void sm_report_partial(const char *reason) {
+static void sm_report_partial(const char *reason, int checkpoint) {
   static char b[65536];
-  static char path[RP_PATH_MAX + 64];
+  static char path[RP_PATH_MAX + 64], tmp[RP_PATH_MAX + 80];
   size_t n = 0;
 #define SM_PUT(...)                                                            \
   do {                                                                         \
@@ -696,12 +697,15 @@ static void sm_report_partial(const char *reason) {
     n = sizeof b;
   snprintf(path, sizeof path, "%s/sample.partial.rank%d.csv",
            rp_g.cfg.outdir, rp_g.rank);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
   rp_mkdir_p(rp_g.cfg.outdir);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0) {
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) { /* whole or not at all: a checkpoint may be killed */
     ssize_t w = write(fd, b, n);
-    close(fd);
-    if (w == (ssize_t)n && !rp_g.cfg.quiet) {
+    int ok = close(fd) == 0 && w == (ssize_t)n && rename(tmp, path) == 0;
+    if (!ok)
+      unlink(tmp);
+    if (ok && !rp_g.cfg.quiet && !checkpoint) {
       static const char m[] = "revprof: PARTIAL sample report written to ";
       ssize_t ignored = write(2, m, sizeof m - 1);
       ignored = write(2, path, strlen(path));

@@ -218,9 +218,11 @@ typedef struct rp_mode_ops {
   /* MPI_Finalize: the final report (collective over MPI_COMM_WORLD). */
   void (*report)(void);
   /* This rank's report so far, on a fatal signal or exit without
-     MPI_Finalize (no malloc), and the removal of an earlier run's at
-     MPI_Init; NULL: the report writer's own (rp_report.h). */
-  void (*report_partial)(const char *reason);
+     MPI_Finalize (no malloc), or as a checkpoint (checkpoint 1: files only,
+     nothing said); and the removal of the rank's partial files (an
+     earlier run's at MPI_Init, the checkpoint after the final report);
+     NULL: the report writer's own (rp_report.h). */
+  void (*report_partial)(const char *reason, int checkpoint);
   void (*report_startup)(void);
   /* The instrumentation cost model (rp_icost.h): the event kinds the mode
      has (bits 1 << rp_ic_kind; the MPI calls are always there), and its
@@ -255,7 +257,8 @@ typedef struct rp_state {
   int rank, size;  /* in world */
   MPI_Comm world;  /* the application's MPI_COMM_WORLD: MPI_COMM_WORLD,
                       or its ranks' own communicator beside the tool ranks
-                      of monitoring (rp_monitor.c) */
+                      of monitoring (rp_monitor.c), or, in a sessions
+                      program, revprof's own from mpi://WORLD */
   int remap;       /* 1 when world is not MPI_COMM_WORLD: every wrapper
                       maps the application's MPI_COMM_WORLD to it */
   int thread_level;
@@ -274,6 +277,8 @@ typedef struct rp_state {
                                   uncosted (no cost rule: not predicted) */
   double host_start;           /* rp_host_seconds() at MPI_Init */
   int sessions;                /* MPI_Session_init succeeded (MPI 4) */
+  int by_session;              /* revprof started at MPI_Session_init:
+                                  world is its own, from mpi://WORLD */
   int dynamic;                 /* processes outside MPI_COMM_WORLD may be
                                   reached: spawned, connected, a parent */
   revprof_fn eff[REVPROF_FN_COUNT]; /* model row used for each function */
@@ -344,6 +349,10 @@ typedef struct rp_state {
   double ic_budget; /* region events left before the period's cost is at
                        the bound (a period closes early then) */
   int ic_tick;
+  /* the partial report's next checkpoint (host seconds) and its writer,
+     looked at with the cost period (rp_icost_poll); NULL: none */
+  double checkpoint_due;
+  void (*checkpoint)(double now);
 } rp_state;
 
 extern rp_state rp_g;
@@ -511,7 +520,8 @@ __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
 }
 
 /* rp_icost.c: every RP_IC_TICK MPI calls, a look at the clock, and the
- * instrumentation cost's period closed when it is over. */
+ * instrumentation cost's period closed when it is over (and the partial
+ * report's checkpoint written when it is due). */
 void rp_icost_poll(void);
 
 /* End: per-function statistics, trace state, guard off. */

@@ -179,11 +179,13 @@ if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
   revprof_test(revprof_cost_dry dry-cost $<TARGET_FILE:revprof>
                $<TARGET_FILE:mcpi>)
 endif()
-foreach(mode abort exit segv term)
+foreach(mode abort exit segv term kill)
   revprof_test(revprof_early_${mode} early ${mode}
                $<TARGET_FILE:rp_early_native> 2)
   # the launcher reports the early end; the check looks at the files
 endforeach()
+revprof_test(revprof_checkpoint_np2 checkpoint
+             $<TARGET_FILE:rp_early_native> 2)
 revprof_test(revprof_run_early_segv run-early $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
 revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>

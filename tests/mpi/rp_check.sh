@@ -24,6 +24,9 @@
 #                                             lacking-function broken-lua
 #                                             bad-mode
 #   rp_check.sh early MODE EXE NP             MODE: abort exit segv term
+#                                             kill (the last checkpoint)
+#   rp_check.sh checkpoint EXE NP             checkpoints gone after a
+#                                             normal end; off when asked
 #   rp_check.sh measure EXE NP                REVPROF_COMPUTE=measure
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
 #                                             rp_compute.c's WHAT
@@ -475,13 +478,15 @@ fault)
   ;;
 early)
   mode=$1 exe=$2 np=$3
-  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$mode"
+  # kill: SIGKILL leaves the last checkpoint, every 0.2 s here
+  REVPROF_CHECKPOINT=0.2 REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$mode"
   last=$((np - 1))
   case $mode in
   abort) ranks=0; why="MPI_Abort with error code 3" ;;
   exit) ranks=$(seq 0 $last); why="exit without MPI_Finalize" ;;
   segv) ranks=$last; why="signal SIGSEGV" ;;
   term) ranks=$last; why="signal SIGTERM" ;;
+  kill) ranks=$last; why="checkpoint [0-9.]* s after MPI_Init: the run had not reached MPI_Finalize" ;;
   *) fail "unknown mode $mode" ;;
   esac
   found=0
@@ -496,12 +501,37 @@ early)
     test -s "$f" || { cat err; ls revprof-out; fail "no $f"; }
     grep -q "PARTIAL: $why" "$f" || { cat "$f"; fail "$f is not marked PARTIAL ($why)"; }
     grep -q "MPI_Allreduce" "$f" || fail "$f lacks the statistics"
-    grep -q "^status,$r,PARTIAL: $why" "revprof-out/report.partial.rank$r.csv" || fail "csv not marked"
+    grep -q "^status,$r,\"\?PARTIAL: $why" "revprof-out/report.partial.rank$r.csv" || fail "csv not marked"
     found=$((found + 1))
   done
   [ "$found" -ge 1 ] || { cat err; ls revprof-out; fail "no partial report marked '$why'"; }
   test -e revprof-out/report.txt && fail "a final report after an early end"
   echo "early $mode: partial reports of rank(s)" $ranks
+  ;;
+checkpoint)
+  # a run past several checkpoints that ends normally: its final reports,
+  # and no partial file left, in every mode
+  exe=$1 np=$2
+  for m in predict compensate sample; do
+    rm -rf revprof-out
+    REVPROF_MODE=$m REVPROF_CHECKPOINT=0.1 REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" long || { cat out err; fail "$m: run failed"; }
+    case $m in
+    predict) final=report.txt ;;
+    compensate) final=compensate.txt ;;
+    sample) final=sample.txt ;;
+    esac
+    test -s "revprof-out/$final" || { ls revprof-out; cat err; fail "$m: no $final"; }
+    ls revprof-out | grep -q partial && { ls revprof-out; fail "$m: a checkpoint is left after the final report"; }
+    grep -q PARTIAL err && { cat err; fail "$m: a checkpoint was said on stderr"; }
+  done
+  # off: no checkpoint at all, even when killed (the SIGKILLed last rank
+  # leaves nothing; the launcher may SIGTERM the others, which then write
+  # their partial report as on any signal)
+  rm -rf revprof-out
+  REVPROF_CHECKPOINT=off REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" kill
+  ls revprof-out | grep -q "partial.rank$((np - 1))\\." && { ls revprof-out; fail "REVPROF_CHECKPOINT=off wrote a checkpoint"; }
+  grep -l "PARTIAL: checkpoint" revprof-out/*partial* 2>/dev/null && fail "REVPROF_CHECKPOINT=off wrote a checkpoint"
+  echo "checkpoint: written while running (early kill), removed at the end, off when asked"
   ;;
 run-early)
   # revprof run on a program whose last rank dies of SIGSEGV: a failed exit
@@ -878,11 +908,12 @@ monitor)
     echo "monitor lossy: $dropped offloads dropped and recorded; $want as natively"
     ;;
   auto) # REVPROF_MONITOR_INTERVAL=auto: offloads thinned to a probed BOI
-    # of 0.5 s, the same calls on every rank (every round complete); the
-    # calls are 1 to 30 ms apart (under MPICH's polling on shared cores)
+    # of 2 s, the same calls on every rank (every round complete); the
+    # calls are 1 to 30 ms apart (under MPICH's polling on shared cores),
+    # up to 60 ms on a loaded machine: at most 52 x 0.06 / 2 = 1.6 kept
     exe=$1
     printf '%s\n' "apps,tools,fanout,filter,offload,events,rest_owd_s,rest_sd_s,boi_s,owd_s,oc_s,lo_pct,steps,model_boi_s,model_oc_s,model_lo_pct" \
-      "4,1,8,stats,blocking,1024,0.001,0.0001,0.5,0.001,0.0001,2,5,nan,nan,nan" > probe.csv
+      "4,1,8,stats,blocking,1024,0.001,0.0001,2,0.001,0.0001,2,5,nan,nan,nan" > probe.csv
     REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=auto REVPROF_MONITOR_PROBE_FILE=$RP_WORK/probe.csv \
       run 5 "$exe" -i 60 -c 1 || { cat out err; fail "auto run failed"; }
     n=$(sed -n 's/^rounds: \([0-9]*\) (complete \([0-9]*\),.*/\1 \2/p' $mon/summary.txt)
@@ -890,14 +921,14 @@ monitor)
     [ "$1" = "$2" ] || { cat $mon/summary.txt; fail "auto: rounds not all complete (ranks thinned differently)"; }
     # 8 timed calls, then a share d / BOI of the 52 others (at most 4),
     # then the final profile
-    [ "$1" -ge 9 ] && [ "$1" -le 13 ] || { cat $mon/summary.txt; fail "auto: $1 rounds of 61 calls (BOI 0.5 s)"; }
+    [ "$1" -ge 9 ] && [ "$1" -le 13 ] || { cat $mon/summary.txt; fail "auto: $1 rounds of 61 calls (BOI 2 s)"; }
     grep -q "monitor-auto" revprof-out/report.txt && fail "auto: flagged although a BOI was found"
     rm -rf revprof-out
     REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=auto REVPROF_MONITOR_PROBE_FILE=$RP_WORK/none.csv \
       run 5 "$exe" -i 60 -c 1 || { cat out err; fail "auto run without a probe failed"; }
     grep -q "^rounds: 61 (complete 61" $mon/summary.txt || { cat $mon/summary.txt; fail "auto without a probe: not every call"; }
     grep -q "monitor-auto: REVPROF_MONITOR_INTERVAL=auto found no probed BOI" revprof-out/report.txt || fail "auto without a probe: not flagged"
-    echo "monitor auto: $1 of 61 calls offloaded at a BOI of 0.5 s, all complete; without a probe every call, flagged"
+    echo "monitor auto: $1 of 61 calls offloaded at a BOI of 2 s, all complete; without a probe every call, flagged"
     ;;
   fortran) # a Fortran program's MPI_COMM_WORLD is the application's
     exe=$1

@@ -2,8 +2,11 @@
  * "exit" (every rank leaves without MPI_Finalize), "segv" (the last rank
  * dies of SIGSEGV), "term" (the last rank gets SIGTERM), "kill" (after
  * 2 s of collectives the last rank gets SIGKILL). Each affected rank
- * must leave a PARTIAL report (except "kill": no handler runs). "burn" ends normally after 0.2 s of CPU
- * work between two MPI calls (REVPROF_COMPUTE=measure). Plain MPI. */
+ * must leave a PARTIAL report (for "kill" no handler runs: the last
+ * checkpoint, REVPROF_CHECKPOINT). "burn" ends normally after 0.2 s of CPU
+ * work between two MPI calls (REVPROF_COMPUTE=measure); "long" ends
+ * normally after 1 s of collectives (checkpoints written, then removed).
+ * Plain MPI. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +26,22 @@ static double burn(double seconds) {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   } while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < seconds);
   return x;
+}
+
+/* Allreduces with short sleeps between them for `seconds` (rank 0's
+ * clock decides): thousands of events, not millions. */
+static void collectives_for(double seconds) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    int go = (t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) <
+             seconds;
+    MPI_Allreduce(MPI_IN_PLACE, &go, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!go)
+      break;
+    usleep(200);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -49,21 +68,14 @@ int main(int argc, char **argv) {
     burn(0.2);
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(mode, "kill") == 0) {
-    /* 2 s of collectives (past the trace's 1 s periodic flush), then the
-       last rank is killed with no chance to write anything */
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0;; i++) {
-      clock_gettime(CLOCK_MONOTONIC, &t);
-      int go = (t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) < 2.0;
-      MPI_Allreduce(MPI_IN_PLACE, &go, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-      if (!go)
-        break;
-      usleep(200); /* thousands of events, not millions */
-    }
+    /* past the trace's 1 s periodic flush, then the last rank is killed
+       with no chance to write anything */
+    collectives_for(2.0);
     if (rank == size - 1)
       raise(SIGKILL);
     sleep(30);
+  } else if (strcmp(mode, "long") == 0) {
+    collectives_for(1.0);
   } else if (strcmp(mode, "segv") == 0 || strcmp(mode, "term") == 0) {
     if (rank == size - 1)
       raise(strcmp(mode, "segv") == 0 ? SIGSEGV : SIGTERM);

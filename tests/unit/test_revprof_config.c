@@ -1,5 +1,6 @@
 /* Unit tests of librevprof's settings (revprof/rp_config.c): defaults,
  * every variable, and the bad values docs/revprof.md promises to reject. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +53,33 @@ static void test_revprof_config_defaults(void **state) {
   assert_int_equal(c.seed, 1);
   assert_int_equal(c.analysis, RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ);
   assert_string_equal(c.gnuplot, "gnuplot");
+  assert_true(c.checkpoint < 0); /* auto */
+}
+
+/* REVPROF_CHECKPOINT: auto, off, 0 and seconds; the schedule of each. */
+static void test_revprof_config_checkpoint(void **state) {
+  (void)state;
+  static const struct {
+    const char *value;
+    double setting;
+  } ok[] = {{"auto", -1.0}, {"off", 0.0}, {"0", 0.0}, {"2.5", 2.5}};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+    const char *kv[] = {"REVPROF_MODEL", "m", "REVPROF_CHECKPOINT",
+                        ok[i].value, NULL};
+    rp_config c;
+    char err[512] = "";
+    assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+    assert_near(c.checkpoint, ok[i].setting, 0);
+  }
+  /* auto: 10 s first, doubling, at most 300 s */
+  double gap = 0.0, want[] = {10, 20, 40, 80, 160, 300, 300};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    gap = rp_checkpoint_next(-1.0, gap);
+    assert_near(gap, want[i], 0);
+  }
+  assert_near(rp_checkpoint_next(2.5, 0.0), 2.5, 0);
+  assert_near(rp_checkpoint_next(2.5, 2.5), 2.5, 0);
+  assert_true(isinf(rp_checkpoint_next(0.0, 0.0)));
 }
 
 /* REVPROF_MODE=sample needs no model; its settings are read. */
@@ -231,6 +259,8 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_SEED", "4294967296", "integer from 0 to 4294967295"},
       {"REVPROF_SEED", "7x", "integer from 0 to 4294967295"},
       {"REVPROF_ANALYSIS", "stats", "REVPROF_ANALYSIS"},
+      {"REVPROF_CHECKPOINT", "often", "auto, off, or seconds"},
+      {"REVPROF_CHECKPOINT", "-5", "auto, off, or seconds"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     const char *kv[] = {"REVPROF_MODEL", "m", bad[i].var, bad[i].value, NULL};
@@ -292,6 +322,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_revprof_config_defaults),
       cmocka_unit_test(test_revprof_config_sample),
+      cmocka_unit_test(test_revprof_config_checkpoint),
       cmocka_unit_test(test_revprof_config_every_variable),
       cmocka_unit_test(test_revprof_config_compute_auto),
       cmocka_unit_test(test_revprof_config_compute_spread),
