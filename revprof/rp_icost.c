@@ -580,6 +580,10 @@ const char *rp_icost_line(void) { return IC.line; }
 
 void rp_icost_partial_line(char *buf, size_t len) {
   double n[RP_IC_KINDS], c[RP_IC_KINDS];
+  if (!IC.started) {
+    snprintf(buf, len, "%s", "");
+    return;
+  }
   counts_run(n);
   costs(c);
   snprintf(buf, len, "instrumentation cost on this rank so far: observed "

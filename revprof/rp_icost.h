@@ -53,7 +53,8 @@ void rp_icost_finish(void);
  * ("instrumentation cost: predicted ..., observed ..."), "" before. */
 const char *rp_icost_line(void);
 
-/* This rank's line for a partial report (no malloc, no MPI). */
+/* This rank's line for a partial report (no malloc, no MPI); "" before
+ * rp_icost_startup. */
 void rp_icost_partial_line(char *buf, size_t len);
 
 #endif

@@ -427,9 +427,15 @@ static void header_text(sink *s, const char *status, int nranks,
   }
   puts_(s, "\nsettings:  ");
   puts_(s, settings_text);
-  if (rp_icost_line()[0]) {
+  static char so_far[320]; /* a partial report: the cost up to now */
+  const char *cost = rp_icost_line();
+  if (!cost[0] && strncmp(status, "PARTIAL", 7) == 0) {
+    rp_icost_partial_line(so_far, sizeof so_far);
+    cost = so_far;
+  }
+  if (cost[0]) {
     puts_(s, "\ncost:      ");
-    puts_(s, rp_icost_line());
+    puts_(s, cost);
   }
   if (rp_monitor_line()[0]) {
     puts_(s, "\nmonitor:   ");
@@ -985,10 +991,13 @@ void rp_report_partial(const char *reason) { partial(reason, 0); }
 /* REVPROF_CHECKPOINT: the partial report now, the next one scheduled. */
 static void checkpoint(double now) {
   char reason[200];
-  snprintf(reason, sizeof reason, "checkpoint %.1f s after MPI_Init: the "
-           "run had not reached MPI_Finalize (ended by a signal revprof "
-           "cannot catch, e.g. a launcher's time limit, or still running)",
-           now - rp_g.host_start);
+  snprintf(reason, sizeof reason, "checkpoint %.1f s after %s: the run had "
+           "not reached %s (ended by a signal revprof cannot catch, e.g. a "
+           "launcher's time limit, or still running)",
+           now - rp_g.host_start,
+           rp_g.by_session ? "MPI_Session_init" : "MPI_Init",
+           rp_g.by_session ? "its last MPI_Session_finalize"
+                           : "MPI_Finalize");
   in_checkpoint = 1;
   partial(reason, 1);
   in_checkpoint = 0;

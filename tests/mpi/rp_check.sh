@@ -501,6 +501,7 @@ early)
     test -s "$f" || { cat err; ls revprof-out; fail "no $f"; }
     grep -q "PARTIAL: $why" "$f" || { cat "$f"; fail "$f is not marked PARTIAL ($why)"; }
     grep -q "MPI_Allreduce" "$f" || fail "$f lacks the statistics"
+    grep -q "^cost:      instrumentation cost on this rank so far: observed " "$f" || { cat "$f"; fail "$f lacks the cost so far"; }
     grep -q "^status,$r,\"\?PARTIAL: $why" "revprof-out/report.partial.rank$r.csv" || fail "csv not marked"
     found=$((found + 1))
   done
