@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------- start and stop */
 
@@ -160,6 +161,42 @@ RP_EXPORT int MPI_Session_finalize(MPI_Session *session) {
   }
   pthread_mutex_unlock(&session_lock);
   return PMPI_Session_finalize(session);
+}
+
+/* Beside monitoring's tool ranks (rp_g.remap), the process set
+ * mpi://WORLD is the application's ranks, as MPI_COMM_WORLD is: the tool
+ * ranks never come back to the program, so a communicator made from the
+ * whole job would wait for them. */
+static int world_pset(const char *name) {
+  return name != NULL && strcasecmp(name, "mpi://WORLD") == 0;
+}
+
+RP_EXPORT int MPI_Group_from_session_pset(MPI_Session session,
+                                          const char *pset_name,
+                                          MPI_Group *newgroup) {
+  int rc = PMPI_Group_from_session_pset(session, pset_name, newgroup);
+  if (rc == MPI_SUCCESS && RP_UNLIKELY(rp_g.remap) && world_pset(pset_name)) {
+    int range[1][3] = {{0, rp_g.size - 1, 1}}; /* tool ranks come last */
+    MPI_Group apps;
+    rc = PMPI_Group_range_incl(*newgroup, 1, range, &apps);
+    if (rc == MPI_SUCCESS) {
+      PMPI_Group_free(newgroup);
+      *newgroup = apps;
+    }
+  }
+  return rc;
+}
+
+RP_EXPORT int MPI_Session_get_pset_info(MPI_Session session,
+                                        const char *pset_name,
+                                        MPI_Info *info) {
+  int rc = PMPI_Session_get_pset_info(session, pset_name, info);
+  if (rc == MPI_SUCCESS && RP_UNLIKELY(rp_g.remap) && world_pset(pset_name)) {
+    char n[32];
+    snprintf(n, sizeof n, "%d", rp_g.size);
+    PMPI_Info_set(*info, "mpi_size", n);
+  }
+  return rc;
 }
 #else
 static void session_close(void) {}

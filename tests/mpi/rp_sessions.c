@@ -6,9 +6,15 @@
  * communicator and closes it again (the program's first session stays
  * open). Under revprof the clocks follow the program's communicators and
  * the report is written at the last MPI_Session_finalize.
+ * With the argument "init" the program also initializes the world model
+ * (MPI_Init first, MPI_Finalize last), as a program with a sessions
+ * library does; beside monitoring's tool ranks mpi://WORLD must then be
+ * the application's ranks. The process set's "mpi_size" must match.
  * Prints "sessions: N ranks, F failed checks" on the first rank. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 enum { N = 256, ROUNDS = 5 };
 
@@ -35,14 +41,30 @@ static int library(int rank, int size) {
   return failed;
 }
 
-int main(void) {
+/* 1 when the process set's "mpi_size" is not size */
+static int pset_size_differs(MPI_Session s, int size) {
+  MPI_Info info;
+  char v[32] = "";
+  int flag = 0;
+  if (MPI_Session_get_pset_info(s, "mpi://WORLD", &info) != MPI_SUCCESS)
+    return 1;
+  MPI_Info_get(info, "mpi_size", (int)sizeof v - 1, v, &flag);
+  MPI_Info_free(&info);
+  return !flag || atoi(v) != size;
+}
+
+int main(int argc, char **argv) {
   MPI_Session s;
   int rank, size, failed = 0;
+  int init = argc > 1 && strcmp(argv[1], "init") == 0;
+  if (init)
+    MPI_Init(&argc, &argv);
   if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS)
     return 1;
   MPI_Comm c = from_world(s, "org.revprof.test");
   MPI_Comm_rank(c, &rank);
   MPI_Comm_size(c, &size);
+  failed += pset_size_differs(s, size);
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
   int out[N], in[N];
   for (int r = 0; r < ROUNDS; r++) {
@@ -73,5 +95,7 @@ int main(void) {
     printf("sessions: %d ranks, %d failed checks\n", size, all);
   MPI_Comm_free(&c);
   MPI_Session_finalize(&s);
+  if (init)
+    MPI_Finalize();
   return all != 0;
 }

@@ -34,7 +34,9 @@
 #   rp_trust_check.sh sessions EXE NP   rp_sessions (MPI-4 sessions, no
 #       MPI_Init, a library's second session): predicted (FINAL report,
 #       every call counted, the ring's waiting from the senders' clocks),
-#       compensated; silent when off.
+#       compensated; silent when off; with MPI_Init first and a tool rank,
+#       mpi://WORLD is the application's ranks; sessions alone with
+#       REVPROF_MONITOR: said and flagged monitor-off.
 #   rp_trust_check.sh spawn EXE RP_EXE NP   rp_spawn (MPI_Comm_spawn):
 #       preloaded parent and native child exchange right data (no
 #       piggyback to another job, flagged other-job); linked, the parent's
@@ -252,7 +254,21 @@ sessions)
   REVPROF_MODE=off run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "run with REVPROF_MODE=off failed"; }
   test -s err && { cat err; fail "REVPROF_MODE=off is not silent"; }
   test -e revprof-out/report.txt && fail "REVPROF_MODE=off wrote a report"
-  echo "sessions: predicted (report FINAL), compensated; silent when off"
+  # MPI_Init first, then a session: monitoring's tool rank is not in
+  # mpi://WORLD (a communicator of the whole job would wait for it)
+  rm -rf revprof-out
+  napp=$np # run sets np
+  REVPROF_MONITOR=1 REVPROF_MODEL=$RP_MODEL run $((napp + 1)) env LD_PRELOAD="$RP_LIB" "$exe" init || { cat out err; fail "init + session + tool rank: run failed"; }
+  np=$napp
+  grep -q "^sessions: $np ranks, 0 failed checks\$" out || { cat out err; fail "init + session + tool rank: mpi://WORLD is not the application's $np ranks"; }
+  test -s revprof-out/monitor/summary.txt || { cat err; fail "init + session + tool rank: no monitor summary"; }
+  # a sessions program cannot have tool ranks: said, flagged, all ranks run
+  rm -rf revprof-out
+  REVPROF_MONITOR=1 REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "sessions + REVPROF_MONITOR: run failed"; }
+  grep -q "^sessions: $np ranks, 0 failed checks\$" out || { cat out err; fail "sessions + REVPROF_MONITOR: not all ranks ran"; }
+  grep -q "REVPROF_MONITOR=1 is ignored" err || { cat err; fail "sessions + REVPROF_MONITOR: not said"; }
+  grep -q "^  monitor-off: " revprof-out/report.txt || { sed '/^$/q' revprof-out/report.txt; fail "sessions + REVPROF_MONITOR: no monitor-off flag"; }
+  echo "sessions: predicted (report FINAL), compensated; silent when off; beside a tool rank mpi://WORLD is the application's"
   ;;
 spawn)
   exe=$1 rpexe=$2 np=$3
