@@ -684,6 +684,10 @@ static void sm_report_partial(const char *reason, int checkpoint) {
   SM_PUT("# revprof sample mode, PARTIAL (%s): rank %d of %d, %.0f messages "
          "sent, %.0f sampled, %.0f received with a stamp; classes so far\n",
          reason, rp_g.rank, rp_g.size, S.seen, S.sampled, S.received);
+  static char cost[320];
+  rp_icost_partial_line(cost, sizeof cost);
+  if (cost[0])
+    SM_PUT("# %s\n", cost);
   SM_PUT("src,dst,send_site,recv_site,size_class,count,mean_s,min_s,max_s\n");
   for (size_t i = 0; i < S.cap && n < sizeof b; i++) {
     const cls *c = &S.tab[i];

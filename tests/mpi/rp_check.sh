@@ -348,6 +348,7 @@ sample)
     f=revprof-out/sample.partial.rank$((np - 1)).csv
     test -s "$f" || { cat err; ls revprof-out; fail "no $f"; }
     grep -q "^# revprof sample mode, PARTIAL (signal SIGSEGV): rank $((np - 1)) of $np" "$f" || { cat "$f"; fail "$f not marked"; }
+    grep -q "^# instrumentation cost on this rank so far: observed " "$f" || { cat "$f"; fail "$f lacks the cost so far"; }
     test -e $st && fail "a final sample report after an early end" ;;
   bad)
     REVPROF_SAMPLE=random:1.5 run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
