@@ -472,7 +472,9 @@ report_kind() {
     sample) if [ -s "$d/sample.txt" ]; then echo final; return; fi ;;
   esac
   if [ -s "$d/report.csv" ]; then
-    s=$(awk -F, '$1 == "status" { print $3; exit }' "$d/report.csv")
+    # the status field, unquoted: "FINAL, INCOMPLETE" (calls not
+    # predicted, named in the report) is a final report too
+    s=$(awk '/^status,/ { sub(/^status,[^,]*,"?/, ""); sub(/[",].*$/, ""); print; exit }' "$d/report.csv")
     case $s in
       FINAL) [ "$2" = predict ] && echo final || echo "report.csv($s)" ;;
       OFF*) echo off ;;
