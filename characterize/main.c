@@ -425,8 +425,10 @@ static void run_plan(run *r, const rp_char_plan *plan, int round) {
       double cap;
       rp_budget b = rp_budget_cap(r->o.budget, MPI_Wtime() - r->t_begin,
                                   plan->n - i, r->o.point_time, &cap);
-      if (b != RP_BUDGET_RUN && r->nres == 0 && r->nfailed == 0) {
-        b = RP_BUDGET_RUN; /* however small the budget: one point measured */
+      if (b != RP_BUDGET_RUN && r->nres == 0) {
+        /* however small the budget: one point measured (the next one runs
+           too when a loaded machine left the first without 2 reps) */
+        b = RP_BUDGET_RUN;
         cap = r->o.point_time;
       }
       dec[0] = (double)b;
