@@ -27,9 +27,20 @@ typedef struct cls {
   rp_lstat st;
 } cls;
 
+/* the sender's time in the send calls that stamped a sampled message, by
+   wrapper and size class */
+typedef struct ccls {
+  int wid, fn, sclass;
+  rp_lstat st;
+} ccls;
+
 /* what one class travels as to rank 0 */
 enum { W_SRC, W_DST, W_CLASS, W_SSITE, W_RSITE, W_N, W_MEAN, W_M2, W_MIN,
        W_MAX, W_BYTES, W_HIST, W_LEN = W_HIST + RP_LHIST_N };
+
+/* ... and one call class */
+enum { C_WID, C_FN, C_CLASS, C_N, C_MEAN, C_M2, C_MIN, C_MAX, C_BYTES,
+       C_HIST, C_LEN = C_HIST + RP_LHIST_N };
 
 enum { OFFSET_ROUNDS = 16, OFFSET_TAG = 7 };
 
@@ -45,6 +56,8 @@ static struct {
   uintptr_t *sites; /* call sites this rank names: the send sites it
                        stamped, its receive sites added at the end */
   size_t nsites, sites_cap;
+  ccls *calls; /* call classes, in the order first seen */
+  size_t ncalls, calls_cap, last_call;
   FILE *wf; /* REVPROF_ANALYSIS=write: samples.rank<N>.csv */
   int write_failed;
   MPI_Comm comm;
@@ -82,8 +95,44 @@ void rp_sample_out_slow(double *pb) {
   rp_g.ic_n[RP_IC_SAMPLE] += 0.5;
   pb[RP_PB_STAMP] = now;
   pb[RP_PB_SITE] = (double)site; /* user-space addresses fit 53 bits */
+  rp_t.sample_t0 = now; /* for the send call's own time (rp_sample_sent) */
+  rp_t.sample_bytes = rp_pb_size(pb);
   if (S.nsites == 0 || S.sites[S.nsites - 1] != site)
     site_add(site);
+}
+
+void rp_sample_sent_slow(rp_wid w, revprof_fn fn) {
+  double t = global_now(), bytes = rp_t.sample_bytes;
+  double dur = t - rp_t.sample_t0;
+  unsigned an = rp_g.cfg.analysis;
+  rp_t.sample_t0 = -1.0;
+  if (!(an & (RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ)) || bytes >= RP_PB_NOSIZE)
+    return;
+  int sc = rp_size_class(bytes);
+  ccls *c = S.last_call < S.ncalls ? &S.calls[S.last_call] : NULL;
+  if (c == NULL || c->wid != (int)w || c->sclass != sc) {
+    size_t i = 0;
+    while (i < S.ncalls && (S.calls[i].wid != (int)w || S.calls[i].sclass != sc))
+      i++;
+    if (i == S.ncalls) {
+      ccls *nb = rp_grow(S.calls, &S.calls_cap, S.ncalls + 1, sizeof *nb);
+      if (nb == NULL) {
+        rp_report_flag("out-of-memory", "out of memory for message classes: "
+                       "some samples were not counted");
+        return;
+      }
+      S.calls = nb;
+      S.calls[i].wid = (int)w;
+      S.calls[i].fn = (int)fn;
+      S.calls[i].sclass = sc;
+      rp_lstat_init(&S.calls[i].st);
+      S.ncalls++;
+    }
+    S.last_call = i;
+    c = &S.calls[i];
+  }
+  rp_lstat_add(&c->st, dur < 0.0 ? 0.0 : dur, bytes,
+               (an & RP_ANALYSIS_FREQ) != 0);
 }
 
 static uint64_t key_hash(int src, int sclass, uintptr_t a, uintptr_t b) {
@@ -288,6 +337,7 @@ void rp_sample_calibrating(int pass) {
   S.sites = NULL;
   S.cap = S.n = S.nsites = S.sites_cap = 0;
   S.seen = S.sampled = S.received = 0.0;
+  S.ncalls = 0;
 }
 
 int rp_sample_set(const char *spec, char *err, size_t errlen) {
@@ -402,6 +452,16 @@ static void csv_site(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* The report's flags (its "  key: text" lines) as CSV comments. */
+static void csv_flags(FILE *f, const char *flags) {
+  for (const char *l = flags; l && *l;) {
+    size_t n = strcspn(l, "\n");
+    if (n > 2 && l[0] == ' ' && l[1] == ' ')
+      fprintf(f, "# flag: %.*s\n", (int)(n - 2), l + 2);
+    l += n + (l[n] == '\n');
+  }
+}
+
 static int by_total(const void *a, const void *b) {
   const double *x = a, *y = b;
   double tx = x[W_N] * x[W_MEAN], ty = y[W_N] * y[W_MEAN];
@@ -483,12 +543,7 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
   }
   fprintf(f, "# revprof sample mode: one-way message latencies by class, "
              "all ranks (seconds)\n");
-  for (const char *l = flags; l && *l;) { /* its "  key: text" lines */
-    size_t n = strcspn(l, "\n");
-    if (n > 2 && l[0] == ' ' && l[1] == ' ')
-      fprintf(f, "# flag: %.*s\n", (int)(n - 2), l + 2);
-    l += n + (l[n] == '\n');
-  }
+  csv_flags(f, flags);
   fprintf(f, "src,dst,send_site,recv_site,size_class,bytes_lo,bytes_hi,"
              "bytes_mean,count,mean_s,min_s,max_s,sd_s");
   for (int k = 0; k < RP_LHIST_N; k++)
@@ -580,7 +635,8 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
             lookup(names, nnames, src, (uintptr_t)w[W_SSITE], b1, sizeof b1),
             lookup(names, nnames, dst, (uintptr_t)w[W_RSITE], b2, sizeof b2));
   }
-  fprintf(f, "\nfiles:     latency.csv (one row per class), latency.dat and "
+  fprintf(f, "\nfiles:     latency.csv (one row per class), calls.csv (the "
+             "send calls' own time), latency.dat and "
              "latency.gp (gnuplot latency.gp: latency.png, %s)%s\n", plot,
           rp_g.cfg.analysis & RP_ANALYSIS_WRITE
               ? ", samples.rank<N>.csv (every sample)" : "");
@@ -590,6 +646,48 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
     fprintf(stderr, "revprof: %.0f of %.0f messages sampled; latencies in "
             "%s/latency.csv, summary in %s/sample.txt\n", sampled, seen,
             dir, dir);
+}
+
+/* calls.csv: per rank, the sender's time in the send calls that stamped a
+ * sampled message, by wrapper and size class; rows[displs[r] ..] holds
+ * counts[r] doubles of rank r's. */
+static void write_calls(const double *rows, const int *counts,
+                        const int *displs, const char *flags) {
+  char path[RP_PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/calls.csv", rp_g.cfg.outdir);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) {
+    rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
+    return;
+  }
+  fprintf(f, "# revprof sample mode: the sender's time in the send calls "
+             "that stamped a sampled message (seconds), per rank; "
+             "costed_as: the model row predict mode charges\n");
+  csv_flags(f, flags);
+  fprintf(f, "call,costed_as,rank,size_class,bytes_lo,bytes_hi,bytes_mean,"
+             "count,mean_s,min_s,max_s,sd_s");
+  for (int k = 0; k < RP_LHIST_N; k++)
+    fprintf(f, ",b%02d", k);
+  fputc('\n', f);
+  for (int r = 0; r < rp_g.size; r++)
+    for (int i = 0; i + C_LEN <= counts[r]; i += C_LEN) {
+      const double *w = rows + displs[r] + i;
+      int wid = (int)w[C_WID], sc = (int)w[C_CLASS];
+      rp_lstat st;
+      st.n = w[C_N];
+      st.m2 = w[C_M2];
+      fprintf(f, "%s,%s,%d,%d,%.0f,%.0f,%.6g,%.0f,%.9e,%.9e,%.9e,%.9e",
+              wid >= 0 && wid < RP_W_COUNT ? rp_wrap_name[wid] : "?",
+              revprof_fn_name((revprof_fn)w[C_FN]), r, sc,
+              rp_size_class_lo(sc), rp_size_class_hi(sc),
+              w[C_N] > 0 ? w[C_BYTES] / w[C_N] : 0.0, w[C_N], w[C_MEAN],
+              w[C_MIN], w[C_MAX], rp_lstat_sd(&st));
+      for (int k = 0; k < RP_LHIST_N; k++)
+        fprintf(f, ",%.0f", w[C_HIST + k]);
+      fputc('\n', f);
+    }
+  if (fclose(f) != 0)
+    rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
 }
 
 static void sm_report(void) {
@@ -628,6 +726,26 @@ static void sm_report(void) {
   int nrows = total / W_LEN;
   free(counts);
   free(displs);
+  double *cmine = malloc((S.ncalls > 0 ? S.ncalls : 1) * C_LEN *
+                         sizeof *cmine);
+  int nc = 0;
+  for (size_t i = 0; cmine && i < S.ncalls; i++) {
+    const ccls *c = &S.calls[i];
+    double *w = cmine + (size_t)nc++ * C_LEN;
+    w[C_WID] = c->wid;
+    w[C_FN] = c->fn;
+    w[C_CLASS] = c->sclass;
+    w[C_N] = c->st.n;
+    w[C_MEAN] = c->st.mean;
+    w[C_M2] = c->st.m2;
+    w[C_MIN] = c->st.min;
+    w[C_MAX] = c->st.max;
+    w[C_BYTES] = c->st.bytes;
+    memcpy(w + C_HIST, c->st.hist, sizeof c->st.hist);
+  }
+  int *ccounts, *cdispls, ctotal;
+  double *crows = gather(cmine, nc * C_LEN, MPI_DOUBLE, (int)sizeof(double),
+                         &ccounts, &cdispls, &ctotal);
   int tlen;
   char *text = name_sites(&tlen);
   char *all = gather(text ? text : "", text ? tlen : 0, MPI_CHAR, 1, &counts,
@@ -644,10 +762,20 @@ static void sm_report(void) {
     if (rp_mkdir_p(rp_g.cfg.outdir) != 0)
       rp_warn("sample mode: cannot create %s: %s", rp_g.cfg.outdir,
               strerror(errno));
-    else
+    else {
       write_outputs(rows, nrows, names, nn, per_rank, flags);
+      if (crows && ccounts && cdispls)
+        write_calls(crows, ccounts, cdispls, flags);
+    }
     free(names);
   }
+  free(crows);
+  free(ccounts);
+  free(cdispls);
+  free(cmine);
+  free(S.calls);
+  S.calls = NULL;
+  S.ncalls = S.calls_cap = 0;
   free(flags);
   free(per_rank);
   free(all);

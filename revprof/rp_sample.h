@@ -25,6 +25,7 @@ extern const rp_mode_ops rp_mode_sample;
 
 void rp_sample_out_slow(double *pb);
 void rp_sample_in_slow(const double *pb, double bytes);
+void rp_sample_sent_slow(rp_wid w, revprof_fn fn);
 
 /* A message with piggyback pb leaves (after its clocks are written). */
 static inline void rp_sample_out(double *pb) {
@@ -36,6 +37,15 @@ static inline void rp_sample_out(double *pb) {
 static inline void rp_sample_in(const double *pb, double bytes) {
   if (RP_UNLIKELY(rp_g.sampling) && pb[RP_PB_STAMP] >= 0.0)
     rp_sample_in_slow(pb, bytes);
+}
+
+/* The send call w (costed as fn in predict mode) is over: when it stamped
+ * a sampled message, the sender's time in it, send start to now, goes to
+ * its call class (w, size class): calls.csv, which 'revprof validate'
+ * puts beside the model's fn row. */
+static inline void rp_sample_sent(rp_wid w, revprof_fn fn) {
+  if (RP_UNLIKELY(rp_g.sampling) && rp_t.sample_t0 >= 0.0)
+    rp_sample_sent_slow(w, fn);
 }
 
 /* The instrumentation cost's calibration (rp_engine.c): pass 0 samples no

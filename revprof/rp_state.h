@@ -364,6 +364,9 @@ typedef struct rp_call {
                        wrapper under way (its return address) */
   const void *fsite; /* ... as a Fortran binding saw it, for the C
                         wrapper it calls (NULL: none) */
+  double sample_t0; /* sample mode: send start of the message this call
+                       stamped (global seconds), < 0: none; its bytes */
+  double sample_bytes;
   int poll;         /* the call under way is a poll (Iprobe, Test*): when it
                        costs nothing on the clocks, its host time counts
                        with the next gap */
@@ -505,6 +508,7 @@ __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
   if (RP_UNLIKELY(rp_g.sampling)) {
     rp_t.site = rp_t.fsite ? rp_t.fsite : __builtin_return_address(0);
     rp_t.fsite = NULL;
+    rp_t.sample_t0 = -1.0;
   }
   if (RP_UNLIKELY(rp_g.wildq != NULL) && !rp_g.defer_safe[w])
     rp_g.defer_block();

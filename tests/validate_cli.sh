@@ -4,7 +4,8 @@
 # every class inside against that model; a large error and none inside
 # against a copy whose latency constants are 10 times larger; a model
 # without a latency row and an extrapolated class said in the first lines;
-# --csv; bad inputs rejected with exit 2 naming the file and line.
+# --csv; bad inputs rejected with exit 2 naming the file and line; the send
+# calls' own time of calls.csv beside the model rows they are costed by.
 #   validate_cli.sh REVPROF SOURCE_DIR
 set -u
 rp=$1 src=$2
@@ -75,6 +76,59 @@ grep -q "^ *23  .* yes  (extrapolated)$" "$tmp/out" || fail "class 23 not marked
 "$rp" validate --model "$ship" "$tmp/run/latency.csv" > "$tmp/out2" || fail "validate of DIR/latency.csv failed"
 [ "$(tail -n +2 "$tmp/out2")" = "$(tail -n +2 "$tmp/out")" ] || fail "DIR/latency.csv and DIR differ"
 
+# no calls.csv (an older run): said after the latency table, nothing else
+grep -q "^calls: $tmp/run/calls.csv: No such file or directory: send calls not compared" "$tmp/out" \
+  || fail "a missing calls.csv not said: $(tail -n 2 "$tmp/out")"
+
+# calls.csv: the send calls' own time, MPI_Send rows (two ranks, class 4)
+# whose time is the model's MPI_Send at their size, an MPI_Ssend row
+# costed as MPI_Send at 3 times it, and a call the model has no row for;
+# every message of a row in the bucket of its time, min = max = that time
+# (the histogram's median is then the time itself)
+call_row() { # CALL COSTED_AS RANK CLASS LO HI MEAN COUNT FACTOR
+  t=$("$rp" model eval "$ship" "$2" 2 "$7" 2> /dev/null | cut -d' ' -f2)
+  [ -n "$t" ] || t=1e-6 # no such row
+  awk -v c="$1" -v ca="$2" -v r="$3" -v sc="$4" -v lo="$5" -v hi="$6" -v m="$7" -v n="$8" -v t="$t" -v f="$9" 'BEGIN {
+    t *= f; k = int(4 * log(t / 1e-7) / log(10)) + 1; s = c "," ca "," r "," sc "," lo "," hi "," m "," n "," t "," t "," t ",0"
+    for (i = 0; i < 34; i++) s = s "," (i == k ? n : 0); print s }'
+}
+{
+  echo "# revprof sample mode: the sender's time in the send calls"
+  printf 'call,costed_as,rank,size_class,bytes_lo,bytes_hi,bytes_mean,count,mean_s,min_s,max_s,sd_s'
+  for b in $(seq 0 33); do printf ',b%02d' "$b"; done
+  echo
+  call_row MPI_Send MPI_Send 0 4 8 15 8 100 1
+  call_row MPI_Send MPI_Send 1 4 8 15 8 50 1
+  call_row MPI_Send MPI_Send 0 17 65536 131071 65536 10 1
+  call_row MPI_Ssend MPI_Send 0 10 512 1023 512 20 3
+  call_row MPI_Nosuch MPI_Nosuch 0 4 8 15 8 5 1
+} > "$tmp/run/calls.csv"
+"$rp" validate --model "$ship" --calls-csv "$tmp/c.csv" "$tmp/run" > "$tmp/out" 2> "$tmp/err"; rc=$?
+cat "$tmp/out"
+[ $rc -eq 0 ] || fail "validate with calls.csv: exit $rc: $(cat "$tmp/err")"
+[ "$(head -n 1 "$tmp/c.csv")" = "call,costed_as,size_class,bytes_lo,bytes_hi,bytes_mean,count,measured_s,measured_from,predicted_min_s,predicted_avg_s,predicted_max_s,error_pct,inside,extrapolated" ] \
+  && grep -q '^MPI_Send,MPI_Send,4,8,15,8,150,.*,median,.*,yes,no$' "$tmp/c.csv" \
+  && grep -q '^MPI_Ssend,MPI_Send,10,512,1023,512,20,.*,no,no$' "$tmp/c.csv" \
+  && [ "$(wc -l < "$tmp/c.csv")" -eq 5 ] || fail "--calls-csv: $(cat "$tmp/c.csv")"
+grep -q "^validate: 7 classes, median |error| 0\.[0-9] %, 7 of 7 inside the model's bounds$" "$tmp/out" \
+  || fail "calls.csv changed the latency summary"
+grep -q "^calls: $tmp/run/calls.csv: 5 rows; " "$tmp/out" || fail "calls.csv not read"
+grep -q "^MPI_Send (costed as MPI_Send at p = 2)$" "$tmp/out" || fail "no MPI_Send table"
+grep -q "^validate \[MPI_Send\]: 2 classes, median |error| 0\.0 %, 2 of 2 inside the model's bounds$" "$tmp/out" \
+  || fail "MPI_Send summary: $(grep '^validate \[MPI_Send\]' "$tmp/out")"
+grep -q "^ *4  8\.\.15  *8  *150 " "$tmp/out" || fail "the two ranks' MPI_Send rows not merged"
+grep -q "^validate \[MPI_Ssend\]: 1 classes, median |error| 200\.0 %, 0 of 1 inside the model's bounds$" "$tmp/out" \
+  || fail "MPI_Ssend at 3x MPI_Send: $(grep '^validate \[MPI_Ssend\]' "$tmp/out")"
+grep -q "^note: .* has no MPI_Nosuch row: measured times only, nothing to compare$" "$tmp/out" \
+  && grep -q "^validate \[MPI_Nosuch\]: 1 classes, median |error| n/a, 0 of 1 inside" "$tmp/out" \
+  || fail "a call without a model row"
+# a bad calls.csv: said, the latency table stands, exit 0
+sed -i '4s/,1,4,/,x,4,/' "$tmp/run/calls.csv"
+"$rp" validate --model "$ship" "$tmp/run" > "$tmp/out" 2> "$tmp/err" || fail "a bad calls.csv: exit $?"
+grep -q "^validate: 7 classes, " "$tmp/out" && grep -q "^calls: $tmp/run/calls.csv:4: rank: 'x' is not a whole number >= 0$" "$tmp/out" \
+  || fail "a bad calls.csv: $(tail -n 2 "$tmp/out")"
+rm "$tmp/run/calls.csv"
+
 # against a model whose latency constants are 10 times larger
 sed '/^    latency = {/,/^    },/{/^ *\(avg\|min\|max\) = {/s/\([{,]\) \([0-9]\)/\1 10 * \2/g}' "$ship" > "$tmp/x10.lua"
 [ "$(grep -c '10 \* ' "$tmp/x10.lua")" -eq 9 ] || fail "sed did not scale the 9 latency equations"
@@ -122,6 +176,6 @@ bad empty "empty/latency.csv: no rows after the header (no message sampled)"
 
 # help
 "$rp" validate --help > "$tmp/out" || fail "validate --help failed"
-grep -q "^usage: revprof validate --model MODEL.lua \[--csv FILE\] DIR$" "$tmp/out" || fail "validate --help: $(cat "$tmp/out")"
+grep -q "^usage: revprof validate --model MODEL.lua \[--csv FILE\] \[--calls-csv FILE\] DIR$" "$tmp/out" || fail "validate --help: $(cat "$tmp/out")"
 "$rp" --help | grep -q "^  validate --model M DIR " || fail "revprof --help does not list validate"
 echo "validate_cli: ok"

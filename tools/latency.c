@@ -66,20 +66,44 @@ double rp_latency_class_bytes_mean(const rp_latency_class *c, int k) {
 
 /* ------------------------------------------------------------- parsing */
 
-static const char *const named[] = {
-    "src",      "dst",     "send_site", "recv_site", "size_class",
-    "bytes_lo", "bytes_hi", "bytes_mean", "count",    "mean_s",
-    "min_s",    "max_s",   "sd_s"};
+/* The two files share their columns from size_class on; before it,
+ * latency.csv names a message class, calls.csv a call class. */
+typedef struct layout {
+  const char *what;          /* for messages: "sample-mode latency.csv" */
+  const char *first;         /* its header's start, for messages */
+  int head;                  /* columns before size_class */
+  const char *const *names;  /* their names */
+  unsigned text;             /* bit i: head column i is any text */
+} layout;
 
-enum { SRC, DST, SEND_SITE, RECV_SITE, SIZE_CLASS, BYTES_LO, BYTES_HI,
-       BYTES_MEAN, COUNT, MEAN_S, MIN_S, MAX_S, SD_S, B00 };
+static const char *const latency_head[] = {"src", "dst", "send_site",
+                                           "recv_site"};
+static const char *const calls_head[] = {"call", "costed_as", "rank"};
+static const layout LATENCY = {"sample-mode latency.csv",
+                               "src,dst,send_site,...", 4, latency_head,
+                               1u << 2 | 1u << 3};
+static const layout CALLS = {"sample-mode calls.csv",
+                             "call,costed_as,rank,...", 3, calls_head,
+                             1u << 0 | 1u << 1};
+
+static const char *const tail_named[] = {
+    "size_class", "bytes_lo", "bytes_hi", "bytes_mean", "count",
+    "mean_s",     "min_s",    "max_s",    "sd_s"};
+
+/* columns from size_class on, counted from it */
+enum { SIZE_CLASS, BYTES_LO, BYTES_HI, BYTES_MEAN, COUNT, MEAN_S, MIN_S,
+       MAX_S, SD_S, B00, TAIL = B00 + RP_LATENCY_BUCKETS };
+
+static int fields(const layout *L) { return L->head + TAIL; }
 
 /* Name of column i (0-based) into buf: "mean_s", "b07". */
-static const char *column(int i, char *buf, size_t len) {
-  if (i < B00)
-    snprintf(buf, len, "%s", named[i]);
+static const char *column(const layout *L, int i, char *buf, size_t len) {
+  if (i < L->head)
+    snprintf(buf, len, "%s", L->names[i]);
+  else if (i - L->head < B00)
+    snprintf(buf, len, "%s", tail_named[i - L->head]);
   else
-    snprintf(buf, len, "b%02d", i - B00);
+    snprintf(buf, len, "b%02d", i - L->head - B00);
   return buf;
 }
 
@@ -111,10 +135,12 @@ static int split(char *line, char **field, int max, int *bad) {
   }
 }
 
-
-static int whole_column(int i) {
-  return i == SRC || i == DST || i == SIZE_CLASS || i == BYTES_LO ||
-         i == BYTES_HI || i == COUNT || i >= B00;
+/* column i holds a whole number (i counted from size_class; head columns
+   that are not text are ranks) */
+static int whole_column(const layout *L, int i) {
+  int t = i - L->head;
+  return t < 0 || t == SIZE_CLASS || t == BYTES_LO || t == BYTES_HI ||
+         t == COUNT || t >= B00;
 }
 
 /* The checks across columns of a parsed row: 0 or REVPROF_EFIELD. */
@@ -154,85 +180,112 @@ static int check_row(const rp_latency_row *r, char *err, size_t errlen) {
   return 0;
 }
 
-int rp_latency_parse_row(char *line, rp_latency_row *row, char *err,
-                         size_t errlen) {
-  char *f[RP_LATENCY_FIELDS], name[32];
-  double v[RP_LATENCY_FIELDS] = {0};
-  int bad = 0, n = split(line, f, RP_LATENCY_FIELDS, &bad);
+static int parse_row(const layout *L, char *line, rp_latency_row *row,
+                     char *err, size_t errlen) {
+  enum { MAXF = 4 + TAIL };
+  char *f[MAXF], name[32];
+  double v[MAXF] = {0};
+  int nf = fields(L), bad = 0, n = split(line, f, nf, &bad);
   if (n < 0) {
-    if (bad > RP_LATENCY_FIELDS) /* no such column */
+    if (bad > nf) /* no such column */
       snprintf(name, sizeof name, "field %d", bad);
     rp_errf(err, errlen, "%s: a quote that does not close, or text after "
             "the closing quote",
-            bad <= RP_LATENCY_FIELDS ? column(bad - 1, name, sizeof name)
-                                     : name);
+            bad <= nf ? column(L, bad - 1, name, sizeof name) : name);
     return REVPROF_EFORMAT;
   }
-  if (n != RP_LATENCY_FIELDS) {
-    rp_errf(err, errlen, "expected %d fields, found %d", RP_LATENCY_FIELDS,
-            n);
+  if (n != nf) {
+    rp_errf(err, errlen, "expected %d fields, found %d", nf, n);
     return REVPROF_EFORMAT;
   }
-  for (int i = 0; i < RP_LATENCY_FIELDS; i++) {
-    if (i == SEND_SITE || i == RECV_SITE) /* any text */
+  memset(row, 0, sizeof *row);
+  for (int i = 0; i < nf; i++) {
+    if (i < L->head && (L->text >> i & 1u)) /* any text */
       continue;
     if (!rp_parse_double(f[i], &v[i]) || v[i] < 0 ||
-        (whole_column(i) && v[i] != floor(v[i]))) {
+        (whole_column(L, i) && v[i] != floor(v[i]))) {
       rp_errf(err, errlen, "%s: '%s' is not a %s >= 0",
-              column(i, name, sizeof name), f[i],
-              whole_column(i) ? "whole number" : "number");
+              column(L, i, name, sizeof name), f[i],
+              whole_column(L, i) ? "whole number" : "number");
       return REVPROF_EFIELD;
     }
   }
-  if (v[SIZE_CLASS] >= RP_LATENCY_CLASSES) {
-    rp_errf(err, errlen, "size_class: %s is above %d", f[SIZE_CLASS],
+  const double *t = v + L->head;
+  if (t[SIZE_CLASS] >= RP_LATENCY_CLASSES) {
+    rp_errf(err, errlen, "size_class: %s is above %d", f[L->head + SIZE_CLASS],
             RP_LATENCY_CLASSES - 1);
     return REVPROF_EFIELD;
   }
-  row->src = v[SRC];
-  row->dst = v[DST];
-  row->size_class = (int)v[SIZE_CLASS];
-  row->bytes_lo = v[BYTES_LO];
-  row->bytes_hi = v[BYTES_HI];
-  row->bytes_mean = v[BYTES_MEAN];
-  row->count = v[COUNT];
-  row->mean = v[MEAN_S];
-  row->min = v[MIN_S];
-  row->max = v[MAX_S];
-  row->sd = v[SD_S];
-  memcpy(row->hist, v + B00, sizeof row->hist);
+  if (L == &LATENCY) {
+    row->src = v[0];
+    row->dst = v[1];
+  } else {
+    if (*f[0] == '\0' || *f[1] == '\0' || strlen(f[0]) >= sizeof row->call ||
+        strlen(f[1]) >= sizeof row->costed_as) {
+      rp_errf(err, errlen, "%s: a function name (of 1 to %zu characters) is "
+              "due", *f[0] == '\0' || strlen(f[0]) >= sizeof row->call
+                         ? "call" : "costed_as", sizeof row->call - 1);
+      return REVPROF_EFIELD;
+    }
+    snprintf(row->call, sizeof row->call, "%s", f[0]);
+    snprintf(row->costed_as, sizeof row->costed_as, "%s", f[1]);
+    row->src = v[2];
+    row->dst = -1;
+  }
+  row->size_class = (int)t[SIZE_CLASS];
+  row->bytes_lo = t[BYTES_LO];
+  row->bytes_hi = t[BYTES_HI];
+  row->bytes_mean = t[BYTES_MEAN];
+  row->count = t[COUNT];
+  row->mean = t[MEAN_S];
+  row->min = t[MIN_S];
+  row->max = t[MAX_S];
+  row->sd = t[SD_S];
+  memcpy(row->hist, t + B00, sizeof row->hist);
   return check_row(row, err, errlen);
 }
 
+int rp_latency_parse_row(char *line, rp_latency_row *row, char *err,
+                         size_t errlen) {
+  return parse_row(&LATENCY, line, row, err, errlen);
+}
+
+int rp_calls_parse_row(char *line, rp_latency_row *row, char *err,
+                       size_t errlen) {
+  return parse_row(&CALLS, line, row, err, errlen);
+}
+
 /* 0 when line is the header line, else REVPROF_EFORMAT with a message. */
-static int check_header(char *line, char *err, size_t errlen) {
-  char *f[RP_LATENCY_FIELDS], want[16];
-  int bad, n = split(line, f, RP_LATENCY_FIELDS, &bad);
+static int check_header(const layout *L, char *line, char *err,
+                        size_t errlen) {
+  char *f[4 + TAIL], want[16];
+  int nf = fields(L), bad, n = split(line, f, nf, &bad);
   if (n < 0) {
-    rp_errf(err, errlen, "not the header of a sample-mode latency.csv: a "
-            "quote in column %d does not close", bad);
+    rp_errf(err, errlen, "not the header of a %s: a quote in column %d "
+            "does not close", L->what, bad);
     return REVPROF_EFORMAT;
   }
-  for (int i = 0; i < RP_LATENCY_FIELDS; i++) {
-    column(i, want, sizeof want);
+  for (int i = 0; i < nf; i++) {
+    column(L, i, want, sizeof want);
     if (i < n && strcmp(f[i], want) == 0)
       continue;
-    rp_errf(err, errlen, "not the header of a sample-mode latency.csv: "
-            "column %d is '%s', expected '%s'", i + 1,
-            i < n ? f[i] : "missing", want);
+    rp_errf(err, errlen, "not the header of a %s: column %d is '%s', "
+            "expected '%s'", L->what, i + 1, i < n ? f[i] : "missing", want);
     return REVPROF_EFORMAT;
   }
-  if (n != RP_LATENCY_FIELDS) {
-    rp_errf(err, errlen, "header: expected %d fields, found %d",
-            RP_LATENCY_FIELDS, n);
+  if (n != nf) {
+    rp_errf(err, errlen, "header: expected %d fields, found %d", nf, n);
     return REVPROF_EFORMAT;
   }
   return 0;
 }
 
-int rp_latency_read(FILE *f, const char *name,
-                    rp_latency_class cls[RP_LATENCY_CLASSES], long *nrows,
-                    char *err, size_t errlen) {
+/* Reads f in layout L, handing each row to add(ctx, row): 0, or an error
+ * code with its message (add's own ones too) in err. */
+static int read_rows(const layout *L, FILE *f, const char *name,
+                     int (*add)(void *ctx, const rp_latency_row *row,
+                                char *err, size_t errlen),
+                     void *ctx, long *nrows, char *err, size_t errlen) {
   char *line = NULL, msg[512];
   size_t cap = 0;
   long lineno = 0;
@@ -256,20 +309,17 @@ int rp_latency_read(FILE *f, const char *name,
       continue;
     rp_latency_row row;
     if (!header) {
-      rc = check_header(line, msg, sizeof msg);
+      rc = check_header(L, line, msg, sizeof msg);
       header = 1;
-    } else if ((rc = rp_latency_parse_row(line, &row, msg, sizeof msg)) ==
-               0) {
-      rp_latency_class_add(cls, &row);
+    } else if ((rc = parse_row(L, line, &row, msg, sizeof msg)) == 0 &&
+               (rc = add(ctx, &row, msg, sizeof msg)) == 0)
       ++*nrows;
-    }
     if (rc != 0)
       rp_errf(err, errlen, "%s:%ld: %s", name, lineno, msg);
   }
   free(line);
   if (rc == 0 && !header) {
-    rp_errf(err, errlen, "%s: empty (no header line 'src,dst,send_site,...')",
-            name);
+    rp_errf(err, errlen, "%s: empty (no header line '%s')", name, L->first);
     rc = REVPROF_EFORMAT;
   } else if (rc == 0 && *nrows == 0) {
     rp_errf(err, errlen, "%s: no rows after the header (no message sampled)",
@@ -277,4 +327,51 @@ int rp_latency_read(FILE *f, const char *name,
     rc = REVPROF_EFORMAT;
   }
   return rc;
+}
+
+static int add_latency(void *ctx, const rp_latency_row *row, char *err,
+                       size_t errlen) {
+  (void)err;
+  (void)errlen;
+  rp_latency_class_add(ctx, row);
+  return 0;
+}
+
+int rp_latency_read(FILE *f, const char *name,
+                    rp_latency_class cls[RP_LATENCY_CLASSES], long *nrows,
+                    char *err, size_t errlen) {
+  return read_rows(&LATENCY, f, name, add_latency, cls, nrows, err, errlen);
+}
+
+static int add_call(void *ctx, const rp_latency_row *row, char *err,
+                    size_t errlen) {
+  rp_call_set *set = ctx;
+  int i = 0;
+  while (i < set->n && strcmp(set->c[i].call, row->call) != 0)
+    i++;
+  if (i < set->n && strcmp(set->c[i].costed_as, row->costed_as) != 0) {
+    rp_errf(err, errlen, "costed_as: %s, where an earlier row of %s said %s",
+            row->costed_as, row->call, set->c[i].costed_as);
+    return REVPROF_EFIELD;
+  }
+  if (i == set->n) {
+    if (set->n == RP_CALLS_MAX) {
+      rp_errf(err, errlen, "call: more than %d different calls",
+              RP_CALLS_MAX);
+      return REVPROF_EFIELD;
+    }
+    memset(&set->c[i], 0, sizeof set->c[i]);
+    snprintf(set->c[i].call, sizeof set->c[i].call, "%s", row->call);
+    snprintf(set->c[i].costed_as, sizeof set->c[i].costed_as, "%s",
+             row->costed_as);
+    set->n++;
+  }
+  rp_latency_class_add(set->c[i].cls, row);
+  return 0;
+}
+
+int rp_calls_read(FILE *f, const char *name, rp_call_set *set, long *nrows,
+                  char *err, size_t errlen) {
+  set->n = 0;
+  return read_rows(&CALLS, f, name, add_call, set, nrows, err, errlen);
 }

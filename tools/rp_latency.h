@@ -19,7 +19,9 @@
 /* One row of latency.csv: the messages of one class (src, dst, send site,
  * receive site, size class). Counts are whole numbers held as doubles. */
 typedef struct rp_latency_row {
-  double src, dst;            /* ranks in MPI_COMM_WORLD */
+  double src, dst;            /* ranks in MPI_COMM_WORLD (calls.csv: its
+                                 rank, dst -1) */
+  char call[48], costed_as[48]; /* calls.csv: the call, its model row */
   int size_class;             /* 0..RP_LATENCY_CLASSES - 1 */
   double bytes_lo, bytes_hi;  /* bytes, the class's range, inclusive */
   double bytes_mean;          /* bytes, mean size of the sampled messages */
@@ -63,6 +65,12 @@ int rp_latency_hist_median(const double hist[RP_LATENCY_BUCKETS], double min,
 int rp_latency_parse_row(char *line, rp_latency_row *row, char *err,
                          size_t errlen);
 
+/* The same for a data line of calls.csv (the sender's time in the send
+ * calls that stamped a sampled message): call, costed_as, rank, then the
+ * columns of latency.csv from size_class on. */
+int rp_calls_parse_row(char *line, rp_latency_row *row, char *err,
+                       size_t errlen);
+
 /* Adds a row to its class (cls[row->size_class]). */
 void rp_latency_class_add(rp_latency_class cls[RP_LATENCY_CLASSES],
                           const rp_latency_row *row);
@@ -81,5 +89,23 @@ double rp_latency_class_bytes_mean(const rp_latency_class *c, int k);
 int rp_latency_read(FILE *f, const char *name,
                     rp_latency_class cls[RP_LATENCY_CLASSES], long *nrows,
                     char *err, size_t errlen);
+
+/* The rows of calls.csv merged by call and size class. */
+#define RP_CALLS_MAX 32
+typedef struct rp_call_costs {
+  char call[48];      /* MPI_Isend */
+  char costed_as[48]; /* the model row predict mode charges it by */
+  rp_latency_class cls[RP_LATENCY_CLASSES];
+} rp_call_costs;
+typedef struct rp_call_set {
+  int n;
+  rp_call_costs c[RP_CALLS_MAX];
+} rp_call_set;
+
+/* Reads calls.csv as rp_latency_read reads latency.csv, merging its rows
+ * into set (by call, then size class); a call whose rows name two model
+ * rows, or more than RP_CALLS_MAX calls, is REVPROF_EFIELD. */
+int rp_calls_read(FILE *f, const char *name, rp_call_set *set, long *nrows,
+                  char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,8 @@
 /* revprof validate: the one-way message latencies a sampled run measured
  * (librevprof's sample mode, DIR/latency.csv) beside what a machine model
- * predicts for them, size class by size class: does the characterization
- * still describe the machine the program ran on? */
+ * predicts for them, size class by size class, and the send calls' own
+ * time (DIR/calls.csv) beside the model rows they are costed by: does the
+ * characterization still describe the machine the program ran on? */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -20,9 +21,10 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: revprof validate --model MODEL.lua [--csv FILE] DIR\n"
+          "usage: revprof validate --model MODEL.lua [--csv FILE] "
+          "[--calls-csv FILE] DIR\n"
           "       revprof validate --model MODEL.lua [--csv FILE] "
-          "DIR/latency.csv\n"
+          "[--calls-csv FILE] DIR/latency.csv\n"
           "\n"
           "Compares the one-way message latencies a run measured in "
           "librevprof's sample\n"
@@ -42,8 +44,20 @@ static void usage(FILE *f) {
           "sizes it was\n"
           "measured on (extrapolated).\n"
           "\n"
+          "Then, from DIR/calls.csv (the sender's time in each send call "
+          "that stamped a\n"
+          "sampled message), a table per call against the model row predict "
+          "mode costs\n"
+          "it by (MPI_Ssend as MPI_Send, MPI_Issend as MPI_Isend, ...), with "
+          "its summary\n"
+          "line 'validate [CALL]: ...'; a missing or unreadable calls.csv "
+          "is said in one\n"
+          "line and changes nothing above.\n"
+          "\n"
           "  --model MODEL.lua  the machine model (or REVPROF_MODEL)\n"
           "  --csv FILE         also write the per-class table as CSV\n"
+          "  --calls-csv FILE   ... and the calls' tables (columns call, "
+          "costed_as first)\n"
           "\n"
           "Exit status: 0 when it ran, whatever the errors; 2 on bad usage "
           "or an input\n"
@@ -132,20 +146,22 @@ static const char *bytes_range(int k, char *buf, size_t len) {
  * no range, extrapolated classes, classes without a histogram or without
  * messages. */
 static void notes(const char *model, const revprof_model *m, revprof_fn row,
+                  const char *rname,
                   const rp_latency_class cls[RP_LATENCY_CLASSES],
                   const verdict v[], int n) {
   char rb[128];
   int out = 0, nohist = 0, empty = 0;
   if (row == REVPROF_FN_COUNT)
-    printf("note: %s has no latency row: measured latencies only, nothing "
-           "to compare\n", model);
+    printf("note: %s has no %s row: measured %s only, nothing to "
+           "compare\n", model, rname,
+           strcmp(rname, "latency") == 0 ? "latencies" : "times");
   for (int i = 0; i < n; i++) {
     out += v[i].where == REVPROF_OUTSIDE;
     nohist += !v[i].from_hist;
   }
   if (n > 0 && v[0].where == REVPROF_RANGE_UNKNOWN)
-    printf("note: %s records no measured range for latency: whether a "
-           "class is extrapolated cannot be told\n", model);
+    printf("note: %s records no measured range for %s: whether a "
+           "class is extrapolated cannot be told\n", model, rname);
   if (out > 0) {
     revprof_range_format(&m->fn[row].range, rb, sizeof rb);
     printf("note: %d of %d classes extrapolated beyond the sizes the model "
@@ -157,7 +173,8 @@ static void notes(const char *model, const revprof_model *m, revprof_fn row,
     printf("\n");
   }
   if (nohist > 0) {
-    printf("note: no latency histogram in class");
+    printf("note: no %s histogram in class",
+           strcmp(rname, "latency") == 0 ? "latency" : "time");
     for (int i = 0; i < n; i++)
       if (!v[i].from_hist)
         printf(" %d", v[i].k);
@@ -176,7 +193,7 @@ static void notes(const char *model, const revprof_model *m, revprof_fn row,
 }
 
 /* The table, in microseconds, and the summary line. */
-static void table(const verdict v[], int n) {
+static void table(const verdict v[], int n, const char *label) {
   char rb[64];
   int inside = 0;
   printf("%5s  %-22s %10s %10s %10s  %-30s %9s  %s\n", "class", "bytes",
@@ -206,30 +223,31 @@ static void table(const verdict v[], int n) {
   }
   double mae = median_abs_error(v, n);
   if (isnan(mae))
-    printf("validate: %d classes, median |error| n/a, %d of %d inside the "
-           "model's bounds\n", n, inside, n);
+    printf("validate%s: %d classes, median |error| n/a, %d of %d inside the "
+           "model's bounds\n", label, n, inside, n);
   else
-    printf("validate: %d classes, median |error| %.1f %%, %d of %d inside "
-           "the model's bounds\n", n, 100 * mae, inside, n);
+    printf("validate%s: %d classes, median |error| %.1f %%, %d of %d inside "
+           "the model's bounds\n", label, n, 100 * mae, inside, n);
 }
 
-/* The per-class table as CSV (seconds, error in %), written to path.tmp
- * and renamed. 0 or REVPROF_EIO with a message in err. */
-static int write_csv(const char *path, const verdict v[], int n, char *err,
-                     size_t errlen) {
-  char tmp[PATH_MAX + 8];
-  FILE *f = rp_open_tmp(path, tmp, sizeof tmp, err, errlen);
-  if (f == NULL)
-    return REVPROF_EIO;
-  fprintf(f, "size_class,bytes_lo,bytes_hi,bytes_mean,count,measured_s,"
+/* The per-class table's columns as CSV (calls.csv's tables after call and
+ * costed_as columns). */
+static void csv_header(FILE *f, int calls) {
+  fprintf(f, "%ssize_class,bytes_lo,bytes_hi,bytes_mean,count,measured_s,"
              "measured_from,predicted_min_s,predicted_avg_s,"
-             "predicted_max_s,error_pct,inside,extrapolated\n");
+             "predicted_max_s,error_pct,inside,extrapolated\n",
+          calls ? "call,costed_as," : "");
+}
+
+/* Its rows (seconds, error in %), each after prefix ("" or "CALL,ROW,"). */
+static void csv_rows(FILE *f, const char *prefix, const verdict v[], int n) {
   for (int i = 0; i < n; i++) {
     const verdict *x = &v[i];
     double lo, hi;
     rp_latency_class_bytes(x->k, &lo, &hi);
-    fprintf(f, "%d,%.0f,%.0f,%.9g,%.0f,%.9g,%s,", x->k, lo, hi, x->bytes,
-            x->count, x->measured, x->from_hist ? "median" : "mean");
+    fprintf(f, "%s%d,%.0f,%.0f,%.9g,%.0f,%.9g,%s,", prefix, x->k, lo, hi,
+            x->bytes, x->count, x->measured,
+            x->from_hist ? "median" : "mean");
     if (x->where < 0) {
       fprintf(f, ",,,,,\n");
       continue;
@@ -243,11 +261,89 @@ static int write_csv(const char *path, const verdict v[], int n, char *err,
             : x->where == REVPROF_RANGE_UNKNOWN ? "unknown"
                                                 : "no");
   }
+}
+
+/* The per-class table as CSV, written to path.tmp and renamed. 0 or
+ * REVPROF_EIO with a message in err. */
+static int write_csv(const char *path, const verdict v[], int n, char *err,
+                     size_t errlen) {
+  char tmp[PATH_MAX + 8];
+  FILE *f = rp_open_tmp(path, tmp, sizeof tmp, err, errlen);
+  if (f == NULL)
+    return REVPROF_EIO;
+  csv_header(f, 0);
+  csv_rows(f, "", v, n);
   return rp_commit_file(f, tmp, path, 1, err, errlen);
 }
 
+/* calls.csv beside the latencies at path (DIR/latency.csv): each send
+ * call's own time against the model row predict mode charges it by, a
+ * table per call after a blank line (and in csv unless NULL); one line
+ * when there is none. Returns 0, or 1 when csv cannot be written. */
+static int calls(const char *model, const revprof_model *m, const char *path,
+                 const char *csv) {
+  char cpath[PATH_MAX], err[PATH_MAX + 512], tmp[PATH_MAX + 8];
+  const char *slash = strrchr(path, '/');
+  if (slash)
+    snprintf(cpath, sizeof cpath, "%.*s/calls.csv", (int)(slash - path), path);
+  else
+    snprintf(cpath, sizeof cpath, "calls.csv");
+  printf("\n");
+  FILE *f = fopen(cpath, "r");
+  if (f == NULL) {
+    printf("calls: %s: %s: send calls not compared (sample mode writes it "
+           "with REVPROF_ANALYSIS stat or freq; earlier versions did not)\n",
+           cpath, strerror(errno));
+    return 0;
+  }
+  rp_call_set *set = malloc(sizeof *set);
+  long nrows = 0;
+  int rc = set ? rp_calls_read(f, cpath, set, &nrows, err, sizeof err)
+               : REVPROF_ENOMEM;
+  fclose(f);
+  if (rc != 0) {
+    if (set == NULL)
+      snprintf(err, sizeof err, "%s: out of memory", cpath);
+    printf("calls: %s\n", err); /* the latencies stand */
+    free(set);
+    return 0;
+  }
+  FILE *out = csv ? rp_open_tmp(csv, tmp, sizeof tmp, err, sizeof err) : NULL;
+  if (out)
+    csv_header(out, 1);
+  printf("calls: %s: %ld rows; the sender's time in each send call that "
+         "stamped a sampled message, against the model row it is costed "
+         "by\n", cpath, nrows);
+  for (int i = 0; i < set->n; i++) {
+    const rp_call_costs *c = &set->c[i];
+    revprof_fn fn = revprof_fn_lookup(c->costed_as);
+    revprof_fn row =
+        fn != REVPROF_FN_COUNT && revprof_model_has(m, fn) ? fn
+                                                           : REVPROF_FN_COUNT;
+    verdict v[RP_LATENCY_CLASSES];
+    char label[128];
+    int n = judge(m, row, c->cls, v);
+    printf("\n%s (costed as %s at p = %g)\n", c->call, c->costed_as,
+           P2P_RANKS);
+    notes(model, m, row, c->costed_as, c->cls, v, n);
+    snprintf(label, sizeof label, " [%s]", c->call);
+    table(v, n, label);
+    if (out) {
+      snprintf(label, sizeof label, "%s,%s,", c->call, c->costed_as);
+      csv_rows(out, label, v, n);
+    }
+  }
+  free(set);
+  if (csv && (out == NULL ||
+              rp_commit_file(out, tmp, csv, 1, err, sizeof err) != 0)) {
+    rp_perror(WHO, REVPROF_EIO, err);
+    return 1;
+  }
+  return 0;
+}
+
 int rp_cmd_validate(int argc, char **argv) {
-  const char *model = NULL, *csv = NULL, *dir = NULL;
+  const char *model = NULL, *csv = NULL, *calls_csv = NULL, *dir = NULL;
   char err[1024], path[PATH_MAX];
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -259,6 +355,8 @@ int rp_cmd_validate(int argc, char **argv) {
       model = argv[++i];
     else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
       csv = argv[++i];
+    else if (strcmp(argv[i], "--calls-csv") == 0 && i + 1 < argc)
+      calls_csv = argv[++i];
     else if (argv[i][0] == '-' || dir) {
       fprintf(stderr, WHO ": unexpected '%s'\n", argv[i]);
       usage(stderr);
@@ -311,8 +409,9 @@ int rp_cmd_validate(int argc, char **argv) {
   printf("validate: %s: %ld rows, %.0f messages sampled; model %s (%s), "
          "latency at p = %g\n", path, nrows, msgs, model, m->machine_name,
          P2P_RANKS);
-  notes(model, m, row, cls, v, n);
-  table(v, n);
+  notes(model, m, row, "latency", cls, v, n);
+  table(v, n, "");
+  status = calls(model, m, path, calls_csv);
   if (csv && (rc = write_csv(csv, v, n, err, sizeof err)) != 0) {
     rp_perror(WHO, rc, err);
     status = 1;

@@ -267,6 +267,11 @@ sample)
       # each rank hears only its left neighbour; histograms add up
       awk -F, -v p="$np" '/^#/ || /^src,/ { next } { if (($1 + 1) % p != $2) bad = 1; h = 0; for (i = 14; i <= NF; i++) h += $i; if (h != $9 || $11 <= 0 || $11 > $12 || $10 < $11 || $10 > $12) bad = 1 } END { exit bad }' $lc \
         || { cat $lc; fail "latency.csv rows"; }
+      # the send calls' own time: every MPI_Send (8 B, class 4) and
+      # MPI_Isend (1 KiB, class 11) timed, nothing else (persistent and
+      # Sendrecv sends are not), histograms adding up
+      awk -F, -v q=$((n / 4)) '/^#/ || /^call,/ { next } $1 == "MPI_Send" && $2 == "MPI_Send" && $4 == 4 { s += $8; next } $1 == "MPI_Isend" && $2 == "MPI_Isend" && $4 == 11 { i += $8; next } { bad = 1 } { h = 0; for (k = 13; k <= NF; k++) h += $k; if (h != $8 || $10 <= 0 || $10 > $11) bad = 1 } END { exit !(s == q && i == q && !bad) }' revprof-out/calls.csv \
+        || { cat revprof-out/calls.csv; fail "calls.csv rows (want $((n / 4)) MPI_Send and MPI_Isend)"; }
       # the plot, where gnuplot is
       if command -v gnuplot > /dev/null; then
         grep -q "latency.png, drawn" $st && test -s revprof-out/latency.png \
@@ -316,9 +321,12 @@ sample)
     run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
     "$tool" validate --model "$model" --csv right.csv revprof-out > right.txt 2>&1 || { cat right.txt; fail "validate failed"; }
     cat right.txt
-    # the same model with its latency row's coefficients 1000 times larger
-    # (so wrong that no load or sanitizer on this host can make it right)
-    awk '/^    latency = / { in_lat = 1 } in_lat && /^ *(avg|min|max) *=/ { gsub(/[-+]?[0-9.]+([eE][-+]?[0-9]+)?/, "1000 * &") } in_lat && /^    },/ { in_lat = 0 } { print }' "$model" > wrong.lua
+    grep -q "^validate \[MPI_Send\]: 1 classes, " right.txt && grep -q "^validate \[MPI_Isend\]: 1 classes, " right.txt \
+      || fail "no MPI_Send and MPI_Isend tables of the send calls' own time"
+    # the same model with its latency and MPI_Send rows' coefficients 1000
+    # times larger (so wrong that no load or sanitizer on this host can
+    # make them right)
+    awk '/^    (latency|MPI_Send) = / { in_lat = 1 } in_lat && /^ *(avg|min|max) *=/ { gsub(/[-+]?[0-9.]+([eE][-+]?[0-9]+)?/, "1000 * &") } in_lat && /^    },/ { in_lat = 0 } { print }' "$model" > wrong.lua
     cmp -s "$model" wrong.lua && fail "could not scale the latency row"
     "$tool" validate --model wrong.lua --csv wrong.csv revprof-out > wrong.txt 2>&1 || { cat wrong.txt; fail "validate (wrong model) failed"; }
     cat wrong.txt
@@ -327,7 +335,10 @@ sample)
     [ -n "$e_right" ] && [ -n "$e_wrong" ] || fail "no summary line"
     awk -v w="$e_wrong" 'BEGIN { exit !(w > 90) }' \
       || fail "a 1000x latency row gives median |error| $e_wrong % (the right model $e_right %)"
-    grep -q " no$" wrong.txt && ! grep -q " yes$" wrong.txt || fail "classes inside a 1000x latency row's bounds" ;;
+    sed '/^calls:/,$d' wrong.txt > wrong-lat.txt
+    grep -q " no$" wrong-lat.txt && ! grep -q " yes$" wrong-lat.txt || fail "classes inside a 1000x latency row's bounds"
+    e_send=$(sed -n 's/^validate \[MPI_Send\]: .* median |error| \([0-9.]*\) %, 0 of 1 inside.*/\1/p' wrong.txt)
+    awk -v w="${e_send:-0}" 'BEGIN { exit !(w > 90) }' || fail "a 1000x MPI_Send row: $(grep '^validate \[MPI_Send\]' wrong.txt)" ;;
   fortran)
     # examples/pingpong_f.f90 preloaded: 100 round trips and one exchange
     export REVPROF_SAMPLE=all

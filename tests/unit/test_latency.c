@@ -1,11 +1,13 @@
 /* Unit tests of the sample-mode latency.csv reader (tools/latency.c): size
  * classes and histogram buckets, the median of a histogram, rows parsed and
- * rejected, rows merged by size class, and whole files read from memory. */
+ * rejected, rows merged by size class, and whole files read from memory;
+ * the same for calls.csv (the send calls' own time). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -303,6 +305,97 @@ static void test_latency_read_names_file_and_line(void **state) {
            "column 15 is 'missing', expected 'b01'");
 }
 
+static const char calls_header[] =
+    "call,costed_as,rank,size_class,bytes_lo,bytes_hi,bytes_mean,"
+    "count,mean_s,min_s,max_s,sd_s,b00,b01,b02,b03,b04,b05,b06,b07,b08,b09,"
+    "b10,b11,b12,b13,b14,b15,b16,b17,b18,b19,b20,b21,b22,b23,b24,b25,b26,"
+    "b27,b28,b29,b30,b31,b32,b33\n";
+
+/* Reads text as calls.csv: rc, rows and the message. */
+static int read_calls(const char *text, rp_call_set *set, long *nrows,
+                      char *err, size_t errlen) {
+  FILE *f = fmemopen((void *)text, strlen(text), "r");
+  assert_non_null(f);
+  int rc = rp_calls_read(f, "run/calls.csv", set, nrows, err, errlen);
+  fclose(f);
+  return rc;
+}
+
+static void test_calls_parse_row(void **state) {
+  (void)state;
+  double h[RP_LATENCY_BUCKETS] = {[2] = 7};
+  char buf[1024], err[256] = "";
+  rp_latency_row r;
+  row_text(buf, sizeof buf, "MPI_Ssend_c,MPI_Send,3,4,8,15,9,7,1e-7,9e-8,"
+           "2e-7,1e-8", h);
+  assert_int_equal(rp_calls_parse_row(buf, &r, err, sizeof err), 0);
+  assert_string_equal(r.call, "MPI_Ssend_c");
+  assert_string_equal(r.costed_as, "MPI_Send");
+  assert_true(r.src == 3 && r.size_class == 4 && r.count == 7);
+  assert_true(r.bytes_mean == 9 && r.mean == 1e-7 && r.hist[2] == 7);
+  /* a latency.csv row is not a calls.csv row, nor the other way round */
+  row_text(buf, sizeof buf, "0,1,a,b,4,8,15,12,7,1e-6,1e-6,1e-6,0", h);
+  assert_int_equal(rp_calls_parse_row(buf, &r, err, sizeof err),
+                   REVPROF_EFORMAT);
+  assert_string_equal(err, "expected 46 fields, found 47");
+  row_text(buf, sizeof buf, "MPI_Send,MPI_Send,x,4,8,15,9,7,1e-7,9e-8,2e-7,"
+           "1e-8", h);
+  assert_int_equal(rp_calls_parse_row(buf, &r, err, sizeof err),
+                   REVPROF_EFIELD);
+  assert_string_equal(err, "rank: 'x' is not a whole number >= 0");
+  row_text(buf, sizeof buf, ",MPI_Send,0,4,8,15,9,7,1e-7,9e-8,2e-7,1e-8",
+           h);
+  assert_int_equal(rp_calls_parse_row(buf, &r, err, sizeof err),
+                   REVPROF_EFIELD);
+  assert_string_equal(err, "call: a function name (of 1 to 47 characters) "
+                           "is due");
+}
+
+static void test_calls_read_merges_by_call_and_class(void **state) {
+  (void)state;
+  rp_call_set *set = malloc(sizeof *set);
+  char text[8192], r1[1024], r2[1024], r3[1024], err[512] = "";
+  long nrows = 0;
+  assert_non_null(set);
+  row_text(r1, sizeof r1, "MPI_Send,MPI_Send,0,4,8,15,8,10,1e-7,9e-8,2e-7,"
+           "1e-8", (double[RP_LATENCY_BUCKETS]){[1] = 10});
+  row_text(r2, sizeof r2, "MPI_Isend,MPI_Isend,0,11,1024,2047,1024,5,2e-7,"
+           "1e-7,3e-7,1e-8", (double[RP_LATENCY_BUCKETS]){[2] = 5});
+  row_text(r3, sizeof r3, "MPI_Send,MPI_Send,1,4,8,15,12,30,1e-7,8e-8,3e-7,"
+           "1e-8", (double[RP_LATENCY_BUCKETS]){[1] = 30});
+  snprintf(text, sizeof text, "# c\n%s%s\n%s\n%s\n", calls_header, r1, r2,
+           r3);
+  assert_int_equal(read_calls(text, set, &nrows, err, sizeof err), 0);
+  assert_int_equal(nrows, 3);
+  assert_int_equal(set->n, 2);
+  assert_string_equal(set->c[0].call, "MPI_Send");
+  assert_int_equal(set->c[0].cls[4].rows, 2);
+  assert_true(set->c[0].cls[4].count == 40 && set->c[0].cls[4].min == 8e-8);
+  assert_rel(rp_latency_class_bytes_mean(&set->c[0].cls[4], 4), 11, 1e-15);
+  assert_string_equal(set->c[1].costed_as, "MPI_Isend");
+  assert_true(set->c[1].cls[11].count == 5);
+  /* one call, two model rows */
+  row_text(r3, sizeof r3, "MPI_Send,MPI_Isend,1,4,8,15,12,30,1e-7,8e-8,"
+           "3e-7,1e-8", (double[RP_LATENCY_BUCKETS]){[1] = 30});
+  snprintf(text, sizeof text, "%s%s\n%s\n", calls_header, r1, r3);
+  assert_int_equal(read_calls(text, set, &nrows, err, sizeof err),
+                   REVPROF_EFIELD);
+  assert_string_equal(err, "run/calls.csv:3: costed_as: MPI_Isend, where an "
+                           "earlier row of MPI_Send said MPI_Send");
+  /* a latency.csv's header */
+  snprintf(text, sizeof text, "%s%s\n", header, r1);
+  assert_int_equal(read_calls(text, set, &nrows, err, sizeof err),
+                   REVPROF_EFORMAT);
+  assert_string_equal(err, "run/calls.csv:1: not the header of a "
+                           "sample-mode calls.csv: column 1 is 'src', "
+                           "expected 'call'");
+  assert_int_equal(read_calls("", set, &nrows, err, sizeof err),
+                   REVPROF_EFORMAT);
+  assert_string_equal(err, "run/calls.csv: empty (no header line "
+                           "'call,costed_as,rank,...')");
+  free(set);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_latency_class_bytes_and_bucket_edges),
@@ -315,6 +408,8 @@ int main(void) {
       cmocka_unit_test(test_latency_rows_merge_by_size_class),
       cmocka_unit_test(test_latency_read_merges_a_file),
       cmocka_unit_test(test_latency_read_names_file_and_line),
+      cmocka_unit_test(test_calls_parse_row),
+      cmocka_unit_test(test_calls_read_merges_by_call_and_class),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
