@@ -84,6 +84,8 @@ static double truth(revprof_fn fn, double p, double d) {
     return d <= eager ? 0.08e-6 : 0.2e-6 + d * copy;
   case REVPROF_FN_GAP:
     return d <= eager ? 0.15e-6 + d * copy : d * beta;
+  case REVPROF_FN_POST:
+    return 0.05e-6;
   case REVPROF_FN_BARRIER:
     return 0.4e-6 + lg * 1.1e-6;
   case REVPROF_FN_IBARRIER:

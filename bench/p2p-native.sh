@@ -29,7 +29,11 @@
 #        characterizes this machine (revprof-characterize on NP ranks, the
 #        functions bench/smpi-p2p.sh times, sizes 0:1M) and predicts from
 #        that model instead, KEEP=1 keeps the work folder, MPIEXEC,
-#        MPIFLAGS (launcher and its flags; Open MPI gets --oversubscribe)
+#        MPIFLAGS (launcher and its flags; Open MPI gets --oversubscribe),
+#        WITHOUT (model rows, comma-separated, e.g. "post": each repetition
+#        also runs under the same model without them, printed as a second
+#        row per case, named CASE-no-ROWS, with its own summary: what the
+#        rows bring, measured side by side)
 set -eu
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -52,7 +56,7 @@ if [ "${CHARACTERIZE:-0}" = 1 ]; then
   echo "characterizing this machine on $np ranks ..." >&2
   # shellcheck disable=SC2086
   "$MPIEXEC" $flags -n "$np" "$char" --sizes "0:1M" --no-datasheet -q \
-    --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime \
+    --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,post,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime \
     -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
   model=$w/char/model.lua
   echo "# model: this machine, characterized now on $np ranks (sizes 0:1M)"
@@ -63,6 +67,13 @@ fi
 for row in MPI_Wait gap; do
   grep -q "^ *$row = {" "$model" || echo "# (the model has no $row row)"
 done
+if [ -n "${WITHOUT:-}" ]; then
+  awk -v rows="$WITHOUT" 'BEGIN { n = split(rows, r, ","); for (i = 1; i <= n; i++) drop["    " r[i] " = {"] = 1 }
+    skip && /^    },/ { skip = 0; next } skip { next }
+    { for (k in drop) if (index($0, k) == 1) skip = 1 } !skip { print }' "$model" > "$w/without.lua"
+  cmp -s "$model" "$w/without.lua" && { echo "p2p-native: the model has none of the rows $WITHOUT" >&2; exit 2; }
+  echo "# and, side by side, the same model without the rows $WITHOUT (cases named CASE-no-...)"
+fi
 echo "# $iters iterations per run, median of $runs runs; stencil $work s of busy loop per iteration; REVPROF_COMPUTE=measure"
 
 "$mpicc" -O2 "$here/bench/smpi/halo_p2p.c" -o "$w/p2p" || exit 1
@@ -70,7 +81,7 @@ echo "# $iters iterations per run, median of $runs runs; stencil $work s of busy
 run() { # case k d: one table row, its |error| appended to $w/errors
   c=$1 k=$2 d=$3
   echo "$c at $np ranks, k $k, $d B ..." >&2
-  : > "$w/nat"; : > "$w/rp"
+  : > "$w/nat"; : > "$w/rp"; : > "$w/rp2"
   r=0
   while [ "$r" -lt "$runs" ]; do
     # shellcheck disable=SC2086
@@ -80,15 +91,26 @@ run() { # case k d: one table row, its |error| appended to $w/errors
     "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$model" \
       REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
       "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | p2p_timed >> "$w/rp"
+    if [ -n "${WITHOUT:-}" ]; then
+      # shellcheck disable=SC2086
+      "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$w/without.lua" \
+        REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
+        "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | p2p_timed >> "$w/rp2"
+    fi
     r=$((r + 1))
   done
   nat=$(median < "$w/nat") pred=$(median < "$w/rp")
   [ -n "$nat" ] || { tail -n 5 "$w/nat.err" >&2; echo "p2p-native: native $c $k $d failed" >&2; exit 1; }
   [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof $c $k $d failed" >&2; exit 1; }
   echo "$c $np $k $d $nat $pred" | bench_error_row "$w/errors"
+  if [ -n "${WITHOUT:-}" ]; then
+    pred2=$(median < "$w/rp2")
+    [ -n "$pred2" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof without $WITHOUT failed" >&2; exit 1; }
+    echo "$c-no-$(echo "$WITHOUT" | tr , -) $np $k $d $nat $pred2" | bench_error_row "$w/errors2"
+  fi
 }
 
-: > "$w/errors"
+: > "$w/errors"; : > "$w/errors2"
 printf '%-8s %4s %3s %8s %13s %13s %10s\n' case np k bytes "native s" "revprof s" error
 for c in $cases; do
   list=$(p2p_counts "$c" "$ks" "$ns") \
@@ -98,3 +120,7 @@ for c in $cases; do
   done
 done
 bench_error_summary "$w/errors" 10
+if [ -n "${WITHOUT:-}" ]; then
+  printf 'without %s: ' "$WITHOUT"
+  bench_error_summary "$w/errors2" 10
+fi

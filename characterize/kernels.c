@@ -157,6 +157,33 @@ static double run_gap(rp_kctx *k, double t0) {
   return k->rank == 1 ? (tn - t1) / (REVPROF_GAP_TRAIN - 1) : RP_NOT_TIMED;
 }
 
+/* Posting a receive whose message is not there yet (nor sent): rank 1
+ * posts a train of REVPROF_GAP_TRAIN receives, timed per receive, then
+ * asks rank 0 for their messages and waits for them (not timed). What a
+ * halo's MPI_Irecv calls cost their rank before any message comes. */
+static double run_post(rp_kctx *k, double t0) {
+  enum { GO = TAG + 2 };
+  MPI_Status st[REVPROF_GAP_TRAIN];
+  int n = REVPROF_GAP_TRAIN;
+  double t = 0.0;
+  (void)t0;
+  if (k->rank == 1) {
+    double t1 = MPI_Wtime();
+    for (int i = 0; i < n; i++)
+      MPI_Irecv(k->rbuf + (size_t)i * (size_t)k->count, k->count, MPI_BYTE,
+                0, TAG, k->comm, &k->train[i]);
+    t = (MPI_Wtime() - t1) / n;
+    MPI_Send(NULL, 0, MPI_BYTE, 0, GO, k->comm);
+    MPI_Waitall(n, k->train, st);
+    return t;
+  }
+  MPI_Recv(NULL, 0, MPI_BYTE, 1, GO, k->comm, MPI_STATUS_IGNORE);
+  for (int i = 0; i < n; i++)
+    MPI_Isend(k->sbuf, k->count, MPI_BYTE, 1, TAG, k->comm, &k->train[i]);
+  MPI_Waitall(n, k->train, st);
+  return RP_NOT_TIMED;
+}
+
 static double run_sendrecv(rp_kctx *k, double t0) {
   int other = 1 - k->rank;
   MPI_Sendrecv(k->sbuf, k->count, MPI_BYTE, other, TAG, k->rbuf, k->count,
@@ -577,6 +604,7 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
     [REVPROF_FN_SENDRECV] = {NULL, run_sendrecv, NULL},
     [REVPROF_FN_WAIT] = {post_and_deliver, run_wait, NULL},
     [REVPROF_FN_GAP] = {NULL, run_gap, NULL},
+    [REVPROF_FN_POST] = {NULL, run_post, NULL},
     [REVPROF_FN_BARRIER] = {NULL, run_barrier, NULL},
     [REVPROF_FN_BCAST] = {NULL, run_bcast, NULL},
     [REVPROF_FN_REDUCE] = {NULL, run_reduce, NULL},

@@ -1057,6 +1057,11 @@ static const char *row_text(revprof_fn fn) {
            "the receiver's clock (LogGP's gap): messages from one sender "
            "leave, and a receiver takes them, one gap apart. A model without "
            "this row does not queue messages.";
+  case REVPROF_FN_POST:
+    return " Rank 1 posts 8 receives of $d$ bytes whose messages are not "
+           "sent yet, timed per receive: what a rank's \\texttt{MPI\\_Irecv} "
+           "costs it before its message comes. A model without this row "
+           "charges posting a receive nothing.";
   default:
     return "";
   }

@@ -18,6 +18,8 @@
     "MPI_Wait on a pre-posted receive whose message has arrived")           \
   X(GAP, "gap", P2P,                                                         \
     "injection gap: period of a train of 8 messages, receives pre-posted")  \
+  X(POST, "post", P2P,                                                       \
+    "MPI_Irecv posted before its message is sent, per receive of 8")        \
   X(BARRIER, "MPI_Barrier", COLL, "barrier, d = 0")                          \
   X(BCAST, "MPI_Bcast", COLL, "d = buffer bytes, root 0")                    \
   X(REDUCE, "MPI_Reduce", COLL, "d = bytes per rank, MPI_SUM, root 0")       \

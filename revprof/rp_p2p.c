@@ -779,14 +779,28 @@ static int defer_open(rp_req **recs, int n) {
   return 0;
 }
 
+/* A non-blocking receive posted (MPI_Irecv, MPI_Start): with the model's
+ * "post" row its rank spends T_post(d) on it, d the bytes it can take;
+ * its t_mark (when it was posted) stays the clock before. */
+static void posted(const rp_req *r) {
+  if (!rp_g.recv_post || r->enc == RP_ENC_NATIVE)
+    return;
+  double cost[RP_NB];
+  rp_cost_fast(REVPROF_FN_POST, 2.0, r->ubytes, cost);
+  rp_clock_local(&rp_g.clk, cost);
+}
+
 rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
                            int count, MPI_Datatype type, int source, int tag,
                            MPI_Comm comm) {
+  int nonblocking = r != NULL && !r->persistent;
   r = prepare(r, 0, w, fn, RP_REQ_RECV);
   r->peer_spec = source;
   r->tag_spec = tag;
   r->comm = comm;
   encode(r, buf, count, type, source, comm);
+  if (nonblocking)
+    posted(r);
   if (source == MPI_ANY_SOURCE && !r->blocking &&
       rp_g.cfg.mode == RP_MODE_PREDICT) {
     const char *why = rp_g.pub ? defer_refused(r) : NULL;
@@ -1268,6 +1282,7 @@ void rp_req_start(rp_req *r) {
   r->unpacked = 0;
   if (r->kind == RP_REQ_RECV) { /* a persistent receive posted again */
     memcpy(r->t_mark, rp_g.clk.now, sizeof r->t_mark);
+    posted(r);
     rp_defer_flush(r->tag_spec, r->comm);
   }
   if (r->kind == RP_REQ_SEND)
@@ -1717,6 +1732,7 @@ void rp_p2p_startup(void) {
   rp_g.fast_max = rp_g.fast_copy && rp_g.scratch_cap ? rp_g.cfg.pack_max
                                                       : -1.0;
   rp_g.p2p_overlap = revprof_model_has(rp_g.model, REVPROF_FN_GAP);
+  rp_g.recv_post = revprof_model_has(rp_g.model, REVPROF_FN_POST);
 }
 
 void rp_p2p_shutdown(void) {

@@ -176,6 +176,15 @@ p2p-exact)
     grep -q "^p2p exact: $np ranks, 0 mismatches" out || { cat out err; fail "clocks differ with REVPROF_WILDCARD=real"; }
     grep -q "any-order: 1 MPI_Waitany" revprof-out/report.txt || { head -20 revprof-out/report.txt; fail "no any-order flag for the Waitany phase"; }
   fi
+  # with the post row: each non-blocking receive costs its rank T_post(d)
+  # as it is posted
+  sed 's/^    MPI_Wait = lin/    post = lin(1e-7, 2e-12, 5e-8, 1e-12, 2e-7, 4e-12),\n&/' "$model" > post.lua
+  grep -q "^    post = lin" post.lua || fail "could not add the post row"
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_WORK/post.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" post || { cat out err; fail "run with the post row failed"; }
+  cat out
+  grep -q "^p2p exact (post row): $np ranks, 0 mismatches" out || { cat err; fail "clocks differ with the post row"; }
   # without the gap and MPI_Wait rows (a format-1 model): the old rule, and
   # the report says the receives were not overlapped
   sed '/^    MPI_Wait = /d; /^    gap = {/,/^    },/d' "$model" > old.lua

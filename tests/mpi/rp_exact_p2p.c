@@ -15,7 +15,9 @@
  * Each rank simulates every rank on paper, then compares its own clocks.
  * Argument "old": the model has no gap row (a format-1 model), and the
  * rule is the old one, each receive charged after the previous one at
- * T_Irecv(d). Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
+ * T_Irecv(d). Argument "post": the model has the post row too, and each
+ * non-blocking receive costs its rank T_post(d) as it is posted (its
+ * t_post the clock before). Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
  * REVPROF_STEP=1e-6, REVPROF_STEP_MAX=2e-6. */
 #include <math.h>
 #include <mpi.h>
@@ -51,6 +53,20 @@ static void barrier_paper(void) {
       m = mx(m, T[r][b]);
     for (int r = 0; r < P; r++)
       T[r][b] = m + c[b] + s[b] * log2(P);
+  }
+}
+
+/* argument "post": the model has the post row (rp_exact_p2p_model.h's
+ * POST), which each non-blocking receive costs its rank as it is posted */
+static int with_post;
+
+/* r posts a non-blocking receive of d bytes: t_post gets when (the clock
+ * before), then r pays the post row's cost */
+static void post_recv(int r, double d, double t_post[NB]) {
+  for (int b = 0; b < NB; b++) {
+    t_post[b] = T[r][b];
+    if (with_post)
+      T[r][b] += L(&POST, b, d);
   }
 }
 
@@ -141,16 +157,18 @@ static void exchange(int k, double d, int one_by_one) {
   else
     MPI_Waitall(2 * k, req, sts);
 
-  static double ts[MAXP][MAXK][NB], left[MAXP][MAXK][NB], post[MAXP][NB];
+  static double ts[MAXP][MAXK][NB], left[MAXP][MAXK][NB],
+      post[MAXP][MAXK][NB];
   for (int r = 0; r < P; r++) {
-    memcpy(post[r], T[r], sizeof post[r]);
+    for (int j = 0; j < k; j++)
+      post_recv(r, d, post[r][j]);
     for (int j = 0; j < k; j++)
       isend(r, d, ts[r][j], left[r][j]);
   }
   for (int r = 0; r < P; r++) {
     item it[MAXK];
     for (int j = 0; j < k; j++)
-      arrive(&it[j], ts[(r - off(j) + P) % P][j], post[r], d);
+      arrive(&it[j], ts[(r - off(j) + P) % P][j], post[r][j], d);
     if (!one_by_one)
       waitall(r, it, k, left[r], k);
     else {
@@ -167,6 +185,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   old = argc > 1 && strcmp(argv[1], "old") == 0;
+  with_post = argc > 1 && strcmp(argv[1], "post") == 0;
   if (P < 2 || P > MAXP || !revprof_enabled()) {
     if (rank == 0)
       fprintf(stderr, "rp_exact_p2p: needs 2..%d ranks and revprof on\n",
@@ -213,7 +232,7 @@ int main(int argc, char **argv) {
     isend(0, sizes[s], ts, left);
     waitall(0, NULL, 0, &left, 1);
     steps(1, 1000);
-    memcpy(post, T[1], sizeof post);
+    post_recv(1, sizes[s], post);
     item it;
     arrive(&it, ts, post, sizes[s]);
     waitall(1, &it, 1, NULL, 0);
@@ -240,7 +259,7 @@ int main(int argc, char **argv) {
     isend(0, 8, ts, left);
     waitall(0, NULL, 0, &left, 1);
     steps(1, 1000);
-    memcpy(post, T[1], sizeof post);
+    post_recv(1, 8, post);
     item it;
     arrive(&it, ts, post, 8);
     waitall(1, &it, 1, NULL, 0);
@@ -262,12 +281,12 @@ int main(int argc, char **argv) {
     }
     if (rank <= 1)
       MPI_Waitall(N, req, sts);
-    double ts[N][NB], left[N][NB], post[NB];
+    double ts[N][NB], left[N][NB], post[N][NB];
     item it[N];
-    memcpy(post, T[1], sizeof post);
     for (int i = 0; i < N; i++) {
+      post_recv(1, D, post[i]);
       isend(0, D, ts[i], left[i]);
-      arrive(&it[i], ts[i], post, D);
+      arrive(&it[i], ts[i], post[i], D);
     }
     waitall(0, NULL, 0, left, N);
     waitall(1, it, N, NULL, 0);
@@ -289,14 +308,15 @@ int main(int argc, char **argv) {
       MPI_Isend(sbuf, D, MPI_BYTE, 0, 70, MPI_COMM_WORLD, &req[0]);
       MPI_Wait(&req[0], MPI_STATUS_IGNORE);
     }
-    double post[NB], left[NB];
-    memcpy(post, T[0], sizeof post);
+    double post[MAXP][NB], left[NB];
     item it[MAXP];
+    for (int s = 1; s < P; s++)
+      post_recv(0, D, post[s]);
     for (int s = 1; s < P; s++) {
       double ts[NB];
       isend(s, D, ts, left);
       waitall(s, NULL, 0, &left, 1);
-      arrive(&it[s - 1], ts, post, D);
+      arrive(&it[s - 1], ts, post[s], D);
     }
     waitall(0, it, P - 1, NULL, 0);
     check("gather to 0");
@@ -330,8 +350,9 @@ int main(int argc, char **argv) {
       MPI_Send(sbuf, 8, MPI_BYTE, 0, 80, MPI_COMM_WORLD);
     }
     /* paper (only rank 0's clock depends on idx, and only it knows it) */
-    double post[NB], ts[3][NB];
-    memcpy(post, T[0], sizeof post);
+    double post[2][NB], ts[3][NB];
+    post_recv(0, 8, post[0]); /* from rank 1 */
+    post_recv(0, 8, post[1]); /* from rank 2 */
     steps(1, 1000);
     steps(2, 10);
     for (int s = 1; s <= 2; s++)
@@ -342,7 +363,7 @@ int main(int argc, char **argv) {
       }
     for (int i = 0; i < 2; i++) {
       item it;
-      arrive(&it, ts[idx[i] == 0 ? 1 : 2], post, 8);
+      arrive(&it, ts[idx[i] == 0 ? 1 : 2], post[idx[i]], 8);
       waitall(0, &it, 1, NULL, 0);
     }
     check("Waitany");
@@ -351,8 +372,8 @@ int main(int argc, char **argv) {
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("p2p exact%s: %d ranks, %d mismatches\n", old ? " (old rule)" : "",
-           P, all);
+    printf("p2p exact%s: %d ranks, %d mismatches\n",
+           old ? " (old rule)" : with_post ? " (post row)" : "", P, all);
   free(sbuf);
   free(rbuf);
   MPI_Finalize();

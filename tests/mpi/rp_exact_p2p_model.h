@@ -21,6 +21,9 @@ RP_ROW WAIT = {{1e-7, 2e-7, 4e-7}, {5e-12, 1e-11, 2e-11}};
 /* the gap's two regimes: below 64 KiB, and from there */
 RP_ROW GAP_SMALL = {{5e-7, 1e-6, 2e-6}, {2.5e-10, 5e-10, 1e-9}};
 RP_ROW GAP_LARGE = {{0, 0, 0}, {5e-10, 1e-9, 2e-9}};
+/* posting a receive: only in the "post" variant's model (rp_check.sh adds
+   the row as post = lin(1e-7, 2e-12, 5e-8, 1e-12, 2e-7, 4e-12)) */
+RP_ROW POST = {{5e-8, 1e-7, 2e-7}, {1e-12, 2e-12, 4e-12}};
 #undef RP_ROW
 
 static inline double L(const lin *f, int b, double d) {
