@@ -51,7 +51,7 @@ for c in $cases; do
 done
 bench_smpi_setup smpi-wildcard
 echo "# master-worker $tasks tasks per worker, waitany $iters results per rank; $cost s of computation per unit of cost; $bytes-byte results; $repeats runs per mode; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
-bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,MPI_Barrier,MPI_Reduce,MPI_Wtime
+bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,post,MPI_Barrier,MPI_Reduce,MPI_Wtime
 
 for p in master_worker waitany_pipe; do bench_smpi_build "$p"; done
 
