@@ -480,6 +480,9 @@ static struct {
   long *noc;
   int nsync;
   FILE *prof;
+  FILE *live;               /* rounds.csv as the rounds arrive (no OC) */
+  double live_prev;         /* arrival of the last round delivered */
+  double t_start;           /* host seconds at the front-end's start */
   int steps_in;             /* probe: STEP messages of the step */
   double *step_oc;          /* probe: max OC per round of the step */
   int step_rounds;
@@ -493,6 +496,10 @@ static size_t grow_buf(double **b, size_t *cap, size_t n) {
   }
   return n;
 }
+
+static double shown_id(double r);
+static double round_row(FILE *f, int idx, const frec *r, double *prev,
+                        int with_oc);
 
 static void fe_record(mround *m, int discarded) {
   if (T.nrec == T.reccap) {
@@ -512,6 +519,10 @@ static void fe_record(mround *m, int discarded) {
   m->bits = NULL;
   if (!discarded)
     T.events = m->events;
+  if (T.live) { /* watchable while the job runs; OC comes at the end */
+    round_row(T.live, T.nrec, f, &T.live_prev, 0);
+    fflush(T.live);
+  }
   if (discarded || !T.prof)
     return;
   char name[128];
@@ -751,7 +762,36 @@ static int dropped_at(int a, double r) {
  * number, or the timer's slot (front-end clock / interval) */
 static double shown_id(double r) { return r >= CALL_BASE ? r - CALL_BASE : r; }
 
-static void fe_write(double t_start) {
+/* One row of rounds.csv for the idx-th round recorded, r; *prev is the
+ * arrival of the last round delivered before it (NAN: none), updated. The
+ * OC column stays empty while the ranks' offload costs are not in
+ * (with_oc 0). Returns the data arrival interval (NAN: none). */
+static double round_row(FILE *f, int idx, const frec *r, double *prev,
+                        int with_oc) {
+  double owd = r->arrival - r->tmin, ai = NAN;
+  int lost = M.apps - rp_mon_bit_count(r->bits, T.words);
+  const char *status = r->discarded ? "discarded"
+                       : lost       ? "partial"
+                                    : "complete";
+  if (!r->discarded) {
+    if (*prev == *prev)
+      ai = r->arrival - *prev;
+    *prev = r->arrival;
+  }
+  if (f) {
+    fprintf(f, "%d,%.17g,%.9f,%.9g,", idx, shown_id(r->r),
+            r->arrival - T.t_start, r->discarded ? NAN : owd);
+    if (with_oc)
+      fprintf(f, "%.9g", r->oc);
+    fprintf(f, ",%.0f,%d,%s,%.9g\n", r->ranks, lost, status, ai);
+  }
+  return ai;
+}
+
+static const char rounds_header[] = "round,id,arrival_s,owd_s,oc_s,ranks,"
+                                    "lost_ranks,status,arrival_interval_s\n";
+
+static void fe_write(void) {
   /* offload costs: each rank's records, the maximum per round */
   long lost_local = 0, sent = 0;
   for (int a = 0; a < M.apps; a++) {
@@ -764,43 +804,42 @@ static void fe_write(double t_start) {
     lost_local += (long)T.drops[a];
     sent += (long)T.sent[a];
   }
-  FILE *f = open_out("rounds.csv");
+  /* rounds.csv again, now with the OC, in place of the live one */
+  if (T.live)
+    fclose(T.live);
+  T.live = NULL;
+  FILE *f = open_out("rounds.csv.tmp");
   int complete = 0, partial = 0, discarded = 0;
   double *iv = xrealloc(NULL, (size_t)(T.nrec + 1) * sizeof *iv);
   int niv = 0;
   double oc_sum = 0.0, owd_sum = 0.0;
   if (f)
-    fprintf(f, "round,id,arrival_s,owd_s,oc_s,ranks,lost_ranks,status,"
-               "arrival_interval_s\n");
+    fputs(rounds_header, f);
   double prev = NAN;
   for (int i = 0; i < T.nrec; i++) {
     frec *r = &T.rec[i];
-    double owd = r->arrival - r->tmin;
     int lost = M.apps - rp_mon_bit_count(r->bits, T.words);
-    const char *status = r->discarded ? "discarded"
-                         : lost ? "partial" : "complete";
     if (r->discarded)
       discarded++;
     else if (lost)
       partial++;
     else
       complete++;
-    double ai = NAN;
-    if (!r->discarded) {
-      if (prev == prev)
-        iv[niv++] = ai = r->arrival - prev;
-      prev = r->arrival;
-      owd_sum += owd;
-    }
+    double ai = round_row(f, i + 1, r, &prev, 1);
+    if (ai == ai)
+      iv[niv++] = ai;
+    if (!r->discarded)
+      owd_sum += r->arrival - r->tmin;
     oc_sum += r->oc;
-    if (f)
-      fprintf(f, "%d,%.17g,%.9f,%.9g,%.9g,%.0f,%d,%s,%.9g\n", i + 1,
-              shown_id(r->r),
-              r->arrival - t_start, r->discarded ? NAN : owd, r->oc,
-              r->ranks, lost, status, ai);
   }
-  if (f)
-    fclose(f);
+  if (f) {
+    char from[4200], to[4200];
+    snprintf(from, sizeof from, "%s/rounds.csv.tmp", M.dir);
+    snprintf(to, sizeof to, "%s/rounds.csv", M.dir);
+    if (fclose(f) != 0 || rename(from, to) != 0)
+      fprintf(stderr, "revprof: monitoring: cannot write %s: %s\n", to,
+              strerror(errno));
+  }
   /* the loss map: a rank's data missing from a round, and why: dropped
      by its lossy queue, or thrown away in the tree (a node over the
      acceptance threshold); rounds every rank dropped have no number */
@@ -1025,7 +1064,7 @@ static void tool_main(int t) {
     T.last[i] = -INFINITY;
   memset(T.done, 0, (size_t)T.nchild);
   const char *probe = getenv("REVPROF_MONITOR_PROBE");
-  double t_start = rp_host_seconds();
+  T.t_start = rp_host_seconds();
   if (T.root) {
     T.sent = xrealloc(NULL, (size_t)N * sizeof *T.sent);
     T.drops = xrealloc(NULL, (size_t)N * sizeof *T.drops);
@@ -1044,6 +1083,11 @@ static void tool_main(int t) {
       fprintf(T.prof, M.cfg.filter == RP_MON_STATS
                           ? "round,event,ranks,mean,sd,min,max\n"
                           : "round,event,bin_lo,count\n");
+    T.live_prev = NAN;
+    if (!(probe && *probe) && (T.live = open_out("rounds.csv")) != NULL) {
+      fputs(rounds_header, T.live);
+      fflush(T.live);
+    }
   }
   if (T.root && probe && *probe)
     probe_fe(probe);
@@ -1057,7 +1101,7 @@ static void tool_main(int t) {
     if (T.prof)
       fclose(T.prof);
     if (!(probe && *probe))
-      fe_write(t_start);
+      fe_write();
   }
 }
 

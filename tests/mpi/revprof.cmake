@@ -20,9 +20,10 @@ add_executable(rp_exact_io_rp rp_exact_io.c)
 add_executable(rp_exact_p2p_rp rp_exact_p2p.c)
 add_executable(rp_wildcard_rp rp_wildcard.c)
 add_executable(rp_sample_rp rp_sample.c)
+add_executable(rp_monitor_live_rp rp_monitor_live.c)
 target_compile_definitions(rp_sample_rp PRIVATE RP_LINKED)
 foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp rp_exact_io_rp
-        rp_exact_p2p_rp rp_wildcard_rp rp_sample_rp)
+        rp_exact_p2p_rp rp_wildcard_rp rp_sample_rp rp_monitor_live_rp)
   # librevprof before the MPI library: its MPI_* wrappers win
   target_link_libraries(${prog} PRIVATE revprof_shared MPI::MPI_C ${MATH_LIBRARY})
   rp_target_defaults(${prog})
@@ -204,6 +205,9 @@ if(TARGET rp_fortran_h)
   revprof_test(revprof_monitor_fortran monitor fortran
                $<TARGET_FILE:rp_fortran_h>)
 endif()
+# rounds.csv is written as the rounds arrive, read by the job itself
+revprof_test(revprof_monitor_live monitor live
+             $<TARGET_FILE:rp_monitor_live_rp>)
 revprof_test(revprof_monitor_probe monitor probe $<TARGET_FILE:revprof>)
 revprof_test(revprof_monitor_bad monitor bad $<TARGET_FILE:revprof> ${rp_nat})
 include(${CMAKE_CURRENT_SOURCE_DIR}/rp_trust.cmake)

@@ -914,6 +914,17 @@ monitor)
     done
     echo "monitor rounds: 13 complete rounds with right statistics and histograms in predict, compensate and sample mode; $want as natively"
     ;;
+  live) # rounds.csv while the job runs: its rows as the rounds arrive,
+    # the OC column empty until the end, then filled
+    exe=$1
+    REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=calls run 3 "$exe" || { cat out err; fail "run failed"; }
+    cat out
+    grep -q "^live rounds: 3 of 3, oc empty: 3$" out || { cat out err; fail "rounds.csv not written as the rounds arrived"; }
+    awk -F, 'NR > 1 { n++; if ($5 == "" || !($5 > 0)) bad = 1 } END { exit bad || n < 4 }' $mon/rounds.csv \
+      || { cat $mon/rounds.csv; fail "the final rounds.csv lacks the OC"; }
+    test -e $mon/rounds.csv.tmp && fail "rounds.csv.tmp left"
+    echo "monitor live: 3 rounds in rounds.csv while the job ran, the OC filled at its end"
+    ;;
   lossy) # a bounded queue drops, and the loss is recorded
     exe=$1
     run 4 env REVPROF_MODE=off "$exe" -i 300 -c 0 || { cat err; fail "native run failed"; }

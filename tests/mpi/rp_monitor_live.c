@@ -1,0 +1,64 @@
+/* Online monitoring's rounds.csv is there while the job runs (issue 12):
+ * every application rank offloads ROUNDS profiles (revprof_monitor_offload,
+ * REVPROF_MONITOR_INTERVAL=calls), then rank 0 reads
+ * REVPROF_OUTPUT_DIR/monitor/rounds.csv (default revprof-out) until it
+ * holds ROUNDS rows, or LIMIT_S seconds have passed, while the job is still
+ * inside MPI_Init..MPI_Finalize; it prints "live rounds: N of ROUNDS, oc
+ * empty: E" (E: rows whose oc_s column is empty: the offload costs come at
+ * the end). Linked with librevprof. */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "revprof.h"
+
+enum { ROUNDS = 3, LIMIT_S = 120 };
+
+/* data rows of path and how many have an empty 5th column (oc_s) */
+static int rows(const char *path, int *oc_empty) {
+  FILE *f = fopen(path, "r");
+  char line[512];
+  int n = 0;
+  *oc_empty = 0;
+  if (f == NULL)
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "round,", 6) == 0 || strchr(line, '\n') == NULL)
+      continue; /* the header, or a row being written */
+    const char *p = line;
+    for (int c = 0; c < 4 && p; c++)
+      p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+    *oc_empty += p && *p == ',';
+    n++;
+  }
+  fclose(f);
+  return n;
+}
+
+int main(int argc, char **argv) {
+  int rank;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int i = 0; i < ROUNDS; i++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    revprof_monitor_offload();
+  }
+  if (rank == 0) {
+    const char *dir = getenv("REVPROF_OUTPUT_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/monitor/rounds.csv",
+             dir && *dir ? dir : "revprof-out");
+    struct timespec pause = {0, 20000000}; /* 20 ms */
+    int n = 0, empty = 0;
+    for (int t = 0; t < LIMIT_S * 50 && (n = rows(path, &empty)) < ROUNDS;
+         t++)
+      nanosleep(&pause, NULL);
+    printf("live rounds: %d of %d, oc empty: %d\n", n, ROUNDS, empty);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
