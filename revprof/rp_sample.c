@@ -44,6 +44,21 @@ enum { C_WID, C_FN, C_CLASS, C_N, C_MEAN, C_M2, C_MIN, C_MAX, C_BYTES,
 
 enum { OFFSET_ROUNDS = 16, OFFSET_TAG = 7 };
 
+/* Both travel with a class's statistics from their _N on: n, mean, m2,
+   min, max, bytes, then the histogram. */
+_Static_assert(W_HIST - W_N == 6 && C_HIST - C_N == 6 &&
+                   W_MEAN == W_N + 1 && C_MEAN == C_N + 1,
+               "the statistics' layout");
+static void lstat_pack(double *w, const rp_lstat *st) {
+  w[0] = st->n;
+  w[1] = st->mean;
+  w[2] = st->m2;
+  w[3] = st->min;
+  w[4] = st->max;
+  w[5] = st->bytes;
+  memcpy(w + 6, st->hist, sizeof st->hist);
+}
+
 static struct {
   rp_sampler s;
   int have_sampler;
@@ -462,6 +477,41 @@ static void csv_flags(FILE *f, const char *flags) {
   }
 }
 
+/* dir/name opened for writing with its comment line (what), the report's
+ * flags and the header: columns, then the histogram's b00..b33; NULL (said)
+ * when it cannot be. path gets its name. */
+static FILE *csv_open(const char *name, const char *what, const char *flags,
+                      const char *columns, char *path, size_t len) {
+  snprintf(path, len, "%s/%s", rp_g.cfg.outdir, name);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) {
+    rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
+    return NULL;
+  }
+  fprintf(f, "# revprof sample mode: %s\n", what);
+  csv_flags(f, flags);
+  fputs(columns, f);
+  for (int k = 0; k < RP_LHIST_N; k++)
+    fprintf(f, ",b%02d", k);
+  fputc('\n', f);
+  return f;
+}
+
+/* A row's columns from size_class on: the class sc, then the statistics
+ * as lstat_pack laid them out at s, and the line's end. */
+static void csv_stats(FILE *f, int sc, const double *s) {
+  rp_lstat st;
+  st.n = s[0];
+  st.m2 = s[2];
+  fprintf(f, ",%d,%.0f,%.0f,%.6g,%.0f,%.9e,%.9e,%.9e,%.9e", sc,
+          rp_size_class_lo(sc), rp_size_class_hi(sc),
+          s[0] > 0 ? s[5] / s[0] : 0.0, s[0], s[1], s[3], s[4],
+          rp_lstat_sd(&st));
+  for (int k = 0; k < RP_LHIST_N; k++)
+    fprintf(f, ",%.0f", s[6 + k]);
+  fputc('\n', f);
+}
+
 static int by_total(const void *a, const void *b) {
   const double *x = a, *y = b;
   double tx = x[W_N] * x[W_MEAN], ty = y[W_N] * y[W_MEAN];
@@ -535,39 +585,23 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
   const char *dir = rp_g.cfg.outdir;
   char spec[128];
   rp_sample_format(&rp_g.cfg.sample, spec, sizeof spec);
-  snprintf(path, sizeof path, "%s/latency.csv", dir);
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
+  FILE *f = csv_open("latency.csv", "one-way message latencies by class, "
+                     "all ranks (seconds)", flags,
+                     "src,dst,send_site,recv_site,size_class,bytes_lo,"
+                     "bytes_hi,bytes_mean,count,mean_s,min_s,max_s,sd_s",
+                     path, sizeof path);
+  if (f == NULL)
     return;
-  }
-  fprintf(f, "# revprof sample mode: one-way message latencies by class, "
-             "all ranks (seconds)\n");
-  csv_flags(f, flags);
-  fprintf(f, "src,dst,send_site,recv_site,size_class,bytes_lo,bytes_hi,"
-             "bytes_mean,count,mean_s,min_s,max_s,sd_s");
-  for (int k = 0; k < RP_LHIST_N; k++)
-    fprintf(f, ",b%02d", k);
-  fputc('\n', f);
   for (int i = 0; i < nrows; i++) {
     double *w = rows + (size_t)i * W_LEN;
-    rp_lstat st;
-    st.n = w[W_N];
-    st.m2 = w[W_M2];
-    int sc = (int)w[W_CLASS], src = (int)w[W_SRC], dst = (int)w[W_DST];
+    int src = (int)w[W_SRC], dst = (int)w[W_DST];
     fprintf(f, "%d,%d,", src, dst);
     csv_site(f, lookup(names, nnames, src, (uintptr_t)w[W_SSITE], b1,
                        sizeof b1));
     fputc(',', f);
     csv_site(f, lookup(names, nnames, dst, (uintptr_t)w[W_RSITE], b2,
                        sizeof b2));
-    fprintf(f, ",%d,%.0f,%.0f,%.6g,%.0f,%.9e,%.9e,%.9e,%.9e", sc,
-            rp_size_class_lo(sc), rp_size_class_hi(sc),
-            w[W_N] > 0 ? w[W_BYTES] / w[W_N] : 0.0, w[W_N], w[W_MEAN],
-            w[W_MIN], w[W_MAX], rp_lstat_sd(&st));
-    for (int k = 0; k < RP_LHIST_N; k++)
-      fprintf(f, ",%.0f", w[W_HIST + k]);
-    fputc('\n', f);
+    csv_stats(f, (int)w[W_CLASS], w + W_N);
   }
   fclose(f);
   char plot[RP_PATH_MAX + 128];
@@ -654,37 +688,22 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
 static void write_calls(const double *rows, const int *counts,
                         const int *displs, const char *flags) {
   char path[RP_PATH_MAX + 64];
-  snprintf(path, sizeof path, "%s/calls.csv", rp_g.cfg.outdir);
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
+  FILE *f = csv_open("calls.csv", "the sender's time in the send calls "
+                     "that stamped a sampled message (seconds), per rank; "
+                     "costed_as: the model row predict mode charges", flags,
+                     "call,costed_as,rank,size_class,bytes_lo,bytes_hi,"
+                     "bytes_mean,count,mean_s,min_s,max_s,sd_s",
+                     path, sizeof path);
+  if (f == NULL)
     return;
-  }
-  fprintf(f, "# revprof sample mode: the sender's time in the send calls "
-             "that stamped a sampled message (seconds), per rank; "
-             "costed_as: the model row predict mode charges\n");
-  csv_flags(f, flags);
-  fprintf(f, "call,costed_as,rank,size_class,bytes_lo,bytes_hi,bytes_mean,"
-             "count,mean_s,min_s,max_s,sd_s");
-  for (int k = 0; k < RP_LHIST_N; k++)
-    fprintf(f, ",b%02d", k);
-  fputc('\n', f);
   for (int r = 0; r < rp_g.size; r++)
     for (int i = 0; i + C_LEN <= counts[r]; i += C_LEN) {
       const double *w = rows + displs[r] + i;
-      int wid = (int)w[C_WID], sc = (int)w[C_CLASS];
-      rp_lstat st;
-      st.n = w[C_N];
-      st.m2 = w[C_M2];
-      fprintf(f, "%s,%s,%d,%d,%.0f,%.0f,%.6g,%.0f,%.9e,%.9e,%.9e,%.9e",
+      int wid = (int)w[C_WID];
+      fprintf(f, "%s,%s,%d",
               wid >= 0 && wid < RP_W_COUNT ? rp_wrap_name[wid] : "?",
-              revprof_fn_name((revprof_fn)w[C_FN]), r, sc,
-              rp_size_class_lo(sc), rp_size_class_hi(sc),
-              w[C_N] > 0 ? w[C_BYTES] / w[C_N] : 0.0, w[C_N], w[C_MEAN],
-              w[C_MIN], w[C_MAX], rp_lstat_sd(&st));
-      for (int k = 0; k < RP_LHIST_N; k++)
-        fprintf(f, ",%.0f", w[C_HIST + k]);
-      fputc('\n', f);
+              revprof_fn_name((revprof_fn)w[C_FN]), r);
+      csv_stats(f, (int)w[C_CLASS], w + C_N);
     }
   if (fclose(f) != 0)
     rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
@@ -712,13 +731,7 @@ static void sm_report(void) {
     w[W_CLASS] = c->sclass;
     w[W_SSITE] = (double)c->ssite;
     w[W_RSITE] = (double)c->rsite;
-    w[W_N] = c->st.n;
-    w[W_MEAN] = c->st.mean;
-    w[W_M2] = c->st.m2;
-    w[W_MIN] = c->st.min;
-    w[W_MAX] = c->st.max;
-    w[W_BYTES] = c->st.bytes;
-    memcpy(w + W_HIST, c->st.hist, sizeof c->st.hist);
+    lstat_pack(w + W_N, &c->st);
   }
   int *counts, *displs, total;
   double *rows = gather(mine, nm * W_LEN, MPI_DOUBLE, (int)sizeof(double),
@@ -735,13 +748,7 @@ static void sm_report(void) {
     w[C_WID] = c->wid;
     w[C_FN] = c->fn;
     w[C_CLASS] = c->sclass;
-    w[C_N] = c->st.n;
-    w[C_MEAN] = c->st.mean;
-    w[C_M2] = c->st.m2;
-    w[C_MIN] = c->st.min;
-    w[C_MAX] = c->st.max;
-    w[C_BYTES] = c->st.bytes;
-    memcpy(w + C_HIST, c->st.hist, sizeof c->st.hist);
+    lstat_pack(w + C_N, &c->st);
   }
   int *ccounts, *cdispls, ctotal;
   double *crows = gather(cmine, nc * C_LEN, MPI_DOUBLE, (int)sizeof(double),
