@@ -363,7 +363,8 @@ int main(int argc, char **argv) {
       }
     for (int i = 0; i < 2; i++) {
       item it;
-      arrive(&it, ts[idx[i] == 0 ? 1 : 2], post[idx[i]], 8);
+      int from2 = idx[i] != 0; /* -1 on the ranks that do not know */
+      arrive(&it, ts[1 + from2], post[from2], 8);
       waitall(0, &it, 1, NULL, 0);
     }
     check("Waitany");
