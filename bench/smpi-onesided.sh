@@ -21,7 +21,7 @@ nps=${NPS:-4 8 16} d=${D:-65536} iters=${ITERS:-50} work=${COMPUTE:-0.001}
 modes=${MODES:-fence pscw}
 bench_smpi_setup smpi-onesided
 echo "# halo: $d bytes each way, $iters iterations, $work s of computation each; cluster of $max hosts (characterize/smpi/cluster.xml)"
-bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Put,MPI_Get,MPI_Accumulate,MPI_Win_lock,MPI_Win_fence,MPI_Barrier,MPI_Reduce,MPI_Wtime
+bench_smpi_model latency,gap,MPI_Send,MPI_Recv,MPI_Put,MPI_Get,MPI_Accumulate,MPI_Win_lock,MPI_Win_fence,MPI_Barrier,MPI_Reduce,MPI_Wtime
 
 bench_smpi_build halo_rma
 

@@ -116,9 +116,20 @@ void rp_root_known(int dir, int is_root, const double *own,
 }
 
 void rp_rma_queue(const double now[RP_NB], double pending[RP_NB],
-                  const double cost[RP_NB]) {
-  for (int b = 0; b < RP_NB; b++)
-    pending[b] = (pending[b] > now[b] ? pending[b] : now[b]) + cost[b];
+                  const double cost[RP_NB], const double *gap,
+                  double *nic_free) {
+  for (int b = 0; b < RP_NB; b++) {
+    double done;
+    if (gap == NULL) {
+      done = (pending[b] > now[b] ? pending[b] : now[b]) + cost[b];
+    } else {
+      double t = now[b] > nic_free[b] ? now[b] : nic_free[b];
+      nic_free[b] = t + gap[b];
+      done = t + cost[b];
+    }
+    if (done > pending[b])
+      pending[b] = done;
+  }
 }
 
 void rp_rma_settle(rp_clock *c, double pending[RP_NB],

@@ -156,14 +156,18 @@ void rp_root_known(int dir, int is_root, const double *own,
 /* One-sided communication. An origin's operation costs it nothing when
  * issued (the call returns at once); it completes at the target cost later
  * (the model's MPI_Put/Get/Accumulate of its bytes: issue to completion,
- * as measured), concurrently with the origin's other operations of the
- * epoch: pending = max(pending, now + cost), per bound. An epoch's end
- * (fence, complete, unlock, flush) waits for them (rp_rma_settle): now =
- * max(now, pending), the increment counted as communication; pending
- * starts again at 0. (Operations sharing the origin's bandwidth are not
- * slowed by each other: see docs/revprof.md, "One-sided".) */
+ * as measured). With the model's gap row (gap != NULL) the operations of
+ * an origin share its endpoint as messages do (rp_clock_inject): each
+ * starts at t = max(now, nic_free), nic_free becomes t + gap(d), and it
+ * completes at t + cost, so their latencies overlap and their bytes queue;
+ * pending = max(pending, t + cost). Without the row (gap == NULL, a
+ * format-1 model) they go one after the other: pending = max(pending, now)
+ * + cost. Per bound. An epoch's end (fence, complete, unlock, flush) waits
+ * for them (rp_rma_settle): now = max(now, pending - overlap), the
+ * increment counted as communication; pending starts again at 0. */
 void rp_rma_queue(const double now[RP_NB], double pending[RP_NB],
-                  const double cost[RP_NB]);
+                  const double cost[RP_NB], const double *gap,
+                  double *nic_free);
 void rp_rma_settle(rp_clock *c, double pending[RP_NB],
                    const double overlap[RP_NB]);
 

@@ -4,11 +4,13 @@
  * origin's queue of operations (rp_rma_queue) and what its post-start-
  * complete-wait epochs need. The rules (docs/revprof.md, "One-sided"):
  *   - an operation costs its origin nothing when issued; it completes
- *     the model's MPI_Put, MPI_Get or MPI_Accumulate of its bytes later,
- *     concurrently with the origin's other operations (rp_rma_queue);
+ *     the model's MPI_Put, MPI_Get or MPI_Accumulate of its bytes later;
+ *     with the model's gap row an origin's operations share its endpoint
+ *     as its messages do (latencies overlap, bytes queue one gap apart),
+ *     without it they go one after the other (rp_rma_queue);
  *   - a fence settles the queue and is a collective over the window's
  *     group: the clocks meet (their maximum) and the model's MPI_Win_fence
- *     is added;
+ *     is added; its first half overlaps the operations in flight;
  *   - post -> start and complete -> wait carry clocks as messages do
  *     (latency of 0 bytes); complete settles the queue first;
  *   - passive target: unlock settles the queue and adds the model's
@@ -124,9 +126,14 @@ void rp_rma_op(MPI_Win win, revprof_fn fn, double d) {
   rp_win *w = state(win);
   if (w == NULL)
     return;
-  double cost[RP_NB];
+  double cost[RP_NB], gap[RP_NB];
   rp_cost_fast(fn, 2.0, d, cost);
-  rp_rma_queue(rp_g.clk.now, w->pending, cost);
+  if (rp_g.p2p_overlap) {
+    rp_cost_fast(REVPROF_FN_GAP, 2.0, d, gap);
+    rp_rma_queue(rp_g.clk.now, w->pending, cost, gap, rp_g.nic_free);
+  } else {
+    rp_rma_queue(rp_g.clk.now, w->pending, cost, NULL, NULL);
+  }
   rp_t.cur_bytes += d;
 }
 
@@ -134,10 +141,14 @@ void rp_rma_fence(MPI_Win win) {
   rp_win *w = state(win);
   if (w == NULL)
     return;
-  double cost[RP_NB];
+  double cost[RP_NB], half[RP_NB];
   rp_cost_fast(REVPROF_FN_WIN_FENCE, (double)w->size, 0.0, cost);
-  /* the fence's synchronization overlaps the operations in flight */
-  rp_rma_settle(&rp_g.clk, w->pending, cost);
+  /* a fence synchronizes, waits for the operations, synchronizes again
+     (SMPI's is two barriers around the wait): its first half overlaps the
+     operations in flight */
+  for (int b = 0; b < RP_NB; b++)
+    half[b] = 0.5 * cost[b];
+  rp_rma_settle(&rp_g.clk, w->pending, half);
   rp_coll_meet_on(w->comm, w->size, REVPROF_FN_WIN_FENCE, 0.0);
 }
 

@@ -389,6 +389,15 @@ rma-exact)
     awk -F, -v fn=$fn '$1 == "function" && $2 == "all" && $3 == fn && $7 > 0 && $11 == "costed" { ok = 1 } END { exit !ok }' \
       revprof-out/report.csv || { grep "$fn" revprof-out/report.csv; fail "$fn has no predicted cost"; }
   done
+  # with the gap row: an origin's operations share its endpoint (the
+  # second put starts one gap after the first instead of after its end)
+  sed 's/^    MPI_Put = lin/    gap = lin(4e-7, 5e-10, 2e-7, 2.5e-10, 8e-7, 1e-9),\n&/' "$RP_MODEL" > gap.lua
+  grep -q "^    gap = lin" gap.lua || fail "could not add the gap row"
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_WORK/gap.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" gap || { cat out err; fail "run with the gap row failed"; }
+  cat out
+  grep -q "^rma exact (gap row): $np ranks, 0 mismatches" out || { cat err; fail "clocks differ with the gap row"; }
   ;;
 io-exact)
   exe=$1 np=$2

@@ -162,9 +162,6 @@ static void test_clock_collective_waits_for_latest_member(void **state) {
 }
 
 /* Rooted collectives: a member knows the clocks its data came with. */
-/* One-sided: an epoch's operations complete concurrently, each its cost
- * after its issue; the epoch's end waits for the last and counts the wait
- * as communication; an empty epoch moves nothing. */
 /* One-sided: an origin's operations complete one after the other, each
  * from the later of the previous completion and its issue; the epoch's end
  * waits for the last (less what an overlapping synchronization hides) and
@@ -176,13 +173,13 @@ static void test_clock_rma_queue_and_settle(void **state) {
   double pending[RP_NB] = {0.0, 0.0, 0.0};
   double step[RP_NB] = {1.0, 2.0, 3.0}, put[RP_NB] = {0.5, 1.0, 2.0};
   rp_clock_compute(&c, step);                  /* now 1, 2, 3 */
-  rp_rma_queue(c.now, pending, put);           /* 1.5, 3, 5 */
-  rp_rma_queue(c.now, pending, put);           /* after it: 2, 4, 7 */
+  rp_rma_queue(c.now, pending, put, NULL, NULL);           /* 1.5, 3, 5 */
+  rp_rma_queue(c.now, pending, put, NULL, NULL);           /* after it: 2, 4, 7 */
   assert_true(pending[RP_MIN] == 2.0 && pending[RP_AVG] == 4.0 &&
               pending[RP_MAX] == 7.0);
   double late[RP_NB] = {10.0, 10.0, 10.0};
   rp_clock_compute(&c, late);                  /* now 11, 12, 13 */
-  rp_rma_queue(c.now, pending, put);           /* from now: 11.5, 13, 15 */
+  rp_rma_queue(c.now, pending, put, NULL, NULL);           /* from now: 11.5, 13, 15 */
   assert_true(pending[RP_AVG] == 13.0);
   rp_rma_settle(&c, pending, NULL);
   assert_true(c.now[RP_MIN] == 11.5 && c.now[RP_AVG] == 13.0 &&
@@ -193,13 +190,45 @@ static void test_clock_rma_queue_and_settle(void **state) {
   assert_true(c.now[RP_AVG] == 13.0 && c.comm[RP_AVG] == 1.0);
   /* a fence of 0.25 s overlaps the last 0.25 s of the queue */
   double fence[RP_NB] = {0.25, 0.25, 0.25};
-  rp_rma_queue(c.now, pending, put);           /* 12, 14, 17 */
+  rp_rma_queue(c.now, pending, put, NULL, NULL);           /* 12, 14, 17 */
   rp_rma_settle(&c, pending, fence);
   assert_true(c.now[RP_MIN] == 11.75 && c.now[RP_AVG] == 13.75 &&
               c.now[RP_MAX] == 16.75);
-  rp_rma_queue(c.now, pending, fence);         /* shorter than the fence */
+  rp_rma_queue(c.now, pending, fence, NULL, NULL);         /* shorter than the fence */
   rp_rma_settle(&c, pending, fence);
   assert_true(c.now[RP_AVG] == 13.75);
+}
+
+/* One-sided with the gap row: an origin's operations share its endpoint
+ * like messages: each starts when the previous one's gap has passed, so
+ * two puts end at gap + cost, not 2 cost; the endpoint's next message
+ * (nic_free) waits behind them; a put issued after the endpoint is free
+ * starts at now. */
+static void test_clock_rma_queue_shares_the_endpoint(void **state) {
+  (void)state;
+  double now[RP_NB] = {1.0, 2.0, 3.0}, pending[RP_NB] = {0.0, 0.0, 0.0};
+  double nic[RP_NB] = {0.0, 2.5, 0.0};
+  const double put[RP_NB] = {0.5, 1.0, 2.0}, gap[RP_NB] = {0.1, 0.25, 0.5};
+  rp_rma_queue(now, pending, put, gap, nic);
+  /* starts 1, 2.5 (the endpoint busy until then), 3 */
+  assert_true(pending[RP_MIN] == 1.5 && pending[RP_AVG] == 3.5 &&
+              pending[RP_MAX] == 5.0);
+  assert_near(nic[RP_MIN], 1.1, 1e-12);
+  assert_true(nic[RP_AVG] == 2.75 && nic[RP_MAX] == 3.5);
+  rp_rma_queue(now, pending, put, gap, nic);
+  /* starts 1.1, 2.75, 3.5: ends one gap after the first, not one cost */
+  assert_near(pending[RP_MIN], 1.6, 1e-12);
+  assert_true(pending[RP_AVG] == 3.75 && pending[RP_MAX] == 5.5);
+  /* a small operation behind a large one ends before it: pending keeps
+     the later */
+  const double small[RP_NB] = {0.01, 0.01, 0.01}, g0[RP_NB] = {0, 0, 0};
+  rp_rma_queue(now, pending, small, g0, nic);
+  assert_true(pending[RP_AVG] == 3.75 && nic[RP_AVG] == 3.0);
+  /* the endpoint free long before: starts at now */
+  double later[RP_NB] = {10.0, 10.0, 10.0};
+  rp_rma_queue(later, pending, put, gap, nic);
+  assert_true(pending[RP_MIN] == 10.5 && pending[RP_AVG] == 11.0 &&
+              pending[RP_MAX] == 12.0);
 }
 
 static void test_clock_rooted_collective_knows_what_data_brought(void **state) {
@@ -757,6 +786,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_clock_send_stamps_then_advances),
       cmocka_unit_test(test_clock_rma_queue_and_settle),
+      cmocka_unit_test(test_clock_rma_queue_shares_the_endpoint),
       cmocka_unit_test(test_clock_late_sender_makes_receiver_wait),
       cmocka_unit_test(test_clock_late_receiver_pays_only_the_copy),
       cmocka_unit_test(test_clock_three_clocks_decide_separately),
