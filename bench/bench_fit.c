@@ -86,6 +86,9 @@ static double truth(revprof_fn fn, double p, double d) {
     return d <= eager ? 0.15e-6 + d * copy : d * beta;
   case REVPROF_FN_POST:
     return 0.05e-6;
+  case REVPROF_FN_GAP_ALL: /* a backbone of 8 links: shared beyond 8 */
+    return d <= eager ? 0.15e-6 + d * copy
+                      : d * beta * (p > 8.0 ? p / 8.0 : 1.0);
   case REVPROF_FN_BARRIER:
     return 0.4e-6 + lg * 1.1e-6;
   case REVPROF_FN_IBARRIER:

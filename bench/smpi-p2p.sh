@@ -39,7 +39,7 @@ ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-20}
 work=${COMPUTE:-0.001} repeats=${REPEATS:-0}
 bench_smpi_setup smpi-p2p
 echo "# $iters iterations per run; stencil $work s of computation per iteration; cluster of $max hosts (characterize/smpi/cluster.xml, backbone ${BB_BW:-10Gbps})"
-bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,post,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime
+bench_smpi_model latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,gap_all,post,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime
 
 bench_smpi_build halo_p2p
 

@@ -899,6 +899,7 @@ void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
     s = r = sp * sd;
     break;
   case REVPROF_FN_GAP: /* a train: one receive buffer per message */
+  case REVPROF_FN_GAP_ALL:
   case REVPROF_FN_POST:
     r = (size_t)REVPROF_GAP_TRAIN * sd;
     break;

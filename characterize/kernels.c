@@ -157,6 +157,44 @@ static double run_gap(rp_kctx *k, double t0) {
   return k->rank == 1 ? (tn - t1) / (REVPROF_GAP_TRAIN - 1) : RP_NOT_TIMED;
 }
 
+/* The same train from every member to the next at once (a ring): each
+ * posts its receives from the previous member, tells it so, hears the same
+ * from the next and sends it its train. Timed on each member's clock from
+ * its word to the previous one until its own n messages are there. */
+static double ring_train(rp_kctx *k, int n) {
+  enum { GO = TAG + 3 };
+  int next = (k->rank + 1) % k->size;
+  int prev = (k->rank + k->size - 1) % k->size;
+  MPI_Request req[2 * REVPROF_GAP_TRAIN];
+  MPI_Status st[2 * REVPROF_GAP_TRAIN];
+  for (int i = 0; i < n; i++)
+    MPI_Irecv(k->rbuf + (size_t)i * (size_t)k->count, k->count, MPI_BYTE,
+              prev, TAG, k->comm, &req[i]);
+  /* the word to the previous member and the next one's, both at once */
+  MPI_Request go[2];
+  MPI_Irecv(NULL, 0, MPI_BYTE, next, GO, k->comm, &go[0]);
+  double t = MPI_Wtime();
+  MPI_Isend(NULL, 0, MPI_BYTE, prev, GO, k->comm, &go[1]);
+  MPI_Waitall(2, go, MPI_STATUSES_IGNORE);
+  for (int i = 0; i < n; i++)
+    MPI_Isend(k->sbuf, k->count, MPI_BYTE, next, TAG, k->comm, &req[n + i]);
+  MPI_Waitall(2 * n, req, st);
+  return MPI_Wtime() - t;
+}
+
+/* The gap under load, g_p(d): as run_gap, with every member of the group
+ * sending its train at once, so that the messages share whatever the
+ * network shares (a backbone, a memory bus); the slowest member's. A
+ * first train of 1, not timed, lines the members up: a member that
+ * started early (the start window's clock offsets are only as good as
+ * their ping-pong) would otherwise count the others' lateness in T(8). */
+static double run_gap_all(rp_kctx *k, double t0) {
+  (void)t0;
+  ring_train(k, 1);
+  double tn = ring_train(k, REVPROF_GAP_TRAIN), t1 = ring_train(k, 1);
+  return (tn - t1) / (REVPROF_GAP_TRAIN - 1);
+}
+
 /* Posting a receive whose message is not there yet (nor sent): rank 1
  * posts a train of REVPROF_GAP_TRAIN receives, timed per receive, then
  * asks rank 0 for their messages and waits for them (not timed). What a
@@ -605,6 +643,7 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
     [REVPROF_FN_WAIT] = {post_and_deliver, run_wait, NULL},
     [REVPROF_FN_GAP] = {NULL, run_gap, NULL},
     [REVPROF_FN_POST] = {NULL, run_post, NULL},
+    [REVPROF_FN_GAP_ALL] = {NULL, run_gap_all, NULL},
     [REVPROF_FN_BARRIER] = {NULL, run_barrier, NULL},
     [REVPROF_FN_BCAST] = {NULL, run_bcast, NULL},
     [REVPROF_FN_REDUCE] = {NULL, run_reduce, NULL},

@@ -1057,6 +1057,13 @@ static const char *row_text(revprof_fn fn) {
            "the receiver's clock (LogGP's gap): messages from one sender "
            "leave, and a receiver takes them, one gap apart. A model without "
            "this row does not queue messages.";
+  case REVPROF_FN_GAP_ALL:
+    return " As \\texttt{gap}, with every member of the group sending its "
+           "train to the next at once (a ring), the slowest member's: the "
+           "gap under load, where the members share a network's backbone "
+           "or a memory bus. A model with this row lets a job's messages "
+           "drain at the rate of all its ranks sending at once "
+           "(\\texttt{REVPROF\\_CONTENTION}).";
   case REVPROF_FN_POST:
     return " Rank 1 posts 8 receives of $d$ bytes whose messages are not "
            "sent yet, timed per receive: what a rank's \\texttt{MPI\\_Irecv} "

@@ -20,6 +20,8 @@
     "injection gap: period of a train of 8 messages, receives pre-posted")  \
   X(POST, "post", P2P,                                                       \
     "MPI_Irecv posted before its message is sent, per receive of 8")        \
+  X(GAP_ALL, "gap_all", COLL,                                                \
+    "injection gap with every member sending a train of 8 to the next")     \
   X(BARRIER, "MPI_Barrier", COLL, "barrier, d = 0")                          \
   X(BCAST, "MPI_Bcast", COLL, "d = buffer bytes, root 0")                    \
   X(REDUCE, "MPI_Reduce", COLL, "d = bytes per rank, MPI_SUM, root 0")       \

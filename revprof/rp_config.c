@@ -215,6 +215,17 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
       return REVPROF_EINVAL;
     }
   }
+  if ((v = get("REVPROF_CONTENTION", ud)) && *v) {
+    if (strcmp(v, "world") == 0)
+      c->contention = 1;
+    else if (strcmp(v, "off") == 0)
+      c->contention = 0;
+    else {
+      snprintf(err, errlen, "REVPROF_CONTENTION=\"%s\": expected world or "
+               "off", v);
+      return REVPROF_EINVAL;
+    }
+  }
   if ((v = get("REVPROF_WILDCARD_TIMEOUT", ud)) && *v &&
       (rc = get_seconds("REVPROF_WILDCARD_TIMEOUT", v, 1,
                         &c->wildcard_timeout, err, errlen)))

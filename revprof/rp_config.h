@@ -61,6 +61,11 @@ typedef struct rp_config {
                                    which message a wildcard receive takes
                                    (default predicted: the first in
                                    predicted time, rp_match.c) */
+  int contention;               /* REVPROF_CONTENTION=world: with the
+                                   model's gap_all row, messages drain at
+                                   the rate of all the job's ranks sending
+                                   at once (default off: the pair's rate,
+                                   the gap row) */
   double wildcard_timeout;      /* REVPROF_WILDCARD_TIMEOUT, s: a wildcard
                                    receive whose senders all wait inside MPI
                                    without a change for this long takes the

@@ -129,6 +129,10 @@ void rp_rma_op(MPI_Win win, revprof_fn fn, double d) {
   double cost[RP_NB], gap[RP_NB];
   rp_cost_fast(fn, 2.0, d, cost);
   if (rp_g.p2p_overlap) {
+    double extra[RP_NB];
+    rp_load_extra(d, extra); /* its bytes drain slower under load */
+    for (int b = 0; b < RP_NB; b++)
+      cost[b] += extra[b];
     rp_cost_fast(REVPROF_FN_GAP, 2.0, d, gap);
     rp_rma_queue(rp_g.clk.now, w->pending, cost, gap, rp_g.nic_free);
   } else {

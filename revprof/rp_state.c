@@ -215,6 +215,19 @@ static void note_missing(revprof_fn fn) {
             revprof_fn_name(fn), revprof_fn_name(e));
 }
 
+void rp_load_extra(double d, double extra[RP_NB]) {
+  double pair[RP_NB], all[RP_NB];
+  extra[0] = extra[1] = extra[2] = 0.0;
+  if (rp_g.load_p <= 0.0 ||
+      revprof_model_eval(rp_g.model, REVPROF_FN_GAP, 2.0, d, pair) != 0 ||
+      revprof_model_eval(rp_g.model, REVPROF_FN_GAP_ALL, rp_g.load_p, d,
+                         all) != 0)
+    return;
+  note_extrap(REVPROF_FN_GAP_ALL, REVPROF_FN_GAP_ALL, rp_g.load_p, d);
+  for (int b = 0; b < RP_NB; b++)
+    extra[b] = all[b] > pair[b] ? all[b] - pair[b] : 0.0;
+}
+
 void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
   unsigned h;
   uint64_t bits;
@@ -237,6 +250,13 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
   else {
     revprof_model_eval(rp_g.model, e, p, d, out); /* 0 <= min <= avg <= max */
     outside = note_extrap(fn, e, p, d);
+    if (rp_g.load_p > 0.0 &&
+        (fn == REVPROF_FN_GAP || fn == REVPROF_FN_LATENCY) && e == fn) {
+      double extra[RP_NB]; /* under load: rp_load_extra */
+      rp_load_extra(d, extra);
+      for (int b = 0; b < RP_NB; b++)
+        out[b] += extra[b];
+    }
   }
   memo[h].fn = (int)fn;
   memo[h].p = p;

@@ -300,6 +300,9 @@ typedef struct rp_state {
   double auto_t;     /* ... at this avg clock, s; -1: it did not switch */
   int fast_copy;    /* memcpy produces MPI_Pack's format */
   double fast_max;  /* inline copy path up to this many bytes; -1: off */
+  double load_p;    /* > 0: the model has "gap_all" and REVPROF_CONTENTION
+                       is world: a message's bytes drain at the rate of
+                       load_p ranks sending at once (rp_cost) */
   int p2p_overlap;  /* the model has the "gap" row: messages overlap
                        (rp_clock_inject, rp_clock_complete) */
   double nic_free[RP_NB]; /* when this rank's next message can leave */
@@ -599,6 +602,14 @@ double rp_extrap_text(char *buf, size_t len);
 /* One CSV-ready description of fn's extrapolation into buf ("" if none);
  * returns its calls. */
 double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len);
+
+/* Under load (rp_g.load_p > 0: the model has gap_all, REVPROF_CONTENTION
+ * is world, more than 2 ranks): what the bytes of a d-byte message take
+ * longer to drain when all load_p ranks send at once, per bound,
+ * max(0, gap_all(load_p, d) - gap(d)); 0 otherwise. rp_cost adds it to
+ * the gap (g = max(gap, gap_all)) and to a message's latency; one-sided
+ * operations add it to their completion. */
+void rp_load_extra(double d, double extra[RP_NB]);
 
 static inline void rp_cost_fast(revprof_fn fn, double p, double d,
                                 double out[RP_NB]) {

@@ -398,6 +398,15 @@ rma-exact)
     REVPROF_COMPUTE=annotate run "$np" "$exe" gap || { cat out err; fail "run with the gap row failed"; }
   cat out
   grep -q "^rma exact (gap row): $np ranks, 0 mismatches" out || { cat err; fail "clocks differ with the gap row"; }
+  # with gap_all too and REVPROF_CONTENTION=world: above 2 ranks the bytes
+  # drain at the rate of all ranks sending at once (at 2, as without)
+  sed 's/^    MPI_Put = lin/    gap_all = { { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 4e-7, 2.5e-10 }, min = { 2e-7, 1.25e-10 }, max = { 8e-7, 5e-10 } } },\n&/' gap.lua > load.lua
+  grep -q "^    gap_all = " load.lua || fail "could not add the gap_all row"
+  rm -rf revprof-out
+  REVPROF_CONTENTION=world REVPROF_MODEL=$RP_WORK/load.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" load || { cat out err; fail "run with REVPROF_CONTENTION=world failed"; }
+  cat out
+  grep -q "^rma exact (load): $np ranks, 0 mismatches" out || { cat err; fail "clocks differ under load"; }
   ;;
 io-exact)
   exe=$1 np=$2

@@ -7,7 +7,10 @@
  *            to r + 1: without a gap row the second put queues behind the
  *            first, with one (argument "gap": the model has GAP below)
  *            it starts one gap after it; the closing fence's first half
- *            overlaps the puts in flight
+ *            overlaps the puts in flight. Argument "load" (the model has
+ *            GAP and GAP_ALL, REVPROF_CONTENTION=world): with more than 2
+ *            ranks every operation's gap is max(GAP, GAP_ALL(p)) and its
+ *            completion later by max(0, GAP_ALL(p) - GAP)
  *   phase 2  post-start-complete-wait on a ring: r exposes to r - 1,
  *            gets 16 bytes from r + 1
  *   phase 3  passive target: an accumulate to rank 0 under a shared lock,
@@ -34,6 +37,8 @@ static const lin ACC = {{2e-6, 4e-6, 8e-6}, {1.5e-9, 3e-9, 6e-9}};
 static const lin LOCK = {{3e-6, 6e-6, 1.2e-5}, {0, 0, 0}};
 static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
 static const lin GAP = {{2e-7, 4e-7, 8e-7}, {2.5e-10, 5e-10, 1e-9}};
+/* gap_all: the same constant, p * d times these */
+static const lin GAP_ALL = {{2e-7, 4e-7, 8e-7}, {1.25e-10, 2.5e-10, 5e-10}};
 static const lin A2A = {{3e-6, 4e-6, 8e-6}, {2e-9, 3e-9, 6e-9}};
 
 static double L(const lin *f, int b, double d) { return f->c[b] + f->k[b] * d; }
@@ -46,6 +51,26 @@ static double nbr_allgather(int b, double p, double d) {
   const double c[NB] = {1e-6, 2e-6, 4e-6}, s[NB] = {5e-7, 1e-6, 2e-6},
                k[NB] = {5e-10, 1e-9, 2e-9};
   return c[b] + s[b] * p + k[b] * d;
+}
+
+static int gapped, loaded; /* the run's variant */
+static double nic[MAXP][NB]; /* each rank's endpoint free (gapped) */
+
+static double gap_all(int b, double d) {
+  return GAP_ALL.c[b] + GAP_ALL.k[b] * size * d;
+}
+/* what a d-byte operation's bytes take longer under load */
+static double extra(int b, double d) {
+  return loaded ? fmax(0.0, gap_all(b, d) - L(&GAP, b, d)) : 0.0;
+}
+/* rank r issues an operation of d bytes costing cost at T[r][b] with an
+   empty queue: its completion (rp_rma_queue) */
+static double issue(int r, int b, double d, double cost) {
+  if (!gapped)
+    return T[r][b] + cost;
+  double t = fmax(T[r][b], nic[r][b]);
+  nic[r][b] = t + L(&GAP, b, d) + extra(b, d);
+  return t + cost + extra(b, d);
 }
 
 /* all clocks meet, then each adds a fence */
@@ -63,7 +88,9 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int gapped = argc > 1 && strcmp(argv[1], "gap") == 0;
+  gapped = argc > 1 && (strcmp(argv[1], "gap") == 0 ||
+                        strcmp(argv[1], "load") == 0);
+  loaded = gapped && strcmp(argv[1], "load") == 0 && size > 2;
   if (size > MAXP)
     MPI_Abort(MPI_COMM_WORLD, 2);
   char *base;
@@ -89,9 +116,10 @@ int main(int argc, char **argv) {
     steps(r, r + 1);
     for (int b = 0; b < NB; b++) {
       double d1 = 4096.0 * (r + 1), t1 = L(&PUT, b, d1), t2 = L(&PUT, b, 64.0);
-      double done = gapped ? fmax(t1, L(&GAP, b, d1) + t2) : t1 + t2;
+      double done = issue(r, b, d1, t1);
+      done = gapped ? fmax(done, issue(r, b, 64.0, t2)) : done + t2;
       /* the fence's first half overlaps the puts' end */
-      T[r][b] = fmax(T[r][b], T[r][b] + done - 0.5 * fence_cost(b, size));
+      T[r][b] = fmax(T[r][b], done - 0.5 * fence_cost(b, size));
     }
   }
   fence_rule();
@@ -115,13 +143,15 @@ int main(int argc, char **argv) {
   }
   for (int r = 0; r < size; r++) /* start: the target's post arrives */
     for (int b = 0; b < NB; b++) {
-      double arrive = post[(r + 1) % size][b] + L(&LAT, b, 0.0);
-      T[r][b] = fmax(T[r][b], arrive) + L(&GET, b, 16.0); /* complete */
+      double arrive = post[(r + 1) % size][b] + L(&LAT, b, 0.0) + extra(b, 0);
+      T[r][b] = fmax(T[r][b], arrive);
+      T[r][b] = issue(r, b, 16.0, L(&GET, b, 16.0)); /* complete */
       done[r][b] = T[r][b];
     }
   for (int r = 0; r < size; r++) /* wait: the origin's complete arrives */
     for (int b = 0; b < NB; b++)
-      T[r][b] = fmax(T[r][b], done[(r + size - 1) % size][b] + L(&LAT, b, 0.0));
+      T[r][b] = fmax(T[r][b], done[(r + size - 1) % size][b] +
+                                  L(&LAT, b, 0.0) + extra(b, 0));
   compare("pscw");
   MPI_Group_free(&to);
   MPI_Group_free(&from);
@@ -139,9 +169,10 @@ int main(int argc, char **argv) {
   MPI_Win_unlock_all(win);
   for (int r = 0; r < size; r++) {
     steps(r, r + 1);
-    for (int b = 0; b < NB; b++)
-      T[r][b] += L(&ACC, b, 4.0) + L(&LOCK, b, 0.0) + L(&PUT, b, 8.0) +
-                 L(&LOCK, b, 0.0);
+    for (int b = 0; b < NB; b++) {
+      T[r][b] = issue(r, b, 4.0, L(&ACC, b, 4.0)) + L(&LOCK, b, 0.0);
+      T[r][b] = issue(r, b, 8.0, L(&PUT, b, 8.0)) + L(&LOCK, b, 0.0);
+    }
   }
   compare("lock");
 
@@ -257,7 +288,10 @@ int main(int argc, char **argv) {
   MPI_Reduce(&mismatches, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
     printf("rma exact%s: %d ranks, %d mismatches\n",
-           gapped ? " (gap row)" : "", size, all);
+           argc > 1 && strcmp(argv[1], "load") == 0 ? " (load)"
+           : gapped                                 ? " (gap row)"
+                                                    : "",
+           size, all);
   MPI_Finalize();
   return 0;
 }

@@ -46,6 +46,7 @@ static void test_revprof_config_defaults(void **state) {
   assert_string_equal(c.trace, "");
   assert_near(c.pack_max, -1.0, 0); /* the engine picks per MPI library */
   assert_int_equal(c.wildcard_real, 0); /* predicted order by default */
+  assert_int_equal(c.contention, 0); /* the pair's gap by default */
   assert_near(c.wildcard_timeout, 0.2, 0);
   /* sample mode: random:0.1, seed 1, stat and freq, gnuplot from PATH */
   assert_int_equal(c.sample.kind, RP_SAMPLE_RANDOM);
@@ -165,7 +166,8 @@ static void test_revprof_config_every_variable(void **state) {
                       "REVPROF_QUIET", "1",
                       "REVPROF_PACK_MAX", "1024", "REVPROF_INSTRUCTION_TIME",
                       "3e-10", "REVPROF_WILDCARD", "real",
-                      "REVPROF_WILDCARD_TIMEOUT", "0.05", NULL};
+                      "REVPROF_WILDCARD_TIMEOUT", "0.05",
+                      "REVPROF_CONTENTION", "world", NULL};
   rp_config c;
   char err[512];
   assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
@@ -184,6 +186,7 @@ static void test_revprof_config_every_variable(void **state) {
   assert_string_equal(c.trace, "otf2,chrome");
   assert_int_equal(c.wildcard_real, 1);
   assert_near(c.wildcard_timeout, 0.05, 0);
+  assert_int_equal(c.contention, 1);
 }
 
 static void test_revprof_config_off_needs_no_model(void **state) {
@@ -252,6 +255,7 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_PACK_MAX", "1e9", "at most"},
       {"REVPROF_WILDCARD", "host", "predicted or real"},
       {"REVPROF_WILDCARD_TIMEOUT", "0", "positive number of seconds"},
+      {"REVPROF_CONTENTION", "all", "world or off"},
       {"REVPROF_WILDCARD_TIMEOUT", "soon", "positive number of seconds"},
       {"REVPROF_SAMPLE", "random:2", "between 0 and 1"},
       {"REVPROF_SAMPLE", "sometimes", "REVPROF_SAMPLE"},
