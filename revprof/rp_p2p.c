@@ -195,6 +195,8 @@ rp_req *rp_req_claim(MPI_Request h) {
 void rp_req_post(rp_req *r, int rc, MPI_Request *request) {
   if (r == NULL)
     return;
+  if (r->kind == RP_REQ_SEND) /* an MPI_Isend's own time, as rp_send_end */
+    rp_sample_sent((rp_wid)r->wid, r->fn);
   if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL ||
       (r->kind <= RP_REQ_RECV && r->enc == RP_ENC_NATIVE && !r->partner)) {
     if (r->kind == RP_REQ_COLL && r->sreq != MPI_REQUEST_NULL)

@@ -17,7 +17,8 @@ void rp_thr_free(rp_thr *t);
 
 rp_req *rp_req_new(void);
 /* After the PMPI call that created *request: files the record under the
- * handle, or drops it when the call failed. */
+ * handle, or drops it when the call failed (a send's: its call time in
+ * sample mode first, rp_send_end). */
 void rp_req_post(rp_req *r, int rc, MPI_Request *request);
 /* The oldest record filed under h. Handles are not unique: Open MPI hands
  * out one shared handle for operations that completed at once. */
@@ -176,9 +177,11 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
   return rp_send_begin_slow(r, w, fn, buf, count, type, dest, tag, comm);
 }
 
-static inline void rp_send_end(rp_req *r, int rc) {
-  (void)r;
-  (void)rc;
+/* A blocking send call w, costed as fn, is over (after PMPI): in sample
+ * mode, its own time when it stamped a sampled message (rp_sample_sent;
+ * an MPI_Isend's is taken in rp_req_post). */
+static inline void rp_send_end(rp_wid w, revprof_fn fn) {
+  rp_sample_sent(w, fn);
 }
 
 /* Deferred wildcard receives (rp_p2p.c): an MPI_Irecv from MPI_ANY_SOURCE
