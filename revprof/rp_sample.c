@@ -802,14 +802,40 @@ static void sm_report(void) {
   PMPI_Comm_free(&S.comm);
 }
 
+/* Writes n bytes of b as OUTDIR/NAME.partial.rank<N>.csv, whole or not at
+ * all (through a .tmp and a rename: a checkpoint may be killed); says so
+ * on stderr when say. Async-signal-safe but for snprintf, as before. */
+static void partial_file(const char *name, const char *b, size_t n,
+                         int say) {
+  static char path[RP_PATH_MAX + 64], tmp[RP_PATH_MAX + 80];
+  snprintf(path, sizeof path, "%s/%s.partial.rank%d.csv", rp_g.cfg.outdir,
+           name, rp_g.rank);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  rp_mkdir_p(rp_g.cfg.outdir);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  ssize_t w = write(fd, b, n);
+  int ok = close(fd) == 0 && w == (ssize_t)n && rename(tmp, path) == 0;
+  if (!ok)
+    unlink(tmp);
+  if (ok && say && !rp_g.cfg.quiet) {
+    static const char m[] = "revprof: PARTIAL sample report written to ";
+    ssize_t ignored = write(2, m, sizeof m - 1);
+    ignored = write(2, path, strlen(path));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+  }
+}
+
 /* A run that ends before MPI_Finalize (signal, exit, abort), or a
- * checkpoint (REVPROF_CHECKPOINT; nothing said): this rank's
- * counts and classes so far, sites as addresses, in
- * sample.partial.rank<N>.csv (static buffer, no malloc: it may run in a
+ * checkpoint (REVPROF_CHECKPOINT; nothing said): this rank's counts and
+ * classes so far, sites as addresses, in sample.partial.rank<N>.csv, and
+ * the send calls' own times so far (calls.csv's columns for this rank) in
+ * calls.partial.rank<N>.csv (static buffers, no malloc: it may run in a
  * signal handler). */
 static void sm_report_partial(const char *reason, int checkpoint) {
   static char b[65536];
-  static char path[RP_PATH_MAX + 64], tmp[RP_PATH_MAX + 80];
   size_t n = 0;
 #define SM_PUT(...)                                                            \
   do {                                                                         \
@@ -831,33 +857,30 @@ static void sm_report_partial(const char *reason, int checkpoint) {
              (unsigned long)c->ssite, (unsigned long)c->rsite, c->sclass,
              c->st.n, c->st.mean, c->st.min, c->st.max);
   }
-#undef SM_PUT
-  if (n > sizeof b)
-    n = sizeof b;
-  snprintf(path, sizeof path, "%s/sample.partial.rank%d.csv",
-           rp_g.cfg.outdir, rp_g.rank);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  rp_mkdir_p(rp_g.cfg.outdir);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0) { /* whole or not at all: a checkpoint may be killed */
-    ssize_t w = write(fd, b, n);
-    int ok = close(fd) == 0 && w == (ssize_t)n && rename(tmp, path) == 0;
-    if (!ok)
-      unlink(tmp);
-    if (ok && !rp_g.cfg.quiet && !checkpoint) {
-      static const char m[] = "revprof: PARTIAL sample report written to ";
-      ssize_t ignored = write(2, m, sizeof m - 1);
-      ignored = write(2, path, strlen(path));
-      ignored = write(2, "\n", 1);
-      (void)ignored;
-    }
+  partial_file("sample", b, n > sizeof b ? sizeof b : n, !checkpoint);
+  n = 0;
+  SM_PUT("# revprof sample mode, PARTIAL (%s): rank %d of %d, the sender's "
+         "time in the send calls that stamped a sampled message so far\n",
+         reason, rp_g.rank, rp_g.size);
+  SM_PUT("call,costed_as,rank,size_class,count,mean_s,min_s,max_s\n");
+  for (size_t i = 0; i < S.ncalls && n < sizeof b; i++) {
+    const ccls *c = &S.calls[i];
+    SM_PUT("%s,%s,%d,%d,%.0f,%.9e,%.9e,%.9e\n",
+           c->wid >= 0 && c->wid < RP_W_COUNT ? rp_wrap_name[c->wid] : "?",
+           revprof_fn_name((revprof_fn)c->fn), rp_g.rank, c->sclass, c->st.n,
+           c->st.mean, c->st.min, c->st.max);
   }
+#undef SM_PUT
+  partial_file("calls", b, n > sizeof b ? sizeof b : n, 0);
 }
 
-/* Removes this rank's partial report of an earlier run. */
+/* Removes this rank's partial reports of an earlier run. */
 static void sm_report_startup(void) {
   char path[RP_PATH_MAX + 64];
   snprintf(path, sizeof path, "%s/sample.partial.rank%d.csv",
+           rp_g.cfg.outdir, rp_g.rank);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/calls.partial.rank%d.csv",
            rp_g.cfg.outdir, rp_g.rank);
   unlink(path);
 }

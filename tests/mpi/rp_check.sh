@@ -363,12 +363,16 @@ sample)
     fi ;;
   early)
     # rp_early.c's last rank dies of SIGSEGV before MPI_Finalize: its
-    # counts so far in sample.partial.rank<N>.csv, no final report
-    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" segv
+    # counts so far in sample.partial.rank<N>.csv, its MPI_Send's time in
+    # calls.partial.rank<N>.csv, no final report
+    REVPROF_SAMPLE=all run "$np" env LD_PRELOAD="$RP_LIB" "$exe" segv
     f=revprof-out/sample.partial.rank$((np - 1)).csv
     test -s "$f" || { cat err; ls revprof-out; fail "no $f"; }
     grep -q "^# revprof sample mode, PARTIAL (signal SIGSEGV): rank $((np - 1)) of $np" "$f" || { cat "$f"; fail "$f not marked"; }
     grep -q "^# instrumentation cost on this rank so far: observed " "$f" || { cat "$f"; fail "$f lacks the cost so far"; }
+    f=revprof-out/calls.partial.rank$((np - 1)).csv
+    test -s "$f" || { ls revprof-out; fail "no $f"; }
+    grep -q "^MPI_Send,MPI_Send,$((np - 1)),[0-9]*,1,[0-9]" "$f" || { cat "$f"; fail "$f lacks the rank's one MPI_Send"; }
     test -e $st && fail "a final sample report after an early end" ;;
   bad)
     REVPROF_SAMPLE=random:1.5 run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }

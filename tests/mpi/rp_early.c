@@ -53,8 +53,12 @@ int main(int argc, char **argv) {
   MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     MPI_Send(&x, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD);
-  if (rank == size - 1)
+  if (rank == size - 1) {
     MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD); /* the answer */
+  }
+  if (rank == 0)
+    MPI_Recv(&x, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Barrier(MPI_COMM_WORLD);
   fflush(stdout);
   if (strcmp(mode, "abort") == 0) {
