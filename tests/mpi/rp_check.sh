@@ -61,6 +61,16 @@ run() { # np, then the command; stdout to $RP_WORK/out, stderr to $RP_WORK/err
   # shellcheck disable=SC2086
   $RP_MPIEXEC $RP_MPIFLAGS -n "$np" "$@" > "$RP_WORK/out" 2> "$RP_WORK/err"
 }
+# An exactness program (np and exe of the case) run again with the model
+# file $1 of $RP_WORK and the argument $2 must print "$3: NP ranks, 0
+# mismatches" (REVPROF_* settings of the variant exported by the caller).
+exact_with() {
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_WORK/$1 REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+    REVPROF_COMPUTE=annotate run "$np" "$exe" "$2" || { cat out err; fail "run with $1 failed"; }
+  cat out
+  grep -q "^$3: $np ranks, 0 mismatches" out || { cat err; fail "clocks differ with $1"; }
+}
 rm -rf "$RP_WORK" && mkdir -p "$RP_WORK" || fail "cannot create $RP_WORK"
 cd "$RP_WORK" || exit 1
 export REVPROF_OUTPUT_DIR="$RP_WORK/revprof-out"
@@ -180,11 +190,7 @@ p2p-exact)
   # as it is posted
   sed 's/^    MPI_Wait = lin/    post = lin(1e-7, 2e-12, 5e-8, 1e-12, 2e-7, 4e-12),\n&/' "$model" > post.lua
   grep -q "^    post = lin" post.lua || fail "could not add the post row"
-  rm -rf revprof-out
-  REVPROF_MODEL=$RP_WORK/post.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
-    REVPROF_COMPUTE=annotate run "$np" "$exe" post || { cat out err; fail "run with the post row failed"; }
-  cat out
-  grep -q "^p2p exact (post row): $np ranks, 0 mismatches" out || { cat err; fail "clocks differ with the post row"; }
+  exact_with post.lua post "p2p exact (post row)"
   # without the gap and MPI_Wait rows (a format-1 model): the old rule, and
   # the report says the receives were not overlapped
   sed '/^    MPI_Wait = /d; /^    gap = {/,/^    },/d' "$model" > old.lua
@@ -397,20 +403,14 @@ rma-exact)
   # second put starts one gap after the first instead of after its end)
   sed 's/^    MPI_Put = lin/    gap = lin(4e-7, 5e-10, 2e-7, 2.5e-10, 8e-7, 1e-9),\n&/' "$RP_MODEL" > gap.lua
   grep -q "^    gap = lin" gap.lua || fail "could not add the gap row"
-  rm -rf revprof-out
-  REVPROF_MODEL=$RP_WORK/gap.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
-    REVPROF_COMPUTE=annotate run "$np" "$exe" gap || { cat out err; fail "run with the gap row failed"; }
-  cat out
-  grep -q "^rma exact (gap row): $np ranks, 0 mismatches" out || { cat err; fail "clocks differ with the gap row"; }
+  exact_with gap.lua gap "rma exact (gap row)"
   # with gap_all too and REVPROF_CONTENTION=world: above 2 ranks the bytes
   # drain at the rate of all ranks sending at once (at 2, as without)
   sed 's/^    MPI_Put = lin/    gap_all = { { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 4e-7, 2.5e-10 }, min = { 2e-7, 1.25e-10 }, max = { 8e-7, 5e-10 } } },\n&/' gap.lua > load.lua
   grep -q "^    gap_all = " load.lua || fail "could not add the gap_all row"
-  rm -rf revprof-out
-  REVPROF_CONTENTION=world REVPROF_MODEL=$RP_WORK/load.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
-    REVPROF_COMPUTE=annotate run "$np" "$exe" load || { cat out err; fail "run with REVPROF_CONTENTION=world failed"; }
-  cat out
-  grep -q "^rma exact (load): $np ranks, 0 mismatches" out || { cat err; fail "clocks differ under load"; }
+  export REVPROF_CONTENTION=world
+  exact_with load.lua load "rma exact (load)"
+  unset REVPROF_CONTENTION
   ;;
 io-exact)
   exe=$1 np=$2
