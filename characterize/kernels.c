@@ -175,7 +175,7 @@ static double ring_train(rp_kctx *k, int n) {
   MPI_Irecv(NULL, 0, MPI_BYTE, next, GO, k->comm, &go[0]);
   double t = MPI_Wtime();
   MPI_Isend(NULL, 0, MPI_BYTE, prev, GO, k->comm, &go[1]);
-  MPI_Waitall(2, go, MPI_STATUSES_IGNORE);
+  MPI_Waitall(2, go, st); /* (not MPI_STATUSES_IGNORE: see train) */
   for (int i = 0; i < n; i++)
     MPI_Isend(k->sbuf, k->count, MPI_BYTE, next, TAG, k->comm, &req[n + i]);
   MPI_Waitall(2 * n, req, st);
