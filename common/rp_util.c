@@ -3,6 +3,7 @@
 #include "rp_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,43 @@ int rp_mkdir_p_at(const char *dir, size_t *fail_len) {
 fail:
   *fail_len = i;
   return -1;
+}
+
+int rp_write_whole(const char *path, const void *b, size_t n) {
+  char tmp[RP_UTIL_PATH_MAX];
+  size_t pl = strlen(path);
+  if (pl + 5 > sizeof tmp) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(tmp, path, pl);
+  memcpy(tmp + pl, ".tmp", 5);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -1;
+  const char *p = b;
+  size_t off = 0;
+  int err = 0;
+  while (off < n) {
+    ssize_t k = write(fd, p + off, n - off);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0) {
+      err = k < 0 ? errno : EIO;
+      break;
+    }
+    off += (size_t)k;
+  }
+  if (close(fd) != 0 && err == 0)
+    err = errno;
+  if (err == 0 && rename(tmp, path) != 0)
+    err = errno;
+  if (err != 0) {
+    unlink(tmp);
+    errno = err;
+    return -1;
+  }
+  return 0;
 }
 
 int rp_mkdir_p(const char *dir) {

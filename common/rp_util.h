@@ -18,6 +18,14 @@
  * RP_UTIL_PATH_MAX bytes or more). Async-signal-safe: no malloc, no stdio. */
 int rp_mkdir_p(const char *dir);
 
+/* Writes the n bytes at b as the whole of file path, or leaves path as it
+ * was: through path.tmp, renamed over it once written and closed (a run
+ * killed meanwhile leaves at most the .tmp, removed on failure). Returns
+ * 0, or -1 with errno set (ENAMETOOLONG when path has RP_UTIL_PATH_MAX - 4
+ * bytes or more). Async-signal-safe: no malloc, no stdio (partial reports
+ * from signal handlers). */
+int rp_write_whole(const char *path, const void *b, size_t n);
+
 /* rp_mkdir_p that also says where it failed: on -1, *fail_len is the
  * length of the leading part of dir that could not be created
  * (strlen(dir) without trailing slashes when it is dir itself; 0 when

@@ -816,34 +816,10 @@ static void overhead_line(cm_buf *b) {
       rp_g.cfg.inject);
 }
 
-/* Writes all of b to a new file path (via path.tmp): 0, REVPROF_ERANGE
- * (path too long) or REVPROF_EIO. No malloc (partial reports). */
+/* Writes all of b to a new file path (rp_write_whole): 0 or REVPROF_EIO.
+ * No malloc (partial reports). */
 static int dump(const char *path, const cm_buf *b) {
-  char tmp[RP_PATH_MAX + 96];
-  size_t pl = strlen(path);
-  if (pl + 5 > sizeof tmp)
-    return REVPROF_ERANGE;
-  memcpy(tmp, path, pl);
-  memcpy(tmp + pl, ".tmp", 5);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    return REVPROF_EIO;
-  size_t off = 0;
-  while (off < b->n) {
-    ssize_t k = write(fd, b->p + off, b->n - off);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      break;
-    off += (size_t)k;
-  }
-  int bad = off < b->n;
-  bad |= close(fd) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return REVPROF_EIO;
-  }
-  return 0;
+  return rp_write_whole(path, b->p, b->n) == 0 ? 0 : REVPROF_EIO;
 }
 
 static void cm_report_partial(const char *reason, int checkpoint) {

@@ -716,18 +716,7 @@ static void extrap_csv(sink *s) {
 /* ------------------------------------------------------- final report */
 
 static int write_file(const char *path, const char *text, size_t len) {
-  char tmp[RP_PATH_MAX + 80];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (f == NULL)
-    return REVPROF_EIO;
-  int bad = fwrite(text, 1, len, f) != len;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    remove(tmp);
-    return REVPROF_EIO;
-  }
-  return 0;
+  return rp_write_whole(path, text, len) == 0 ? 0 : REVPROF_EIO;
 }
 
 /* Every rank's flags to rank 0, as "key\ttext\n" lines (NULL elsewhere

@@ -803,23 +803,15 @@ static void sm_report(void) {
 }
 
 /* Writes n bytes of b as OUTDIR/NAME.partial.rank<N>.csv, whole or not at
- * all (through a .tmp and a rename: a checkpoint may be killed); says so
- * on stderr when say. Async-signal-safe but for snprintf, as before. */
+ * all (rp_write_whole: a checkpoint may be killed); says so on stderr when
+ * say. Async-signal-safe but for snprintf, as before. */
 static void partial_file(const char *name, const char *b, size_t n,
                          int say) {
-  static char path[RP_PATH_MAX + 64], tmp[RP_PATH_MAX + 80];
+  static char path[RP_PATH_MAX + 64];
   snprintf(path, sizeof path, "%s/%s.partial.rank%d.csv", rp_g.cfg.outdir,
            name, rp_g.rank);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
   rp_mkdir_p(rp_g.cfg.outdir);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  ssize_t w = write(fd, b, n);
-  int ok = close(fd) == 0 && w == (ssize_t)n && rename(tmp, path) == 0;
-  if (!ok)
-    unlink(tmp);
-  if (ok && say && !rp_g.cfg.quiet) {
+  if (rp_write_whole(path, b, n) == 0 && say && !rp_g.cfg.quiet) {
     static const char m[] = "revprof: PARTIAL sample report written to ";
     ssize_t ignored = write(2, m, sizeof m - 1);
     ignored = write(2, path, strlen(path));

@@ -78,6 +78,32 @@ static int open_out(const char *path) {
   return fd;
 }
 
+/* ------------------------------------------------------- whole files */
+
+/* rp_write_whole replaces a file's content at once and leaves no .tmp;
+ * where it cannot write, the old file stays and errno says why. */
+static void test_util_write_whole(void **state) {
+  scratch *s = *state;
+  char buf[64], tmp[RP_UTIL_PATH_MAX + 8];
+  const char *f = in(s, "w.csv");
+  assert_int_equal(rp_write_whole(f, "first\n", 6), 0);
+  assert_string_equal(read_text(f, buf, sizeof buf), "first\n");
+  assert_int_equal(rp_write_whole(f, "2\n", 2), 0); /* shorter: replaced */
+  assert_string_equal(read_text(f, buf, sizeof buf), "2\n");
+  assert_int_equal(rp_write_whole(f, "", 0), 0);
+  assert_string_equal(read_text(f, buf, sizeof buf), "");
+  snprintf(tmp, sizeof tmp, "%s.tmp", f);
+  assert_int_equal(access(tmp, F_OK), -1);
+  errno = 0;
+  assert_int_equal(rp_write_whole(in(s, "none/w.csv"), "x", 1), -1);
+  assert_int_equal(errno, ENOENT);
+  char lng[RP_UTIL_PATH_MAX];
+  memset(lng, 'a', sizeof lng - 1);
+  lng[sizeof lng - 1] = '\0';
+  assert_int_equal(rp_write_whole(lng, "x", 1), -1);
+  assert_int_equal(errno, ENAMETOOLONG);
+}
+
 /* -------------------------------------------------------------- mkdir -p */
 
 static void test_util_mkdir_p_creates_nested(void **state) {
@@ -327,6 +353,7 @@ static void test_util_parse_double(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_util_parse_double),
+      cmocka_unit_test_setup_teardown(test_util_write_whole, setup, teardown),
       cmocka_unit_test_setup_teardown(test_util_mkdir_p_creates_nested, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_util_mkdir_p_existing_dir_is_fine,
