@@ -216,16 +216,24 @@ static void note_missing(revprof_fn fn) {
 }
 
 void rp_load_extra(double d, double extra[RP_NB]) {
+  static double last_d = -1.0, last[RP_NB]; /* a halo's ops repeat d */
   double pair[RP_NB], all[RP_NB];
   extra[0] = extra[1] = extra[2] = 0.0;
-  if (rp_g.load_p <= 0.0 ||
-      revprof_model_eval(rp_g.model, REVPROF_FN_GAP, 2.0, d, pair) != 0 ||
+  if (rp_g.load_p <= 0.0)
+    return;
+  if (d == last_d) {
+    memcpy(extra, last, sizeof last);
+    return;
+  }
+  if (revprof_model_eval(rp_g.model, REVPROF_FN_GAP, 2.0, d, pair) != 0 ||
       revprof_model_eval(rp_g.model, REVPROF_FN_GAP_ALL, rp_g.load_p, d,
                          all) != 0)
     return;
   note_extrap(REVPROF_FN_GAP_ALL, REVPROF_FN_GAP_ALL, rp_g.load_p, d);
   for (int b = 0; b < RP_NB; b++)
     extra[b] = all[b] > pair[b] ? all[b] - pair[b] : 0.0;
+  last_d = d;
+  memcpy(last, extra, sizeof last);
 }
 
 void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
