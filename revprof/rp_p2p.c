@@ -1293,6 +1293,15 @@ void rp_req_start(rp_req *r) {
     kind_ops[r->kind]->start(r);
 }
 
+void rp_req_started(rp_req *r, rp_wid w) {
+  if (!rp_g.sampling || r->kind != RP_REQ_SEND || r->enc == RP_ENC_NATIVE ||
+      r->pb[RP_PB_STAMP] < 0.0)
+    return;
+  rp_t.sample_t0 = r->pb[RP_PB_STAMP]; /* Startall: one per request */
+  rp_t.sample_bytes = rp_pb_size(r->pb);
+  rp_sample_sent(w, r->fn);
+}
+
 int rp_req_free_user(rp_req *r, MPI_Request *request) {
   table_remove(r);
   if (r->dstate == RP_DEF_PENDING) /* it must still take its message */
@@ -1512,6 +1521,7 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
       RP_UNLOCKED(rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest,
                                      sendtag, r->wbuf, r->wcount, r->wtype,
                                      source, recvtag, comm, st));
+    rp_send_end(w, REVPROF_FN_SENDRECV); /* sample mode: its own time */
     if (rc == MPI_SUCCESS)
       sendrecv_complete(r, st, st != &local, s->enc != RP_ENC_NATIVE,
                         s->ubytes);
@@ -1527,6 +1537,7 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
 #else
   rc = MPI_ERR_INTERN; /* no wrapper calls it without MPI 4 */
 #endif
+  rp_send_end(w, REVPROF_FN_ISEND); /* the post's own time, as MPI_Isend */
   r->sendrecv = 1;
   if (s->enc != RP_ENC_NATIVE) {
     r->sr_send = s->ubytes;

@@ -40,6 +40,9 @@ void rp_req_done(rp_req *r, MPI_Status *st, int want_status);
 void rp_req_peek(rp_req *r, MPI_Status *st, int want_status);
 /* MPI_Start on a persistent request. */
 void rp_req_start(rp_req *r);
+/* After PMPI_Start(all) w: in sample mode, a persistent send that stamped
+ * a sampled message times the call from its stamp (calls.csv). */
+void rp_req_started(rp_req *r, rp_wid w);
 /* What a layer above does with its kinds of request (collectives,
  * Comm_idup, partitioned): at each start of a persistent one and at
  * completion. Registered once at MPI_Init (rp_coll_startup): the table

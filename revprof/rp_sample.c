@@ -101,6 +101,7 @@ void rp_sample_out_slow(double *pb) {
   S.seen += 1.0;
   if (!rp_sampler_decide(&S.s, now)) {
     pb[RP_PB_STAMP] = -1.0;
+    rp_t.sample_t0 = -1.0; /* the send call then times nothing */
     return;
   }
   if (!timed)

@@ -442,6 +442,8 @@ RP_EXPORT int MPI_Start(MPI_Request *request) {
   if (r)
     rp_req_start(r); /* sends: clock rule and piggyback now */
   int rc = PMPI_Start(request);
+  if (r)
+    rp_req_started(r, RP_W_MPI_Start);
   rp_leave(RP_W_MPI_Start);
   return rc;
 }
@@ -456,6 +458,11 @@ RP_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[]) {
       rp_req_start(r);
   }
   int rc = PMPI_Startall(count, array_of_requests);
+  for (int i = 0; rp_g.sampling && i < count; i++) {
+    rp_req *r = rp_req_find(array_of_requests[i]);
+    if (r)
+      rp_req_started(r, RP_W_MPI_Startall);
+  }
   rp_leave(RP_W_MPI_Startall);
   return rc;
 }

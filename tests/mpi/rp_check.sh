@@ -252,6 +252,20 @@ sample)
   export REVPROF_MODE=sample
   st=revprof-out/sample.txt lc=revprof-out/latency.csv
   # total of a latency.csv column (by name) over the rows
+  # calls.csv: only the four send calls of the count pattern, each with
+  # its size class and model row, histograms adding up; $1 > 0: each kind
+  # counted $1 times; $2: the counts' total
+  calls_rows() {
+    awk -F, -v q="$1" -v tot="$2" '/^#/ || /^call,/ { next }
+      $1 == "MPI_Send" && $2 == "MPI_Send" && $4 == 4 { k["s"] += $8 }
+      $1 == "MPI_Isend" && $2 == "MPI_Isend" && $4 == 11 { k["i"] += $8 }
+      $1 == "MPI_Startall" && $2 == "MPI_Isend" && $4 == 7 { k["p"] += $8 }
+      $1 == "MPI_Sendrecv" && $2 == "MPI_Sendrecv" && $4 == 5 { k["r"] += $8 }
+      { t += $8; h = 0; for (j = 13; j <= NF; j++) h += $j; if (h != $8 || $10 < 0 || $10 > $11) bad = 1 }
+      END { u = k["s"] + k["i"] + k["p"] + k["r"]; if (u != t || t != tot) bad = 1
+            if (q > 0 && (k["s"] != q || k["i"] != q || k["p"] != q || k["r"] != q)) bad = 1
+            exit bad }' revprof-out/calls.csv
+  }
   col() { awk -F, -v name="$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } { s += $c } END { print s + 0 }' $lc; }
   case $v in
   count-all | count-random | set)
@@ -282,11 +296,12 @@ sample)
       # each rank hears only its left neighbour; histograms add up
       awk -F, -v p="$np" '/^#/ || /^src,/ { next } { if (($1 + 1) % p != $2) bad = 1; h = 0; for (i = 14; i <= NF; i++) h += $i; if (h != $9 || $11 <= 0 || $11 > $12 || $10 < $11 || $10 > $12) bad = 1 } END { exit bad }' $lc \
         || { cat $lc; fail "latency.csv rows"; }
-      # the send calls' own time: every MPI_Send (8 B, class 4) and
-      # MPI_Isend (1 KiB, class 11) timed, nothing else (persistent and
-      # Sendrecv sends are not), histograms adding up
-      awk -F, -v q=$((n / 4)) '/^#/ || /^call,/ { next } $1 == "MPI_Send" && $2 == "MPI_Send" && $4 == 4 { s += $8; next } $1 == "MPI_Isend" && $2 == "MPI_Isend" && $4 == 11 { i += $8; next } { bad = 1 } { h = 0; for (k = 13; k <= NF; k++) h += $k; if (h != $8 || $10 <= 0 || $10 > $11) bad = 1 } END { exit !(s == q && i == q && !bad) }' revprof-out/calls.csv \
-        || { cat revprof-out/calls.csv; fail "calls.csv rows (want $((n / 4)) MPI_Send and MPI_Isend)"; }
+      # the send calls' own time: every MPI_Send (8 B, class 4), MPI_Isend
+      # (1 KiB, class 11), persistent send started by MPI_Startall (64 B,
+      # class 7, costed as MPI_Isend) and MPI_Sendrecv (16 B, class 5)
+      # timed once, nothing else, histograms adding up
+      calls_rows "$((n / 4))" "$n" \
+        || { cat revprof-out/calls.csv; fail "calls.csv rows (want $((n / 4)) of MPI_Send, MPI_Isend, MPI_Startall, MPI_Sendrecv)"; }
       # the plot, where gnuplot is
       if command -v gnuplot > /dev/null; then
         grep -q "latency.png, drawn" $st && test -s revprof-out/latency.png \
@@ -298,6 +313,10 @@ sample)
       # binomial: within 5 standard deviations of n / 2
       awk -v k="$got" -v n="$n" 'BEGIN { d = k - n / 2; if (d < 0) d = -d; exit !(d <= 5 * sqrt(n / 4)) }' \
         || fail "random:0.5 sampled $got of $n"
+      # each sampled message's send call timed once, whatever its kind
+      # (an unsampled send after a sampled one times nothing)
+      calls_rows 0 "$got" \
+        || { cat revprof-out/calls.csv; fail "calls.csv does not time the $got sampled messages' send calls once each"; }
       cp $st first.txt
       rm -rf revprof-out
       REVPROF_GNUPLOT= run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || fail "second run failed"
