@@ -67,7 +67,7 @@ bench_smpi_model() {
   procs=$(echo "$nps" | tr ' ' ',')
   echo "characterizing the simulated cluster (p = $procs) ..." >&2
   smpi "$max" "$char" --quick --sizes "0:1M" --procs "$procs" --seed 7 \
-    --functions "$1" -q -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
+    --functions "$1" ${SYNC:+--sync "$SYNC"} -q -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
   "$tool" fit "$w/char/raw.csv" -o "$w/model.lua" > "$w/fit.log" 2>&1 || { cat "$w/fit.log" >&2; exit 1; }
 }
 

@@ -55,7 +55,8 @@
     "(default: no limit)")                                                     \
   X(SYNC, NULL, "--sync", "barrier|window",                                    \
     "start of each repetition: MPI_Barrier (default), or window:\n"            \
-    "clock offsets by ping-pong and an agreed start time")                     \
+    "clock offsets by ping-pong and an agreed start time (the\n"               \
+    "default of revprof-characterize-smpi, offsets 0)")                        \
   X(SEED, NULL, "--seed", "N",                                                 \
     "seed of the random order of points (default: from the clock)")            \
   X(JUMP, NULL, "--jump", "FACTOR",                                            \
@@ -117,7 +118,11 @@ void rp_char_options_init(rp_char_options *o, rp_preset preset) {
   o->max_reps = 1000;
   o->warmup = 2;
   o->budget = 0.0;
+#ifdef RP_SMPI
+  o->sync = RP_SYNC_WINDOW; /* one simulated clock: an exact common start */
+#else
   o->sync = RP_SYNC_BARRIER;
+#endif
   o->jump = 1.5;
   o->refine = 1;
   o->max_extra = 3;
