@@ -98,6 +98,13 @@ static double truth(revprof_fn fn, double p, double d) {
     t = d < 12288.0 ? lg * (alpha + d * beta)
                     : (lg + p - 1.0) * alpha + 2.0 * (p - 1.0) / p * d * beta;
     return fn == REVPROF_FN_IBCAST ? 1.1 * t + 0.8e-6 : t;
+  case REVPROF_FN_BCAST_ROOT: /* eager: its sends; else the transfer */
+    return d < 12288.0 ? lg * (0.2e-6 + d * copy)
+                       : (lg + p - 1.0) * alpha + 2.0 * (p - 1.0) / p * d * beta;
+  case REVPROF_FN_BCAST_LATE: /* takes the data, forwards nothing */
+    return d < 12288.0 ? 0.1e-6 + d * copy : alpha + d * beta;
+  case REVPROF_FN_REDUCE_LATE: /* combines nothing: one send */
+    return d < 8192.0 ? 0.2e-6 + d * copy : alpha + d * beta;
   case REVPROF_FN_REDUCE:
     return d < 8192.0 ? lg * (alpha + d * (beta + gamma))
                       : 2.0 * lg * alpha +

@@ -62,7 +62,8 @@ bench_smpi_setup() {
 }
 
 # Characterizes the cluster for the functions $1 (comma-separated) at the
-# rank counts $nps and fits its model, $w/model.lua.
+# rank counts $nps and fits its model, $w/model.lua. SYNC (window or
+# barrier), when set, chooses how characterize starts its repetitions.
 bench_smpi_model() {
   procs=$(echo "$nps" | tr ' ' ',')
   echo "characterizing the simulated cluster (p = $procs) ..." >&2

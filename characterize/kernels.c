@@ -4,9 +4,11 @@
  * set up before the synchronization and completed after the clock stops. */
 #include "kernels.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "charlib.h"
 
@@ -245,6 +247,69 @@ static double run_reduce(rp_kctx *k, double t0) {
   MPI_Reduce(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR, MPI_SUM, 0,
              k->comm);
   return since(t0);
+}
+
+/* A member's own part of a rooted call (the rows a rooted rule uses for
+ * one member, docs/revprof.md "Rooted collectives"). */
+
+/* The root's own time in MPI_Bcast, the members starting together: its
+ * sends (eager: they return before the data arrives; rendezvous: they
+ * wait for the receivers). */
+static double run_bcast_root(rp_kctx *k, double t0) {
+  MPI_Bcast(k->sbuf, k->count, MPI_BYTE, 0, k->comm);
+  return k->rank == 0 ? since(t0) : RP_NOT_TIMED;
+}
+
+/* Waits s seconds: spinning natively, a simulated sleep under SimGrid
+ * (whose clock moves only in MPI calls and sleeps). */
+static void wait_seconds(double s) {
+#ifdef RP_SMPI
+  if (s > 0.0) {
+    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9) + 1};
+    nanosleep(&ts, NULL);
+  }
+#else
+  double t = MPI_Wtime();
+  while (MPI_Wtime() - t < s)
+    ;
+#endif
+}
+
+static void rooted_call(rp_kctx *k, int reduce) {
+  if (reduce)
+    MPI_Reduce(k->sbuf, k->rbuf, k->count, MPI_UNSIGNED_CHAR, MPI_SUM, 0,
+               k->comm);
+  else
+    MPI_Bcast(k->sbuf, k->count, MPI_BYTE, 0, k->comm);
+}
+
+/* A member that comes last (rank p - 1; the root is 0): the others call
+ * at once, it calls when their data had time to reach it (twice the
+ * slowest member's time in an untimed call just before, and 10 us), and
+ * times its own call from its entry: what a member pays for a broadcast
+ * whose data is there, or for its part of a reduction that waits for no
+ * one. */
+static double late_member(rp_kctx *k, int reduce) {
+  double t = MPI_Wtime(), mine, worst;
+  rooted_call(k, reduce);
+  mine = MPI_Wtime() - t;
+  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, k->comm);
+  int last = k->rank == k->size - 1;
+  if (last)
+    wait_seconds(2.0 * worst + 10e-6);
+  t = MPI_Wtime();
+  rooted_call(k, reduce);
+  return last ? since(t) : RP_NOT_TIMED;
+}
+
+static double run_bcast_late(rp_kctx *k, double t0) {
+  (void)t0;
+  return late_member(k, 0);
+}
+
+static double run_reduce_late(rp_kctx *k, double t0) {
+  (void)t0;
+  return late_member(k, 1);
 }
 
 static double run_allreduce(rp_kctx *k, double t0) {
@@ -647,6 +712,9 @@ static const rp_kernel kernels[REVPROF_FN_COUNT] = {
     [REVPROF_FN_BARRIER] = {NULL, run_barrier, NULL},
     [REVPROF_FN_BCAST] = {NULL, run_bcast, NULL},
     [REVPROF_FN_REDUCE] = {NULL, run_reduce, NULL},
+    [REVPROF_FN_BCAST_ROOT] = {NULL, run_bcast_root, NULL},
+    [REVPROF_FN_BCAST_LATE] = {NULL, run_bcast_late, NULL},
+    [REVPROF_FN_REDUCE_LATE] = {NULL, run_reduce_late, NULL},
     [REVPROF_FN_ALLREDUCE] = {NULL, run_allreduce, NULL},
     [REVPROF_FN_GATHER] = {NULL, run_gather, NULL},
     [REVPROF_FN_GATHERV] = {NULL, run_gatherv, NULL},

@@ -1064,6 +1064,18 @@ static const char *row_text(revprof_fn fn) {
            "or a memory bus. A model with this row lets a job's messages "
            "drain at the rate of all its ranks sending at once "
            "(\\texttt{REVPROF\\_CONTENTION}).";
+  case REVPROF_FN_BCAST_ROOT:
+    return " The time of the root (rank 0) alone, the members starting "
+           "together: a root that sends eagerly returns before the data "
+           "arrives. With this row a broadcast's root pays it instead of "
+           "the whole call's time.";
+  case REVPROF_FN_BCAST_LATE:
+  case REVPROF_FN_REDUCE_LATE:
+    return " The last member (rank $p-1$, the root being 0) calls when the "
+           "others' data had time to reach it, and times its own call: a "
+           "member of a broadcast whose data is there, or a non-root of a "
+           "reduction that waits for no one, pays this instead of the "
+           "whole call's time.";
   case REVPROF_FN_POST:
     return " Rank 1 posts 8 receives of $d$ bytes whose messages are not "
            "sent yet, timed per receive: what a rank's \\texttt{MPI\\_Irecv} "

@@ -133,6 +133,11 @@ revprof_fn revprof_fn_fallback(revprof_fn fn) {
   case REVPROF_FN_WAIT: return REVPROF_FN_IRECV;
   case REVPROF_FN_IBARRIER: return REVPROF_FN_BARRIER;
   case REVPROF_FN_IBCAST: return REVPROF_FN_BCAST;
+  /* a member's own part of a rooted collective: the whole call's time
+     (the rule of models without these rows) */
+  case REVPROF_FN_BCAST_ROOT: return REVPROF_FN_BCAST;
+  case REVPROF_FN_BCAST_LATE: return REVPROF_FN_BCAST;
+  case REVPROF_FN_REDUCE_LATE: return REVPROF_FN_REDUCE;
   case REVPROF_FN_IALLREDUCE: return REVPROF_FN_ALLREDUCE;
   case REVPROF_FN_IALLTOALL: return REVPROF_FN_ALLTOALL;
   case REVPROF_FN_GATHERV: return REVPROF_FN_GATHER;

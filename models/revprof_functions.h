@@ -25,6 +25,12 @@
   X(BARRIER, "MPI_Barrier", COLL, "barrier, d = 0")                          \
   X(BCAST, "MPI_Bcast", COLL, "d = buffer bytes, root 0")                    \
   X(REDUCE, "MPI_Reduce", COLL, "d = bytes per rank, MPI_SUM, root 0")       \
+  X(BCAST_ROOT, "bcast_root", COLL,                                          \
+    "MPI_Bcast: the root's own time, members starting together")             \
+  X(BCAST_LATE, "bcast_late", COLL,                                          \
+    "MPI_Bcast: a member's own time, entering after the data reached it")    \
+  X(REDUCE_LATE, "reduce_late", COLL,                                        \
+    "MPI_Reduce: a non-root's own time, entering after all the others")      \
   X(ALLREDUCE, "MPI_Allreduce", COLL, "d = bytes per rank, MPI_SUM")         \
   X(GATHER, "MPI_Gather", COLL, "d = bytes sent by each rank")               \
   X(GATHERV, "MPI_Gatherv", COLL, "d = bytes sent by each rank")             \

@@ -56,6 +56,25 @@ double rp_clock_coll_complete(rp_clock *c, const double start_max[RP_NB],
   return wavg;
 }
 
+double rp_clock_rooted(rp_clock *c, const double *arrived,
+                       const double cost[RP_NB], const double part[RP_NB]) {
+  double wavg = 0.0;
+  for (int b = 0; b < RP_NB; b++) {
+    double done = c->now[b] + part[b], w = 0.0;
+    if (arrived && arrived[b] + cost[b] > done)
+      done = arrived[b] + cost[b];
+    double inc = done - c->now[b];
+    if (arrived && arrived[b] > c->now[b])
+      w = arrived[b] - c->now[b] < inc ? arrived[b] - c->now[b] : inc;
+    c->wait[b] += w;
+    c->comm[b] += inc - w;
+    c->now[b] = done;
+    if (b == RP_AVG)
+      wavg = w;
+  }
+  return wavg;
+}
+
 void rp_arrival_at(const double t_send[RP_NB], const double latency[RP_NB],
                    const double t_post[RP_NB], const double late[RP_NB],
                    double at[RP_NB]) {

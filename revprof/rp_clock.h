@@ -143,6 +143,19 @@ double rp_clock_coll_complete(rp_clock *c, const double start_max[RP_NB],
  * reduction at max(all) + cost, the others at own + cost. */
 enum { RP_ROOT_OUT = 1, RP_ROOT_IN = 2 };
 
+/* A member's own part of a rooted collective, where the model measures it
+ * (part: the rows bcast_root at a broadcast's root, bcast_late at its other
+ * members, reduce_late at a reduction's non-roots): the member ends at
+ * max(now + part, arrived + cost), arrived the start clocks its data
+ * brought (a broadcast's root's; NULL: none, so now + part). A broadcast
+ * whose root returned early, or whose data waits for a late member, thus
+ * costs that member what the machine charges it, not the whole call. The
+ * increment counts as waiting up to arrived - now, as communication
+ * beyond. With part = cost it is rp_clock_coll over max(now, arrived).
+ * Returns the avg clock's waiting time. */
+double rp_clock_rooted(rp_clock *c, const double *arrived,
+                       const double cost[RP_NB], const double part[RP_NB]);
+
 /* 1 when a member (is_root: the root) learns other members' clocks from a
  * rooted collective of direction dir, else 0 (also for a bad dir). */
 int rp_root_learns(int dir, int is_root);

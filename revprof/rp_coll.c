@@ -16,6 +16,8 @@ static void ex_init(const rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x) {
   x->fn = fn;
   x->p = (double)c->size;
   x->synced = 0;
+  x->part = REVPROF_FN_COUNT;
+  x->has_arr = 0;
   rp_my_clocks(d, x->v);
 }
 
@@ -43,6 +45,18 @@ int rp_coll_root_dir(revprof_fn fn) {
   }
 }
 
+revprof_fn rp_coll_part(revprof_fn fn, int is_root) {
+  revprof_fn part = REVPROF_FN_COUNT;
+  if (fn == REVPROF_FN_BCAST)
+    part = is_root ? REVPROF_FN_BCAST_ROOT : REVPROF_FN_BCAST_LATE;
+  else if (fn == REVPROF_FN_REDUCE && !is_root)
+    part = REVPROF_FN_REDUCE_LATE;
+  return part != REVPROF_FN_COUNT && rp_g.model &&
+                 revprof_model_has(rp_g.model, part)
+             ? part
+             : REVPROF_FN_COUNT;
+}
+
 /* The exchange a rooted collective needs, on the shadow: the root's clocks
  * broadcast (RP_ROOT_OUT), or the maximum reduced to the root (RP_ROOT_IN).
  * One rooted call of 32 bytes, cheaper than the allreduce. */
@@ -61,14 +75,26 @@ void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
   else
     RP_UNLOCKED(ok = PMPI_Reduce(x->v, got, RP_XCH_DOUBLES, MPI_DOUBLE,
                                  MPI_MAX, root, c->shadow));
-  if (ok == MPI_SUCCESS) /* per component: known may be own */
-    rp_root_known(dir, c->rank == root, x->v, got, x->v, RP_XCH_DOUBLES);
+  x->part = rp_coll_part(fn, c->rank == root);
+  if (ok != MPI_SUCCESS)
+    return;
+  if (rp_root_learns(dir, c->rank == root) && dir == RP_ROOT_OUT) {
+    memcpy(x->arr, got, sizeof x->arr); /* the root's start */
+    x->has_arr = 1;
+  }
+  rp_root_known(dir, c->rank == root, x->v, got, x->v, RP_XCH_DOUBLES);
 }
 
 void rp_coll_finish(rp_coll_ex *x) {
   double cost[RP_NB];
   rp_cost(x->fn, x->p, x->v[RP_NB], cost);
-  rp_t.cur_wait += rp_clock_coll(&rp_g.clk, x->v, cost);
+  if (x->part != REVPROF_FN_COUNT) {
+    double part[RP_NB];
+    rp_cost(x->part, x->p, x->v[RP_NB], part);
+    rp_t.cur_wait += rp_clock_rooted(&rp_g.clk, x->has_arr ? x->arr : NULL,
+                                     cost, part);
+  } else
+    rp_t.cur_wait += rp_clock_coll(&rp_g.clk, x->v, cost);
   rp_t.cur_bytes += x->v[RP_NB];
 }
 

@@ -22,6 +22,12 @@ typedef struct rp_coll_ex {
   double p;
   int synced; /* 1: exchanged by a blocking allreduce on the shadow, which
                  every member enters before any leaves: a barrier */
+  /* a rooted call: the row of this member's own part (rp_coll_part;
+     REVPROF_FN_COUNT: none, the rule over v), and whether the root's start
+     clocks arrived (a broadcast's non-root: arr) */
+  revprof_fn part;
+  int has_arr;
+  double arr[RP_NB];
 } rp_coll_ex;
 void rp_coll_post(rp_comm *c, revprof_fn fn, double d, rp_coll_ex *x);
 void rp_coll_finish(rp_coll_ex *x);
@@ -31,6 +37,11 @@ void rp_coll_finish(rp_coll_ex *x);
  * member then knows what rp_root_known says. The direction of fn's data
  * (RP_ROOT_OUT, RP_ROOT_IN; 0 for a collective that is not rooted). */
 int rp_coll_root_dir(revprof_fn fn);
+/* The model row of a rooted call's member's own part (rp_clock_rooted):
+ * bcast_root at MPI_Bcast's root, bcast_late at its other members,
+ * reduce_late at MPI_Reduce's non-roots; REVPROF_FN_COUNT for the others,
+ * and where the model lacks the row (the whole call's rule then). */
+revprof_fn rp_coll_part(revprof_fn fn, int is_root);
 void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
                          rp_coll_ex *x);
 /* rp_coll_fold.c: the same exchange inside the application's call; 1 when

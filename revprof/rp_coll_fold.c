@@ -27,6 +27,7 @@
  *     (every block); MPI_Gather: each member's in front of its block. */
 #include "rp_coll.h"
 
+#include <math.h>
 #include <string.h>
 
 /* largest block (bytes per member) that folds, and the staging buffers:
@@ -42,14 +43,26 @@ static void fold_max(double acc[RP_XCH_DOUBLES], const double v[RP_XCH_DOUBLES])
       acc[k] = v[k];
 }
 
-/* The rule, from the maximum over the members */
-static void fold_rule(rp_comm *c, revprof_fn fn, const double v[RP_XCH_DOUBLES]) {
+/* The rule, from the maximum over what the member knows, v; a rooted
+ * call's member's own part (rp_coll_part) with the root's start clocks
+ * where they arrived (root, else NULL) */
+static void fold_rule_part(rp_comm *c, revprof_fn fn,
+                           const double v[RP_XCH_DOUBLES], revprof_fn part,
+                           const double *root) {
   rp_coll_ex x;
   x.fn = fn;
   x.p = (double)c->size;
   x.synced = 1;
+  x.part = part;
+  x.has_arr = root != NULL;
   memcpy(x.v, v, sizeof x.v);
+  if (root)
+    memcpy(x.arr, root, sizeof x.arr);
   rp_coll_finish(&x);
+}
+
+static void fold_rule(rp_comm *c, revprof_fn fn, const double v[RP_XCH_DOUBLES]) {
+  fold_rule_part(c, fn, v, REVPROF_FN_COUNT, NULL);
 }
 
 /* Bytes of one block (the clocks, then count of type) when the call folds,
@@ -184,15 +197,23 @@ int rp_fold_MPI_Bcast(rp_comm *c, revprof_fn fn, double d, int *rc,
   int block = bad_root(c, root) ? 0 : fold_block(c, count, datatype);
   if (block == 0)
     return 0;
-  double mine[RP_XCH_DOUBLES], acc[RP_XCH_DOUBLES];
+  double mine[RP_XCH_DOUBLES], acc[RP_XCH_DOUBLES], from[RP_XCH_DOUBLES];
+  int got = 0;
   rp_my_clocks(d, mine);
-  memcpy(acc, mine, sizeof acc);
   if (c->rank == root)
     pack_block(buffer, count, datatype, mine, 0, block, comm);
   *rc = PMPI_Bcast(fold_send, block, MPI_PACKED, root, comm);
-  if (*rc == MPI_SUCCESS && c->rank != root)
-    unpack_block(fold_send, buffer, count, datatype, acc, 0, block, comm);
-  fold_rule(c, fn, acc);
+  if (*rc == MPI_SUCCESS && c->rank != root) {
+    for (int k = 0; k < RP_XCH_DOUBLES; k++)
+      from[k] = -HUGE_VAL; /* the root's, exactly */
+    unpack_block(fold_send, buffer, count, datatype, from, 0, block, comm);
+    got = 1;
+  }
+  memcpy(acc, mine, sizeof acc);
+  if (got)
+    fold_max(acc, from);
+  fold_rule_part(c, fn, acc, rp_coll_part(fn, c->rank == root),
+                 got ? from : NULL);
   return 1;
 }
 
@@ -384,7 +405,8 @@ static int fold_reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
     memcpy(v, fold_recv + off, sizeof v);
     fold_max(acc, v);
   }
-  fold_rule(c, fn, acc);
+  fold_rule_part(c, fn, acc,
+                 root < 0 ? REVPROF_FN_COUNT : rp_coll_part(fn, learns), NULL);
   return 1;
 }
 

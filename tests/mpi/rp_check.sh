@@ -152,6 +152,14 @@ exact)
     || fail "report.csv elapsed differs from the analytic value"
   # every call has its rule (persistent collectives and partitioned too)
   grep -q "not-predicted" revprof-out/report.txt && { head revprof-out/report.txt; fail "calls reported as not predicted"; }
+  if [ "${3:-}" != multiple ]; then
+    # with the rows of a member's own part of a rooted call: a broadcast's
+    # root pays bcast_root, its others max(own + bcast_late, root + T), a
+    # reduction's non-roots reduce_late
+    sed 's/^    MPI_Reduce = lin/    bcast_root = lin(2e-6, 1e-10, 1e-6, 5e-11, 4e-6, 2e-10),\n    bcast_late = lin(1e-6, 5e-10, 5e-7, 2.5e-10, 2e-6, 1e-9),\n    reduce_late = lin(1.5e-6, 2e-10, 7.5e-7, 1e-10, 3e-6, 4e-10),\n&/' "$RP_MODEL" > rooted.lua
+    [ "$(grep -c '^    \(bcast_root\|bcast_late\|reduce_late\) = lin' rooted.lua)" = 3 ] || fail "could not add the rooted rows"
+    REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua exact_with rooted.lua rooted exact
+  fi
   if [ "$np" -ge 3 ] && [ "${3:-}" = multiple ]; then
     # threads: the MPI matches wildcards, in the host's order, and says so
     grep -q "wildcard order: 2 then 1" out || fail "the wildcard phase did not match 2 first (timing)"

@@ -29,6 +29,11 @@ static const lin LAT = {{3e-6, 5e-6, 8e-6}, {1e-9, 2e-9, 4e-9}};
 static const lin ISEND = {{2.5e-7, 5e-7, 1e-6}, {5e-11, 1e-10, 2e-10}};
 static const lin IRECV = {{2e-6, 3e-6, 6e-6}, {5e-10, 1e-9, 2e-9}};
 static const lin SENDRECV = {{2e-6, 4e-6, 8e-6}, {1.5e-9, 3e-9, 6e-9}};
+/* a member's own part of a rooted call, in the "rooted" variant's model */
+static const lin BROOT = {{1e-6, 2e-6, 4e-6}, {5e-11, 1e-10, 2e-10}};
+static const lin BLATE = {{5e-7, 1e-6, 2e-6}, {2.5e-10, 5e-10, 1e-9}};
+static const lin RLATE = {{7.5e-7, 1.5e-6, 3e-6}, {1e-10, 2e-10, 4e-10}};
+static int rows; /* argument "rooted": the model has the three rows */
 static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 static const double WTIME = 1e-8;
 
@@ -105,17 +110,23 @@ static void coll(double (*cost)(int, double, double), double d) {
 /* Rooted collectives: the data's way decides what a member knows. out
  * (Bcast, Scatter): a non-root ends at max(own, root) + cost, the root at
  * own + cost; in (Reduce, Gather): the root at max(all) + cost, the others
- * at own + cost. */
+ * at own + cost. With a row for a member's own part (proot at the root,
+ * pother at the others; NULL: none), that member pays it instead of cost:
+ * the root at own + part, a non-root of out at max(own + part, root +
+ * cost), of in at own + part. */
 static void rooted(int out, int root, double (*cost)(int, double, double),
-                   double d) {
+                   double d, const lin *proot, const lin *pother) {
   for (int b = 0; b < NB; b++) {
     double m = 0, tr = T[root][b];
     for (int r = 0; r < P; r++)
       m = mx(m, T[r][b]);
     for (int r = 0; r < P; r++) {
-      double known = out ? (r == root ? T[r][b] : mx(T[r][b], tr))
-                         : (r == root ? m : T[r][b]);
-      T[r][b] = known + cost(b, P, d);
+      const lin *part = r == root ? proot : pother;
+      double c = cost(b, P, d), own = part ? L(part, b, d) : c;
+      if (out)
+        T[r][b] = r == root ? T[r][b] + own : mx(T[r][b] + own, tr + c);
+      else
+        T[r][b] = r == root ? m + c : T[r][b] + own;
     }
   }
 }
@@ -145,6 +156,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
+  rows = argc > 1 && strcmp(argv[1], "rooted") == 0;
   if (P < 2 || P > MAXP || !revprof_enabled()) {
     if (rank == 0)
       fprintf(stderr, "rp_exact: needs 2..%d ranks and revprof on\n", MAXP);
@@ -284,8 +296,16 @@ int main(int argc, char **argv) {
   MPI_Bcast(v, 100, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   for (int r = 0; r < P; r++)
     steps(r, 13 * r);
-  rooted(1, 0, bcast, 800);
+  rooted(1, 0, bcast, 800, rows ? &BROOT : NULL, rows ? &BLATE : NULL);
   check("bcast");
+  /* 7a: the same from the last rank, 4096 B: the clocks exchanged on the
+   * side (above the 2 KiB that ride in the call) */
+  REVPROF_COMPUTE_STEPS(5 * rank);
+  MPI_Bcast(buf, 4096, MPI_BYTE, P - 1, MPI_COMM_WORLD);
+  for (int r = 0; r < P; r++)
+    steps(r, 5 * r);
+  rooted(1, P - 1, bcast, 4096, rows ? &BROOT : NULL, rows ? &BLATE : NULL);
+  check("bcast, exchanged");
 
   /* 7b: rooted collectives, the clocks folded into the call (small) or
    * exchanged on the side (large, or a floating-point sum on 3 members) */
@@ -297,20 +317,20 @@ int main(int argc, char **argv) {
     MPI_Gather(x3, 2, MPI_DOUBLE, g, 2, MPI_DOUBLE, root, MPI_COMM_WORLD);
     for (int r = 0; r < P; r++)
       steps(r, 7 * (P - r));
-    rooted(0, root, gather, 16);
+    rooted(0, root, gather, 16, NULL, NULL);
     check("gather");
     REVPROF_COMPUTE_STEPS(3 * rank);
     MPI_Scatter(big, 4096, MPI_BYTE, buf, 4096, MPI_BYTE, last,
                 MPI_COMM_WORLD);
     for (int r = 0; r < P; r++)
       steps(r, 3 * r);
-    rooted(1, last, scatter, 4096);
+    rooted(1, last, scatter, 4096, NULL, NULL);
     check("scatter");
     REVPROF_COMPUTE_STEPS(11 * rank);
     MPI_Reduce(x3, y3, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     for (int r = 0; r < P; r++)
       steps(r, 11 * r);
-    rooted(0, 0, reduce, 24);
+    rooted(0, 0, reduce, 24, NULL, rows ? &RLATE : NULL);
     check("reduce");
     if (rank == 0 && !(y3[0] == P && y3[2] == 3 * P)) {
       printf("FAIL MPI_Reduce gave %g %g\n", y3[0], y3[2]);
@@ -371,7 +391,7 @@ int main(int argc, char **argv) {
   MPI_Request_free(&pr);
   for (int r = 0; r < P; r++)
     steps(r, 7 * (P - r));
-  rooted(1, P - 1, bcast, 32);
+  rooted(1, P - 1, bcast, 32, NULL, NULL); /* non-blocking: no rows */
   check("persistent bcast");
   if (pb[3] != P - 1) {
     printf("FAIL persistent MPI_Bcast gave %g\n", pb[3]);

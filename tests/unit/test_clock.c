@@ -276,6 +276,64 @@ static void test_clock_rooted_collective_knows_what_data_brought(void **state) {
   assert_invariant(&leaf);
 }
 
+/* A member's own part of a rooted call (rp_clock_rooted): the root pays
+ * its part alone; a member that is there before the data ends when the
+ * data comes (root + T), one that comes late pays its part; part = T is the
+ * whole call's rule. */
+static void test_clock_rooted_own_part(void **state) {
+  (void)state;
+  double cost[RP_NB], part[RP_NB], dt[RP_NB], root_start[RP_NB];
+  set3(cost, 1e-5, 2e-5, 4e-5);
+  set3(part, 1e-6, 2e-6, 4e-6);
+  rp_clock root, early, late, same, ref;
+  rp_clock_init(&root);
+  rp_clock_init(&early);
+  rp_clock_init(&late);
+  rp_clock_init(&same);
+  rp_clock_init(&ref);
+  /* the root starts at 1e-5: it returns after its part */
+  rp_compute_seconds(1e-5, dt);
+  rp_clock_compute(&root, dt);
+  memcpy(root_start, root.now, sizeof root_start);
+  assert_near(rp_clock_rooted(&root, NULL, cost, part), 0.0, TOL);
+  assert_near(root.now[RP_AVG], 1.2e-5, TOL);
+  assert_near(root.comm[RP_MAX], 4e-6, TOL);
+  /* early member (0): waits for the root, then the whole call */
+  assert_near(rp_clock_rooted(&early, root_start, cost, part), 1e-5, TOL);
+  assert_near(early.now[RP_AVG], 3e-5, TOL);
+  assert_near(early.now[RP_MIN], 2e-5, TOL);
+  assert_near(early.comm[RP_AVG], 2e-5, TOL);
+  /* late member (1e-4): the data is there, it pays its part */
+  rp_compute_seconds(1e-4, dt);
+  rp_clock_compute(&late, dt);
+  assert_near(rp_clock_rooted(&late, root_start, cost, part), 0.0, TOL);
+  assert_near(late.now[RP_AVG], 1.02e-4, TOL);
+  /* between (2.5e-5): root + T (3e-5) is later than own + part (2.7e-5);
+     no waiting, as the root had started */
+  rp_compute_seconds(2.5e-5, dt);
+  rp_clock_compute(&same, dt);
+  assert_near(rp_clock_rooted(&same, root_start, cost, part), 0.0, TOL);
+  assert_near(same.now[RP_AVG], 3e-5, TOL);
+  assert_near(same.comm[RP_AVG], 5e-6, TOL);
+  /* part = cost: the whole call's rule, rp_clock_coll over max(own, root) */
+  double known[RP_NB];
+  rp_root_known(RP_ROOT_OUT, 0, ref.now, root_start, known, RP_NB);
+  rp_clock early2;
+  rp_clock_init(&early2);
+  double w1 = rp_clock_rooted(&early2, root_start, cost, cost);
+  double w2 = rp_clock_coll(&ref, known, cost);
+  assert_near(w1, w2, TOL);
+  for (int b = 0; b < RP_NB; b++) {
+    assert_near(early2.now[b], ref.now[b], TOL);
+    assert_near(early2.wait[b], ref.wait[b], TOL);
+    assert_near(early2.comm[b], ref.comm[b], TOL);
+  }
+  assert_invariant(&root);
+  assert_invariant(&early);
+  assert_invariant(&late);
+  assert_invariant(&same);
+}
+
 /* Non-blocking collective: overlapped computation hides the cost. */
 static void test_clock_nonblocking_collective_overlap(void **state) {
   (void)state;
@@ -793,6 +851,7 @@ int main(void) {
       cmocka_unit_test(test_clock_nonblocking_completion),
       cmocka_unit_test(test_clock_collective_waits_for_latest_member),
       cmocka_unit_test(test_clock_rooted_collective_knows_what_data_brought),
+      cmocka_unit_test(test_clock_rooted_own_part),
       cmocka_unit_test(test_clock_nonblocking_collective_overlap),
       cmocka_unit_test(test_clock_collective_sizes),
       cmocka_unit_test(test_clock_compute_steps_use_three_step_times),
