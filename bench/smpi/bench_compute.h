@@ -1,12 +1,13 @@
 /* What the programs of bench/smpi share: declared computation under each
  * tool (smpi_execute_flops on SimGrid's simulated hosts with -DRP_SMPI,
  * revprof_compute_seconds under librevprof with -DRP_REVPROF, a real busy
- * loop otherwise, so that measured computation is real) and a hash of a
- * schedule. Header-only: each program is one file built by smpicc or
+ * loop otherwise, so that measured computation is real), a hash of a
+ * schedule and the run's outcome. Header-only: each program is one file built by smpicc or
  * mpicc. */
 #ifndef RP_BENCH_COMPUTE_H
 #define RP_BENCH_COMPUTE_H
 
+#include <mpi.h>
 #include <stdint.h>
 #include <time.h>
 #ifdef RP_SMPI
@@ -36,6 +37,16 @@ static inline void compute(double s) {
   while (now() - t0 < s) /* busy, so that measured computation is real */
     ;
 #endif
+}
+
+/* The run's outcome on rank 0: the slowest rank's time t (*tmax) and the
+ * sum of the ranks' bad counts (returned; 0 on the other ranks). */
+static inline int bench_outcome(double t, int bad, double *tmax) {
+  int allbad = 0;
+  *tmax = t;
+  MPI_Reduce(&t, tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&bad, &allbad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  return allbad;
 }
 
 /* FNV-1a over one more number. */

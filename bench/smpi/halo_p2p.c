@@ -198,12 +198,10 @@ int main(int argc, char **argv) {
   for (int it = 0; it < iters; it++)
     bad += iteration(kind, rank, &p, out, in, d, it, work, req, &sum);
   double t = MPI_Wtime() - t0;
-  double tmax;
-  MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (kind == STENCIL && sum != (double)iters * size * (size - 1) / 2)
     bad++;
-  int allbad = 0; /* the sum, on rank 0 */
-  MPI_Reduce(&bad, &allbad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  double tmax;
+  int allbad = bench_outcome(t, bad, &tmax);
   if (rank == 0)
     printf("halo_p2p %s: %d ranks, %d k, %d bytes, %d iterations, %.9e s,"
            " %d bad\n",

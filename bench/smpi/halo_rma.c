@@ -69,9 +69,7 @@ int main(int argc, char **argv) {
   }
   double t = MPI_Wtime() - t0;
   double tmax;
-  MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  int allbad = 0; /* (MPI_Reduce fills it on rank 0 only) */
-  MPI_Reduce(&bad, &allbad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  int allbad = bench_outcome(t, bad, &tmax);
   if (rank == 0)
     printf("halo %s: %d ranks, %d bytes, %d iterations, %.9e s, %d bad\n",
            argv[1], size, d, iters, tmax, allbad);

@@ -109,9 +109,7 @@ int main(int argc, char **argv) {
     bad = produce(rank, iters, base, buf, d);
   double t = MPI_Wtime() - t0;
   double tmax;
-  MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  int allbad = 0; /* the sum, on rank 0 */
-  MPI_Reduce(&bad, &allbad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  int allbad = bench_outcome(t, bad, &tmax);
   if (rank == 0)
     printf("waitany_pipe: %d ranks, %d iterations, %d bytes, %.9e s,"
            " schedule %016llx, %d bad\n",
