@@ -131,6 +131,32 @@ check_hpccg() ( # check_hpccg OUT: "ok ANSWER" or "FAIL why"
   echo "ok res=$r,iters=$it"
 )
 
+# LULESH 2.0 (LLNL; its source folder comes from the user): C++, MPI
+# without OpenMP, on a cube number of ranks (1, 8, 27, ...). Verification:
+# its symmetry test of the energy array (MaxRelDiff); answer: Final Origin
+# Energy. Uses $MPICXX and $size (tiny or small), as for HPCCG.
+exe_lulesh=lulesh2.0
+build_lulesh() { # build_lulesh SRC DEST: DEST/$exe_lulesh
+  (cd "$1" && $MPICXX -O2 -g -DUSE_MPI=1 -DUSE_OMP=0 -I. lulesh.cc lulesh-comm.cc \
+     lulesh-viz.cc lulesh-util.cc lulesh-init.cc -o "$2/$exe_lulesh" -lm)
+}
+args_lulesh() ( # args_lulesh NP: its arguments; status 1: NP not a cube
+  s=18 i=100
+  [ "$size" = tiny ] && s=6 i=20
+  c=1; while [ $((c * c * c)) -lt "$1" ]; do c=$((c + 1)); done
+  [ $((c * c * c)) -eq "$1" ] || exit 1
+  # weak scaling per rank: keep the global problem about the same
+  [ "$1" -ge 8 ] && s=$((s / c + 1))
+  echo "-s $s -i $i"
+)
+check_lulesh() ( # check_lulesh OUT: "ok ANSWER" or "FAIL why"
+  e=$(sed -n 's/.*Final Origin Energy = *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  d=$(sed -n 's/.*MaxRelDiff *= *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  [ -n "$e" ] || { echo "FAIL no 'Final Origin Energy'"; exit 0; }
+  awk -v d="${d:-1}" 'BEGIN { exit !(d + 0 < 1e-8) }' || { echo "FAIL symmetry MaxRelDiff ${d:-missing}"; exit 0; }
+  echo "ok $e"
+)
+
 # The median of the numbers on stdin, one per line (nothing for none).
 median() {
   sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

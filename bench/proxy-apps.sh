@@ -161,30 +161,8 @@ copy_src() { # copy_src SRC DEST: a private copy to build in (the source stays c
   rm -rf "$2" && mkdir -p "$2" && cp -R "$1/." "$2/"
 }
 
-# LULESH 2.0: C++, MPI without OpenMP. Verification: its symmetry test of
-# the energy array (MaxRelDiff); answer: Final Origin Energy.
-exe_lulesh=lulesh2.0
-build_lulesh() {
-  (cd "$1" && $MPICXX -O2 -g -DUSE_MPI=1 -DUSE_OMP=0 -I. lulesh.cc lulesh-comm.cc \
-     lulesh-viz.cc lulesh-util.cc lulesh-init.cc -o "$2/$exe_lulesh" -lm)
-}
-args_lulesh() {
-  local s=18 i=100 c
-  [ "$size" = tiny ] && s=6 i=20
-  c=1; while [ $((c * c * c)) -lt "$1" ]; do c=$((c + 1)); done
-  [ $((c * c * c)) -eq "$1" ] || return 1
-  # weak scaling per rank: keep the global problem about the same
-  [ "$1" -ge 8 ] && s=$((s / c + 1))
-  echo "-s $s -i $i"
-}
-check_lulesh() {
-  local e d
-  e=$(sed -n 's/.*Final Origin Energy = *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
-  d=$(sed -n 's/.*MaxRelDiff *= *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
-  [ -n "$e" ] || { echo "FAIL no 'Final Origin Energy'"; return; }
-  awk -v d="${d:-1}" 'BEGIN { exit !(d + 0 < 1e-8) }' || { echo "FAIL symmetry MaxRelDiff ${d:-missing}"; return; }
-  echo "ok $e"
-}
+# LULESH: build_lulesh, args_lulesh, check_lulesh in bench/common.sh
+# (shared with bench/smpi-apps.sh).
 
 # HPCCG: build_hpccg, args_hpccg, check_hpccg in bench/common.sh (shared
 # with bench/sampling.sh).
