@@ -102,6 +102,7 @@ static struct {
   double p, d;
   double out[RP_NB];
   int outside;
+  int load_out; /* gap_all evaluated outside its range for this cost */
 } memo[RP_MEMO];
 
 rp_extrap rp_extrap_tab[REVPROF_FN_COUNT];
@@ -215,25 +216,30 @@ static void note_missing(revprof_fn fn) {
             revprof_fn_name(fn), revprof_fn_name(e));
 }
 
-void rp_load_extra(double d, double extra[RP_NB]) {
+int rp_load_extra(double d, double extra[RP_NB]) {
   static double last_d = -1.0, last[RP_NB]; /* a halo's ops repeat d */
+  static int last_out;
   double pair[RP_NB], all[RP_NB];
   extra[0] = extra[1] = extra[2] = 0.0;
   if (rp_g.load_p <= 0.0)
-    return;
+    return 0;
   if (d == last_d) {
     memcpy(extra, last, sizeof last);
-    return;
+    if (last_out)
+      rp_extrap_tab[REVPROF_FN_GAP_ALL].calls += 1.0;
+    return last_out;
   }
   if (revprof_model_eval(rp_g.model, REVPROF_FN_GAP, 2.0, d, pair) != 0 ||
       revprof_model_eval(rp_g.model, REVPROF_FN_GAP_ALL, rp_g.load_p, d,
                          all) != 0)
-    return;
-  note_extrap(REVPROF_FN_GAP_ALL, REVPROF_FN_GAP_ALL, rp_g.load_p, d);
+    return 0;
+  last_out = note_extrap(REVPROF_FN_GAP_ALL, REVPROF_FN_GAP_ALL,
+                         rp_g.load_p, d);
   for (int b = 0; b < RP_NB; b++)
     extra[b] = all[b] > pair[b] ? all[b] - pair[b] : 0.0;
   last_d = d;
   memcpy(last, extra, sizeof last);
+  return last_out;
 }
 
 void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
@@ -247,10 +253,12 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
     memcpy(out, memo[h].out, sizeof memo[h].out);
     if (memo[h].outside)
       rp_extrap_tab[fn].calls += 1.0;
+    if (memo[h].load_out)
+      rp_extrap_tab[REVPROF_FN_GAP_ALL].calls += 1.0;
     return;
   }
   revprof_fn e = rp_g.eff[fn];
-  int outside = 0;
+  int outside = 0, load_out = 0;
   if (e != fn && !rp_g.missing[fn])
     note_missing(fn);
   if (e == REVPROF_FN_COUNT || rp_g.model == NULL)
@@ -261,7 +269,7 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
     if (rp_g.load_p > 0.0 &&
         (fn == REVPROF_FN_GAP || fn == REVPROF_FN_LATENCY) && e == fn) {
       double extra[RP_NB]; /* under load: rp_load_extra */
-      rp_load_extra(d, extra);
+      load_out = rp_load_extra(d, extra);
       for (int b = 0; b < RP_NB; b++)
         out[b] += extra[b];
     }
@@ -270,6 +278,7 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
   memo[h].p = p;
   memo[h].d = d;
   memo[h].outside = outside;
+  memo[h].load_out = load_out;
   memcpy(memo[h].out, out, sizeof memo[h].out);
   rp_lastcost_tab[fn].p = p;
   rp_lastcost_tab[fn].d = d;

@@ -608,8 +608,10 @@ double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len);
  * longer to drain when all load_p ranks send at once, per bound,
  * max(0, gap_all(load_p, d) - gap(d)); 0 otherwise. rp_cost adds it to
  * the gap (g = max(gap, gap_all)) and to a message's latency; one-sided
- * operations add it to their completion. */
-void rp_load_extra(double d, double extra[RP_NB]);
+ * operations add it to their completion. Every evaluation of gap_all
+ * outside its measured range counts as one extrapolated cost (as rp_cost
+ * counts its rows), remembered or not; returns 1 for those. */
+int rp_load_extra(double d, double extra[RP_NB]);
 
 static inline void rp_cost_fast(revprof_fn fn, double p, double d,
                                 double out[RP_NB]) {

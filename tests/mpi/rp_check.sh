@@ -433,11 +433,22 @@ rma-exact)
   exact_with gap.lua gap "rma exact (gap row)"
   # with gap_all too and REVPROF_CONTENTION=world: above 2 ranks the bytes
   # drain at the rate of all ranks sending at once (at 2, as without)
-  sed 's/^    MPI_Put = lin/    gap_all = { { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 4e-7, 2.5e-10 }, min = { 2e-7, 1.25e-10 }, max = { 8e-7, 5e-10 } } },\n&/' gap.lua > load.lua
+  # (gap_all measured at p = 2 only: beyond, every cost it enters is
+  # extrapolated)
+  sed 's/^    MPI_Put = lin/    gap_all = { range = { p = { 2, 2 }, d = { 0, 1048576 } }, { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 4e-7, 2.5e-10 }, min = { 2e-7, 1.25e-10 }, max = { 8e-7, 5e-10 } } },\n&/' gap.lua > load.lua
   grep -q "^    gap_all = " load.lua || fail "could not add the gap_all row"
   export REVPROF_CONTENTION=world
   exact_with load.lua load "rma exact (load)"
   unset REVPROF_CONTENTION
+  if [ "$np" -ge 3 ]; then
+    # counted once per cost, sizes repeated or not: at least the gap and
+    # the completion of every one-sided operation
+    ops=$(awk -F, '$1 == "function" && $2 == "all" && ($3 == "MPI_Put" || $3 == "MPI_Get" || $3 == "MPI_Accumulate") { n += $4 } END { print n + 0 }' revprof-out/report.csv)
+    got=$(sed -n 's/^extrapolated,all,"gap_all \([0-9]*\) at .*/\1/p' revprof-out/report.csv)
+    [ -n "$got" ] && [ "$got" -ge $((2 * ops)) ] \
+      || { grep -i extrapolated revprof-out/report.csv; fail "gap_all extrapolated ${got:-0} times for $ops one-sided operations"; }
+    echo "gap_all extrapolated $got times for $ops one-sided operations"
+  fi
   ;;
 io-exact)
   exe=$1 np=$2
