@@ -442,7 +442,7 @@ RP_EXPORT int MPI_Start(MPI_Request *request) {
   if (r)
     rp_req_start(r); /* sends: clock rule and piggyback now */
   int rc = PMPI_Start(request);
-  if (r)
+  if (r && rp_g.sampling) /* predict and compensate: not even a call */
     rp_req_started(r, RP_W_MPI_Start);
   rp_leave(RP_W_MPI_Start);
   return rc;
