@@ -260,18 +260,21 @@ static double run_bcast_root(rp_kctx *k, double t0) {
   return k->rank == 0 ? since(t0) : RP_NOT_TIMED;
 }
 
-/* Waits s seconds: spinning natively, a simulated sleep under SimGrid
- * (whose clock moves only in MPI calls and sleeps). */
-static void wait_seconds(double s) {
+void rp_wait_until(double t) {
 #ifdef RP_SMPI
-  if (s > 0.0) {
-    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9) + 1};
-    nanosleep(&ts, NULL);
+  double now = MPI_Wtime(); /* simulated clock: sleep to t */
+  if (now < t) {
+    double w = t - now;
+    struct timespec ts = {(time_t)w, (long)((w - floor(w)) * 1e9) + 1};
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    nanosleep(&ts, NULL); /* smpi_nanosleep: advances simulated time */
   }
 #else
-  double t = MPI_Wtime();
-  while (MPI_Wtime() - t < s)
-    ;
+  while (MPI_Wtime() < t)
+    ; /* spin */
 #endif
 }
 
@@ -296,7 +299,7 @@ static double late_member(rp_kctx *k, int reduce) {
   MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, k->comm);
   int last = k->rank == k->size - 1;
   if (last)
-    wait_seconds(2.0 * worst + 10e-6);
+    rp_wait_until(MPI_Wtime() + 2.0 * worst + 10e-6);
   t = MPI_Wtime();
   rooted_call(k, reduce);
   return last ? since(t) : RP_NOT_TIMED;

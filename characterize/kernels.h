@@ -9,6 +9,11 @@
 #include "revprof_functions.h"
 
 #define RP_NOT_TIMED (-1.0) /* this rank's time does not count */
+
+/* Waits until MPI_Wtime() reaches t: spinning natively, a simulated sleep
+ * under SimGrid (-DRP_SMPI; its clock moves only in MPI calls and
+ * sleeps). */
+void rp_wait_until(double t);
 #define RP_WTIME_CALLS 100  /* MPI_Wtime calls per repetition */
 #define RP_IO_PATH 1152     /* --io-dir (under 1024 bytes) + a file name */
 

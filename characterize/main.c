@@ -261,21 +261,7 @@ static void one_rep(run *r, const rp_kernel *K, rp_kctx *k, double t_point,
   } else {
     t0 = start + offset;
     late = MPI_Wtime() > t0;
-#ifdef RP_SMPI
-    double now = MPI_Wtime(); /* simulated clock: sleep to the start */
-    if (now < t0) {
-      double w = t0 - now;
-      struct timespec ts = {(time_t)w, (long)((w - floor(w)) * 1e9) + 1};
-      if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-      }
-      nanosleep(&ts, NULL); /* smpi_nanosleep: advances simulated time */
-    }
-#else
-    while (MPI_Wtime() < t0)
-      ; /* spin to the agreed start */
-#endif
+    rp_wait_until(t0); /* the agreed start */
   }
   double t = K->run(k, t0);
   if (K->post)
