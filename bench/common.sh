@@ -163,12 +163,13 @@ median() {
 }
 
 # bench/smpi/halo_p2p.c: its time from its output line, and the counts a
-# case runs with (halo: neighbours KS, train: messages NS, stencil: 4).
+# case runs with (halo, halowait: neighbours KS; train, incast: messages
+# NS; stencil: 4).
 p2p_timed() { sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p'; }
 p2p_counts() { # case ks ns; fails on an unknown case
   case $1 in
-    halo) echo "$2" ;;
-    train) echo "$3" ;;
+    halo | halowait) echo "$2" ;;
+    train | incast) echo "$3" ;;
     stencil) echo 4 ;;
     *) return 1 ;;
   esac

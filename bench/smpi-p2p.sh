@@ -5,8 +5,11 @@
 # bench/smpi/halo_p2p.c under smpirun on that cluster (the truth) and
 # natively under librevprof predicting them from the model, at each rank
 # count. Cases: "halo", K Irecv + K Isend of D bytes to ring neighbours at
-# distances +-1, +-2, ... and one MPI_Waitall; "train", rank 0 sends N
-# messages of D bytes to rank 1, which pre-posted their receives; "stencil",
+# distances +-1, +-2, ... and one MPI_Waitall; "halowait", the same halo
+# completed by one MPI_Wait per request (as HPCCG and LULESH do); "train",
+# rank 0 sends N messages of D bytes to rank 1, which pre-posted their
+# receives; "incast", every other rank sends N messages of D bytes to rank
+# 0, which completes them one MPI_Wait each; "stencil",
 # a 2-D grid's 4-neighbour halo of D bytes after COMPUTE seconds of
 # computation, then an 8-byte MPI_Allreduce. The computation is declared
 # (smpi_execute_flops on the 1 Gflop/s simulated hosts / REVPROF_COMPUTE=
@@ -21,10 +24,11 @@
 # simulated and the computation is declared). Asserts nothing.
 #
 # usage: bench/smpi-p2p.sh [BUILD_DIR]        (default: build)
-# env:   NPS (rank counts, default "4 8 16"), CASES (default "halo train
-#        stencil"), KS (halo neighbours, default "2 4 6 8"), NS (train
-#        messages, default "8 32"), SIZES (bytes, default "8 1024 65536
-#        1048576"), ITERS (default 20), COMPUTE (stencil seconds per
+# env:   NPS (rank counts, default "4 8 16"), CASES (default "halo
+#        halowait train incast stencil"), KS (halo neighbours, default
+#        "2 4 6 8"), NS (train and incast messages, default "8 32"),
+#        SIZES (bytes, default "8 1024 65536 1048576"), ITERS (default
+#        20), COMPUTE (stencil seconds per
 #        iteration, default 0.001), REPEATS=1 also runs the halos with
 #        K >= P (neighbours repeat), BB_BW (the cluster's backbone,
 #        default 10Gbps; e.g. 100Gbps shows what its contention costs at
@@ -34,7 +38,7 @@
 set -eu
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
-nps=${NPS:-4 8 16} cases=${CASES:-halo train stencil} ks=${KS:-2 4 6 8}
+nps=${NPS:-4 8 16} cases=${CASES:-halo halowait train incast stencil} ks=${KS:-2 4 6 8}
 ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-20}
 work=${COMPUTE:-0.001} repeats=${REPEATS:-0}
 bench_smpi_setup smpi-p2p
@@ -62,10 +66,10 @@ printf '%-8s %4s %3s %8s %13s %13s %10s\n' case np k bytes "smpirun s" "revprof 
 for c in $cases; do
   for np in $nps; do
     list=$(p2p_counts "$c" "$ks" "$ns") \
-      || { echo "smpi-p2p: unknown case $c (halo, train, stencil)" >&2; exit 2; }
+      || { echo "smpi-p2p: unknown case $c (halo, halowait, train, incast, stencil)" >&2; exit 2; }
     for k in $list; do
-      if [ "$c" = halo ] && [ "$k" -ge "$np" ] && [ "$repeats" != 1 ]; then
-        skipped="$skipped k$k/np$np"
+      if { [ "$c" = halo ] || [ "$c" = halowait ]; } && [ "$k" -ge "$np" ] && [ "$repeats" != 1 ]; then
+        skipped="$skipped $c:k$k/np$np"
         continue
       fi
       for d in $sizes; do run "$c" "$np" "$k" "$d"; done

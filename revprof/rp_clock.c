@@ -90,19 +90,19 @@ static int by_arrival(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-double rp_clock_complete(rp_clock *c, rp_arrival *a, int n) {
+double rp_clock_complete(rp_clock *c, rp_arrival *a, int n,
+                         double endpoint[RP_NB]) {
   double wavg = 0.0;
   if (n <= 0)
     return 0.0;
   if (n > 1)
     qsort(a, (size_t)n, sizeof *a, by_arrival);
   for (int b = 0; b < RP_NB; b++) {
-    double endpoint = -INFINITY; /* when the endpoint takes the next */
     for (int i = 0; i < n; i++) {
-      double e = a[i].at[b] > endpoint ? a[i].at[b] : endpoint;
+      double e = a[i].at[b] > endpoint[b] ? a[i].at[b] : endpoint[b];
       double ready = c->now[b] + a[i].own[b];
       double w = e > ready ? e - ready : 0.0;
-      endpoint = e + a[i].gap[b];
+      endpoint[b] = e + a[i].gap[b];
       c->comm[b] += a[i].own[b];
       c->wait[b] += w;
       c->now[b] = ready + w;

@@ -109,9 +109,14 @@ void rp_arrival_at(const double t_send[RP_NB], const double latency[RP_NB],
  * e_i = max(at_i, e_{i-1} + gap_{i-1}), and the rank spends its own cost
  * on each, now = max(now + own_i, e_i); so k messages in flight together
  * end at the latest arrival plus the gaps they queue for, not at the sum
- * of k receive costs. The excess over now + own counts as waiting. Sets
- * each a[i].done; returns the avg clock's waiting time. */
-double rp_clock_complete(rp_clock *c, rp_arrival *a, int n);
+ * of k receive costs. The excess over now + own counts as waiting.
+ * endpoint (in and out, per bound) is when the endpoint can take the next
+ * message, e_{i-1} + gap_{i-1} of the last one it took: the rank's, kept
+ * from one call to the next, so that receives completed by one MPI_Wait
+ * each queue as in one Waitall (-INFINITY or 0: free). Sets each
+ * a[i].done; returns the avg clock's waiting time. */
+double rp_clock_complete(rp_clock *c, rp_arrival *a, int n,
+                         double endpoint[RP_NB]);
 
 /* A send's completion (Wait on an MPI_Isend): no earlier than its message
  * has left, done = t_send + gap: now = max(now, done), the increment

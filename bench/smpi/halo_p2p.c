@@ -8,6 +8,13 @@
  *            (tag j for the j-th), then one MPI_Waitall; where K >= P the
  *            distances wrap round to 1 and neighbours repeat (at P = 2
  *            all K go to the other rank)
+ *   halowait the same halo completed as HPCCG and LULESH complete theirs:
+ *            one MPI_Wait per receive in the order posted, then one per
+ *            send
+ *   incast   every other rank sends K messages of D bytes to rank 0
+ *            (MPI_Isend, MPI_Waitall); rank 0 has posted their receives,
+ *            source by source, and completes them one MPI_Wait each in
+ *            that order (messages that reach one endpoint together)
  *   train    rank 0 sends K messages of D bytes to rank 1 (MPI_Isend,
  *            MPI_Waitall), rank 1 pre-posts K MPI_Irecv and waits for all;
  *            the other ranks only start and stop the clock
@@ -22,7 +29,7 @@
  * "halo_p2p CASE: P ranks, K k, D bytes, ITERS iterations, T s, B bad" on
  * rank 0 (T: the slowest rank's MPI_Wtime difference; B: received halos
  * whose first or last byte is not their sender's).
- *   halo_p2p halo|train|stencil D ITERS K COMPUTE */
+ *   halo_p2p halo|halowait|train|incast|stencil D ITERS K COMPUTE */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -31,8 +38,9 @@
 #include <time.h>
 #include "bench_compute.h"
 
-enum { HALO, TRAIN, STENCIL };
-static const char *const case_names[] = {"halo", "train", "stencil"};
+enum { HALO, HALOWAIT, TRAIN, INCAST, STENCIL };
+static const char *const case_names[] = {"halo", "halowait", "train",
+                                         "incast", "stencil"};
 
 /* The byte a sender fills its halo with in an iteration. */
 static char mark(int sender, int it) { return (char)((sender + it) & 0x7f); }
@@ -88,15 +96,20 @@ static void waitall(int n, MPI_Request *req) {
 }
 
 /* One exchange of d bytes with every peer: all receives, all sends, one
- * MPI_Waitall; returns the number of received halos not as sent. */
+ * MPI_Waitall (one MPI_Wait per request, in order, when one_by_one);
+ * returns the number of received halos not as sent. */
 static int exchange(const peers *p, char *out, char *in, int d, int it,
-                    MPI_Request *req) {
+                    MPI_Request *req, int one_by_one) {
   for (int j = 0; j < p->n; j++)
     MPI_Irecv(in + (size_t)j * (size_t)d, d, MPI_BYTE, p->from[j], j,
               MPI_COMM_WORLD, &req[j]);
   for (int j = 0; j < p->n; j++)
     MPI_Isend(out, d, MPI_BYTE, p->to[j], j, MPI_COMM_WORLD, &req[p->n + j]);
-  waitall(2 * p->n, req);
+  if (one_by_one)
+    for (int j = 0; j < 2 * p->n; j++)
+      MPI_Wait(&req[j], MPI_STATUS_IGNORE);
+  else
+    waitall(2 * p->n, req);
   int bad = 0;
   for (int j = 0; j < p->n && d > 0; j++) {
     const char *h = in + (size_t)j * (size_t)d;
@@ -129,18 +142,44 @@ static int train(int rank, int n, char *out, char *in, int d, int it,
   return 0;
 }
 
+/* Every other rank sends n messages of d bytes to rank 0, which completes
+ * their receives one MPI_Wait each, source by source; returns the number
+ * of messages not as sent. */
+static int incast(int rank, int size, int n, char *out, char *in, int d,
+                  int it, MPI_Request *req) {
+  if (rank != 0) {
+    for (int j = 0; j < n; j++)
+      MPI_Isend(out, d, MPI_BYTE, 0, j, MPI_COMM_WORLD, &req[j]);
+    waitall(n, req);
+    return 0;
+  }
+  int m = (size - 1) * n, bad = 0;
+  for (int i = 0; i < m; i++)
+    MPI_Irecv(in + (size_t)i * (size_t)d, d, MPI_BYTE, 1 + i / n, i % n,
+              MPI_COMM_WORLD, &req[i]);
+  for (int i = 0; i < m; i++)
+    MPI_Wait(&req[i], MPI_STATUS_IGNORE);
+  for (int i = 0; i < m && d > 0; i++) {
+    const char *h = in + (size_t)i * (size_t)d;
+    bad += h[0] != mark(1 + i / n, it) || h[d - 1] != mark(1 + i / n, it);
+  }
+  return bad;
+}
+
 /* One iteration of the case (kind), its allreduced sum added to *sum;
  * returns the number of received halos not as sent. */
-static int iteration(int kind, int rank, const peers *p, char *out,
-                     char *in, int d, int it, double work, MPI_Request *req,
-                     double *sum) {
+static int iteration(int kind, int rank, int size, const peers *p,
+                     char *out, char *in, int d, int it, double work,
+                     MPI_Request *req, double *sum) {
   int bad;
   memset(out, mark(rank, it), (size_t)d);
   if (kind == TRAIN)
     return train(rank, p->n, out, in, d, it, req);
+  if (kind == INCAST)
+    return incast(rank, size, p->n, out, in, d, it, req);
   if (kind == STENCIL)
     compute(work);
-  bad = exchange(p, out, in, d, it, req);
+  bad = exchange(p, out, in, d, it, req, kind == HALOWAIT);
   if (kind == STENCIL) {
     double local = (double)rank, all;
     MPI_Allreduce(&local, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -168,7 +207,7 @@ int main(int argc, char **argv) {
   if (kind < 0 || d < 0 || iters < 1 || (kind != STENCIL && k < 1) ||
       size < 2) {
     if (rank == 0)
-      fprintf(stderr, "usage: halo_p2p halo|train|stencil D ITERS K COMPUTE"
+      fprintf(stderr, "usage: halo_p2p halo|halowait|train|incast|stencil D ITERS K COMPUTE"
                       " (2 ranks or more)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
@@ -176,13 +215,17 @@ int main(int argc, char **argv) {
   peers p = {n, malloc(sizeof(int) * (size_t)n),
              malloc(sizeof(int) * (size_t)n)};
   char *out = malloc(d > 0 ? (size_t)d : 1);
-  char *in = malloc((size_t)n * (d > 0 ? (size_t)d : 1));
-  MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
+  /* messages this rank receives in one iteration (and requests) */
+  size_t nin = kind == INCAST ? (rank == 0 ? (size_t)(size - 1) * (size_t)n : 0)
+                              : (size_t)n;
+  char *in = malloc((nin > 0 ? nin : 1) * (d > 0 ? (size_t)d : 1));
+  MPI_Request *req =
+      malloc(sizeof(MPI_Request) * (nin > (size_t)n ? nin : 2 * (size_t)n));
   if (!p.to || !p.from || !out || !in || !req) {
     fprintf(stderr, "halo_p2p: out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  if (kind == HALO)
+  if (kind == HALO || kind == HALOWAIT)
     ring_peers(&p, rank, size);
   else if (kind == STENCIL)
     grid_peers(&p, rank, size);
@@ -192,11 +235,11 @@ int main(int argc, char **argv) {
   /* one iteration untimed: the first messages between two ranks and the
      first touch of the buffers cost more (natively), which the steady
      state the rules describe does not */
-  bad += iteration(kind, rank, &p, out, in, d, iters, work, req, &warm);
+  bad += iteration(kind, rank, size, &p, out, in, d, iters, work, req, &warm);
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (int it = 0; it < iters; it++)
-    bad += iteration(kind, rank, &p, out, in, d, it, work, req, &sum);
+    bad += iteration(kind, rank, size, &p, out, in, d, it, work, req, &sum);
   double t = MPI_Wtime() - t0;
   if (kind == STENCIL && sum != (double)iters * size * (size - 1) / 2)
     bad++;

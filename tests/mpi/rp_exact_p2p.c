@@ -8,7 +8,9 @@
  *   - receives posted late (the message waits for the receive), also a
  *     persistent one (posted at its MPI_Start);
  *   - a train of 16 messages from one sender;
- *   - a gather of messages from every other rank to rank 0;
+ *   - a gather of messages from every other rank to rank 0, completed
+ *     by one MPI_Waitall, then by one MPI_Wait per receive (the endpoint's
+ *     queue spans calls);
  *   - the same k receives completed by k MPI_Wait one after another;
  *   - (3 ranks or more) MPI_Waitany over two receives that have both
  *     arrived: the one first in predicted time completes first.
@@ -37,6 +39,8 @@ static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 static int P, rank, failures, old;
 static double T[MAXP][NB];   /* the paper simulation: every rank's clocks */
 static double NIC[MAXP][NB]; /* when each rank's next message can leave */
+static double EP[MAXP][NB];  /* when each rank's endpoint can take the next
+                                message (kept from one call to the next) */
 
 static double gap(int b, double d) {
   if (old)
@@ -104,19 +108,21 @@ static int by_avg(const void *x, const void *y) {
 }
 
 /* r's Waitall over n receives (and sends that left at left[], nsent of
- * them): in arrival order the endpoint takes them one gap apart, the rank
- * pays its own cost on each; old rule: in request order, each at T_Irecv
- * after the previous one. */
+ * them): in arrival order the endpoint takes them one gap apart, after
+ * those it took in earlier calls, and the rank pays its own cost on each;
+ * old rule: in request order, each at T_Irecv after the previous one. */
 static void waitall(int r, item *it, int n, double left[][NB], int nsent) {
   if (!old && n > 1)
     qsort(it, (size_t)n, sizeof *it, by_avg);
   for (int b = 0; b < NB; b++) {
-    double e = -INFINITY;
+    double e = old ? -INFINITY : EP[r][b];
     for (int i = 0; i < n; i++) {
       e = mx(it[i].at[b], e);
       T[r][b] = mx(T[r][b] + own(b, it[i].d), e);
       e += gap(b, it[i].d);
     }
+    if (n > 0)
+      EP[r][b] = e;
     for (int i = 0; !old && i < nsent; i++)
       T[r][b] = mx(T[r][b], left[i][b]);
   }
@@ -293,8 +299,9 @@ int main(int argc, char **argv) {
     check("train of 16");
   }
 
-  /* every other rank sends 64 KiB to 0 */
-  {
+  /* every other rank sends 64 KiB to 0 (one Waitall), then again with
+     one MPI_Wait per receive: the endpoint's queue is the same */
+  for (int by_wait = 0; by_wait < 2; by_wait++) {
     enum { D = 65536 };
     MPI_Barrier(MPI_COMM_WORLD);
     barrier_paper();
@@ -303,7 +310,11 @@ int main(int argc, char **argv) {
       for (int s = 1; s < P; s++)
         MPI_Irecv(rbuf + (size_t)(s - 1) * D, D, MPI_BYTE, s, 70,
                   MPI_COMM_WORLD, &req[s - 1]);
-      MPI_Waitall(P - 1, req, sts);
+      if (by_wait)
+        for (int s = 1; s < P; s++)
+          MPI_Wait(&req[s - 1], MPI_STATUS_IGNORE);
+      else
+        MPI_Waitall(P - 1, req, sts);
     } else {
       MPI_Isend(sbuf, D, MPI_BYTE, 0, 70, MPI_COMM_WORLD, &req[0]);
       MPI_Wait(&req[0], MPI_STATUS_IGNORE);
@@ -318,8 +329,12 @@ int main(int argc, char **argv) {
       waitall(s, NULL, 0, &left, 1);
       arrive(&it[s - 1], ts, post[s], D);
     }
-    waitall(0, it, P - 1, NULL, 0);
-    check("gather to 0");
+    if (by_wait)
+      for (int s = 1; s < P; s++)
+        waitall(0, &it[s - 1], 1, NULL, 0);
+    else
+      waitall(0, it, P - 1, NULL, 0);
+    check(by_wait ? "gather to 0 by MPI_Wait" : "gather to 0");
   }
 
   /* Waitany: both messages there in real time, rank 1's (index 0, the

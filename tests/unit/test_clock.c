@@ -761,7 +761,8 @@ static void test_clock_complete_overlaps_k_receives(void **state) {
     rp_clock_init(&c);
     for (int i = 0; i < k; i++)
       arrival(&a[i], 1e-5, 1e-6, 1e-7);
-    double w = rp_clock_complete(&c, a, k);
+    double ep[RP_NB] = {0};
+    double w = rp_clock_complete(&c, a, k, ep);
     assert_near(c.now[RP_AVG], 1e-5 + (k - 1) * 1e-6, 1e-15);
     assert_near(c.comm[RP_AVG], k * 1e-7, 1e-15);
     assert_near(w, c.wait[RP_AVG], 1e-15);
@@ -776,7 +777,8 @@ static void test_clock_complete_overlaps_k_receives(void **state) {
       c.compute[2] = 1.0;
   for (int i = 0; i < 3; i++)
     arrival(&a[i], 1e-5, 1e-6, 1e-7);
-  assert_near(rp_clock_complete(&c, a, 3), 0.0, TOL);
+  double ep[RP_NB] = {0};
+  assert_near(rp_clock_complete(&c, a, 3, ep), 0.0, TOL);
   assert_near(c.now[RP_AVG], 1.0 + 3e-7, 1e-15);
   assert_invariant(&c);
 }
@@ -790,7 +792,8 @@ static void test_clock_complete_takes_arrival_order(void **state) {
   arrival(&a[0], 3e-5, 1e-6, 0.0);
   arrival(&a[1], 1e-5, 1e-6, 0.0);
   arrival(&a[2], 2e-5, 1e-6, 0.0);
-  rp_clock_complete(&c, a, 3);
+  double ep[RP_NB] = {0};
+  rp_clock_complete(&c, a, 3, ep);
   assert_near(c.now[RP_AVG], 3e-5, 1e-15); /* not 3e-5 + gaps */
   assert_near(a[0].at[RP_AVG], 1e-5, TOL);
   assert_near(a[1].done, 2e-5, 1e-15);
@@ -818,11 +821,62 @@ static void test_clock_complete_without_gap_is_the_old_rule(void **state) {
     }
     rp_clock_recv(&old, cost, ts, lat);
   }
-  rp_clock_complete(&c, a, 4);
+  double ep[RP_NB] = {0};
+  rp_clock_complete(&c, a, 4, ep);
   for (int b = 0; b < RP_NB; b++) {
     assert_near(c.now[b], old.now[b], 1e-15);
     assert_near(c.wait[b], old.wait[b], 1e-15);
   }
+  /* one call per receive: the same (a gap of 0 queues nothing) */
+  rp_clock one;
+  double ep1[RP_NB] = {0};
+  rp_clock_init(&one);
+  for (int i = 0; i < 4; i++)
+    rp_clock_complete(&one, &a[i], 1, ep1);
+  for (int b = 0; b < RP_NB; b++)
+    assert_near(one.now[b], old.now[b], 1e-15);
+}
+
+/* The endpoint's queue is the rank's, not the call's: k receives of
+ * messages in flight together completed by k calls of one receive each
+ * (MPI_Wait after MPI_Wait, in arrival order) end where one call over all
+ * k ends; a message that arrives after the queue has drained waits for
+ * nobody. */
+static void test_clock_complete_queue_spans_calls(void **state) {
+  (void)state;
+  for (int k = 1; k <= 8; k++) {
+    rp_clock all, one;
+    rp_arrival a[8], b[8];
+    double ep_all[RP_NB] = {0}, ep_one[RP_NB] = {0};
+    rp_clock_init(&all);
+    rp_clock_init(&one);
+    for (int i = 0; i < k; i++) {
+      arrival(&a[i], 1e-5 + i * 1e-8, 1e-6, 1e-7);
+      b[i] = a[i];
+    }
+    rp_clock_complete(&all, a, k, ep_all);
+    for (int i = 0; i < k; i++)
+      rp_clock_complete(&one, &b[i], 1, ep_one);
+    for (int x = 0; x < RP_NB; x++) {
+      assert_near(one.now[x], all.now[x], 1e-15);
+      assert_near(one.wait[x], all.wait[x], 1e-15);
+      assert_near(ep_one[x], ep_all[x], 1e-15);
+    }
+    assert_near(one.now[RP_AVG], 1e-5 + (k - 1) * 1e-6, 1e-15);
+    assert_invariant(&one);
+  }
+  /* drained: the next arrival is later than the last one's gap */
+  rp_clock c;
+  rp_arrival a;
+  double ep[RP_NB] = {0};
+  rp_clock_init(&c);
+  arrival(&a, 1e-5, 1e-6, 1e-7);
+  rp_clock_complete(&c, &a, 1, ep);
+  assert_near(ep[RP_AVG], 1.1e-5, 1e-15);
+  arrival(&a, 5e-5, 1e-6, 1e-7);
+  rp_clock_complete(&c, &a, 1, ep);
+  assert_near(c.now[RP_AVG], 5e-5, 1e-15);
+  assert_invariant(&c);
 }
 
 static void test_clock_sent_waits_for_the_message_to_leave(void **state) {
@@ -863,6 +917,7 @@ int main(void) {
       cmocka_unit_test(test_clock_arrival_is_travel_or_late_post),
       cmocka_unit_test(test_clock_complete_overlaps_k_receives),
       cmocka_unit_test(test_clock_complete_takes_arrival_order),
+      cmocka_unit_test(test_clock_complete_queue_spans_calls),
       cmocka_unit_test(test_clock_complete_without_gap_is_the_old_rule),
       cmocka_unit_test(test_clock_sent_waits_for_the_message_to_leave),
       cmocka_unit_test(test_match_takes_first_arrival_once_proven),
