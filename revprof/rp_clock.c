@@ -90,8 +90,58 @@ static int by_arrival(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
+double rp_endpoint_take(rp_endpoint *ep, int b, double a, double len) {
+  double *s = ep->start[b], *e = ep->end[b];
+  int n = ep->n[b], i = n;
+  double t = a;
+  /* disjoint and sorted: the ends are sorted too; skip (from the last,
+     the common case being a message later than all) those over by a */
+  while (i > 0 && e[i - 1] > a)
+    i--;
+  for (; i < n; i++) {
+    if (s[i] >= t + len)
+      break; /* free from t until this one */
+    t = e[i];
+  }
+  if (!(len > 0.0))
+    return t; /* occupies nothing */
+  /* i: the first one that starts after t (all before it end by t); one
+     that touches its neighbours joins them, so that a queue of any length
+     is one busy time */
+  int to_prev = i > 0 && e[i - 1] == t, to_next = i < n && s[i] == t + len;
+  if (to_prev && to_next) {
+    e[i - 1] = e[i];
+    memmove(s + i, s + i + 1, (size_t)(n - i - 1) * sizeof *s);
+    memmove(e + i, e + i + 1, (size_t)(n - i - 1) * sizeof *e);
+    ep->n[b] = n - 1;
+    return t;
+  }
+  if (to_prev || to_next) {
+    if (to_prev)
+      e[i - 1] = t + len;
+    else
+      s[i] = t;
+    return t;
+  }
+  if (n == RP_EP_HIST) { /* forget the older half at once */
+    int drop = RP_EP_HIST / 2;
+    if (i < drop)
+      return t; /* among those forgotten: not kept */
+    memmove(s, s + drop, (size_t)(n - drop) * sizeof *s);
+    memmove(e, e + drop, (size_t)(n - drop) * sizeof *e);
+    n -= drop;
+    i -= drop;
+  }
+  memmove(s + i + 1, s + i, (size_t)(n - i) * sizeof *s);
+  memmove(e + i + 1, e + i, (size_t)(n - i) * sizeof *e);
+  s[i] = t;
+  e[i] = t + len;
+  ep->n[b] = n + 1;
+  return t;
+}
+
 double rp_clock_complete(rp_clock *c, rp_arrival *a, int n,
-                         double endpoint[RP_NB]) {
+                         rp_endpoint *ep) {
   double wavg = 0.0;
   if (n <= 0)
     return 0.0;
@@ -99,10 +149,9 @@ double rp_clock_complete(rp_clock *c, rp_arrival *a, int n,
     qsort(a, (size_t)n, sizeof *a, by_arrival);
   for (int b = 0; b < RP_NB; b++) {
     for (int i = 0; i < n; i++) {
-      double e = a[i].at[b] > endpoint[b] ? a[i].at[b] : endpoint[b];
+      double e = rp_endpoint_take(ep, b, a[i].at[b], a[i].gap[b]);
       double ready = c->now[b] + a[i].own[b];
       double w = e > ready ? e - ready : 0.0;
-      endpoint[b] = e + a[i].gap[b];
       c->comm[b] += a[i].own[b];
       c->wait[b] += w;
       c->now[b] = ready + w;

@@ -103,20 +103,37 @@ void rp_arrival_at(const double t_send[RP_NB], const double latency[RP_NB],
                    const double t_post[RP_NB], const double late[RP_NB],
                    double at[RP_NB]);
 
+/* A rank's receiving endpoint: when it was busy taking its recent
+ * messages, [start, end) per bound (a message one gap long, messages one
+ * after another one time), sorted by start and disjoint; the older half
+ * is forgotten when RP_EP_HIST are kept. Zeroed: nothing taken yet. */
+#define RP_EP_HIST 32
+typedef struct rp_endpoint {
+  int n[RP_NB];
+  double start[RP_NB][RP_EP_HIST], end[RP_NB][RP_EP_HIST];
+} rp_endpoint;
+
+/* The endpoint takes a message that is there at a and occupies it for
+ * len (bound b): at the first t >= a where [t, t + len) is free of what
+ * it took before, in an earlier call or this one, which it records;
+ * returns t. So messages completed in the order they arrive queue one
+ * gap apart, and one completed after a later one (a program waiting in
+ * another order than the messages came) takes the free time before it
+ * instead of queueing behind it. */
+double rp_endpoint_take(rp_endpoint *ep, int b, double a, double len);
+
 /* The n receives one call completed (Waitall, Waitsome, Testall,
  * Testsome; Wait and Waitany: n = 1), in the order of their arrival (avg
  * clock; a is sorted in place). The endpoint takes them one gap apart,
- * e_i = max(at_i, e_{i-1} + gap_{i-1}), and the rank spends its own cost
- * on each, now = max(now + own_i, e_i); so k messages in flight together
- * end at the latest arrival plus the gaps they queue for, not at the sum
- * of k receive costs. The excess over now + own counts as waiting.
- * endpoint (in and out, per bound) is when the endpoint can take the next
- * message, e_{i-1} + gap_{i-1} of the last one it took: the rank's, kept
- * from one call to the next, so that receives completed by one MPI_Wait
- * each queue as in one Waitall (-INFINITY or 0: free). Sets each
+ * e_i = max(at_i, e_{i-1} + gap_{i-1}) (rp_endpoint_take: after what it
+ * took in earlier calls too, so that k receives completed by k MPI_Wait
+ * queue as in one Waitall), and the rank spends its own cost on each,
+ * now = max(now + own_i, e_i); so k messages in flight together end at
+ * the latest arrival plus the gaps they queue for, not at the sum of k
+ * receive costs. The excess over now + own counts as waiting. Sets each
  * a[i].done; returns the avg clock's waiting time. */
 double rp_clock_complete(rp_clock *c, rp_arrival *a, int n,
-                         double endpoint[RP_NB]);
+                         rp_endpoint *ep);
 
 /* A send's completion (Wait on an MPI_Isend): no earlier than its message
  * has left, done = t_send + gap: now = max(now, done), the increment

@@ -904,8 +904,8 @@ void rp_batch_settle(void) {
   rp_thr *t = rp_th();
   t->batching = 0;
   if (t->narr > 0) {
-    rp_t.cur_wait += rp_clock_complete(&rp_g.clk, t->arr, (int)t->narr,
-                                         rp_g.rx_free);
+    rp_t.cur_wait +=
+        rp_clock_complete(&rp_g.clk, t->arr, (int)t->narr, &rp_g.rx);
     for (size_t i = 0; rp_g.tracing && i < t->narr; i++)
       rp_trace_message(t->arr[i].src, t->arr[i].t_send, t->arr[i].done,
                        t->arr[i].tag, t->arr[i].bytes);

@@ -306,8 +306,8 @@ typedef struct rp_state {
   int p2p_overlap;  /* the model has the "gap" row: messages overlap
                        (rp_clock_inject, rp_clock_complete) */
   double nic_free[RP_NB]; /* when this rank's next message can leave */
-  double rx_free[RP_NB];  /* when its endpoint can take the next message
-                            a Wait or Test completes (rp_clock_complete) */
+  rp_endpoint rx;        /* what its endpoint took of the messages Wait
+                            and Test calls completed (rp_clock_complete) */
   int recv_post;    /* the model has the "post" row: posting a non-blocking
                        receive costs its rank T_post(d) */
   double serial_calls; /* without overlap rows: completion calls that

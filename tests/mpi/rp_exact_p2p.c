@@ -10,7 +10,8 @@
  *   - a train of 16 messages from one sender;
  *   - a gather of messages from every other rank to rank 0, completed
  *     by one MPI_Waitall, then by one MPI_Wait per receive (the endpoint's
- *     queue spans calls);
+ *     queue spans calls), then by MPI_Wait in the reverse of the order
+ *     the messages come (each takes the endpoint's free time);
  *   - the same k receives completed by k MPI_Wait one after another;
  *   - (3 ranks or more) MPI_Waitany over two receives that have both
  *     arrived: the one first in predicted time completes first.
@@ -39,8 +40,30 @@ static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 static int P, rank, failures, old;
 static double T[MAXP][NB];   /* the paper simulation: every rank's clocks */
 static double NIC[MAXP][NB]; /* when each rank's next message can leave */
-static double EP[MAXP][NB];  /* when each rank's endpoint can take the next
-                                message (kept from one call to the next) */
+/* what each rank's endpoint took: [from, to) per message, kept from one
+ * call to the next */
+#define MAXTAKE 512
+static double TAKE[MAXP][NB][MAXTAKE][2];
+static int NTAKE[MAXP][NB];
+
+/* r's endpoint takes a message there at a for len: the first t >= a at
+ * which [t, t + len) overlaps nothing it took before */
+static double take(int r, int b, double a, double len) {
+  double t = a;
+  for (int again = 1; again;) {
+    again = 0;
+    for (int i = 0; i < NTAKE[r][b]; i++)
+      if (TAKE[r][b][i][0] < t + len && TAKE[r][b][i][1] > t) {
+        t = TAKE[r][b][i][1];
+        again = 1;
+      }
+  }
+  if (len > 0 && NTAKE[r][b] < MAXTAKE) {
+    TAKE[r][b][NTAKE[r][b]][0] = t;
+    TAKE[r][b][NTAKE[r][b]++][1] = t + len;
+  }
+  return t;
+}
 
 static double gap(int b, double d) {
   if (old)
@@ -108,21 +131,19 @@ static int by_avg(const void *x, const void *y) {
 }
 
 /* r's Waitall over n receives (and sends that left at left[], nsent of
- * them): in arrival order the endpoint takes them one gap apart, after
- * those it took in earlier calls, and the rank pays its own cost on each;
- * old rule: in request order, each at T_Irecv after the previous one. */
+ * them): in arrival order the endpoint takes each one gap long, at the
+ * first time it is free from the message's arrival on (after those it
+ * took in earlier calls), and the rank pays its own cost on each; old
+ * rule: in request order, each at T_Irecv after the previous one. */
 static void waitall(int r, item *it, int n, double left[][NB], int nsent) {
   if (!old && n > 1)
     qsort(it, (size_t)n, sizeof *it, by_avg);
   for (int b = 0; b < NB; b++) {
-    double e = old ? -INFINITY : EP[r][b];
+    double e = -INFINITY;
     for (int i = 0; i < n; i++) {
-      e = mx(it[i].at[b], e);
+      e = old ? mx(it[i].at[b], e) : take(r, b, it[i].at[b], gap(b, it[i].d));
       T[r][b] = mx(T[r][b] + own(b, it[i].d), e);
-      e += gap(b, it[i].d);
     }
-    if (n > 0)
-      EP[r][b] = e;
     for (int i = 0; !old && i < nsent; i++)
       T[r][b] = mx(T[r][b], left[i][b]);
   }
@@ -299,10 +320,13 @@ int main(int argc, char **argv) {
     check("train of 16");
   }
 
-  /* every other rank sends 64 KiB to 0 (one Waitall), then again with
-     one MPI_Wait per receive: the endpoint's queue is the same */
-  for (int by_wait = 0; by_wait < 2; by_wait++) {
-    enum { D = 65536 };
+  /* every other rank sends 64 KiB to 0: completed by one Waitall, then
+     by one MPI_Wait per receive (the endpoint's queue is the same), then
+     by MPI_Wait with the senders staggered so that rank 0 waits first for
+     the message that comes last (each earlier one takes the endpoint's
+     time before it where a gap fits: 50 steps apart, under a gap) */
+  for (int how = 0; how < 3; how++) {
+    enum { D = 65536, STAGGER = 50 };
     MPI_Barrier(MPI_COMM_WORLD);
     barrier_paper();
     MPI_Request req[MAXP];
@@ -310,12 +334,14 @@ int main(int argc, char **argv) {
       for (int s = 1; s < P; s++)
         MPI_Irecv(rbuf + (size_t)(s - 1) * D, D, MPI_BYTE, s, 70,
                   MPI_COMM_WORLD, &req[s - 1]);
-      if (by_wait)
+      if (how > 0)
         for (int s = 1; s < P; s++)
           MPI_Wait(&req[s - 1], MPI_STATUS_IGNORE);
       else
         MPI_Waitall(P - 1, req, sts);
     } else {
+      if (how == 2)
+        REVPROF_COMPUTE_STEPS(STAGGER * (P - rank));
       MPI_Isend(sbuf, D, MPI_BYTE, 0, 70, MPI_COMM_WORLD, &req[0]);
       MPI_Wait(&req[0], MPI_STATUS_IGNORE);
     }
@@ -325,16 +351,20 @@ int main(int argc, char **argv) {
       post_recv(0, D, post[s]);
     for (int s = 1; s < P; s++) {
       double ts[NB];
+      if (how == 2)
+        steps(s, STAGGER * (P - s));
       isend(s, D, ts, left);
       waitall(s, NULL, 0, &left, 1);
       arrive(&it[s - 1], ts, post[s], D);
     }
-    if (by_wait)
+    if (how > 0)
       for (int s = 1; s < P; s++)
         waitall(0, &it[s - 1], 1, NULL, 0);
     else
       waitall(0, it, P - 1, NULL, 0);
-    check(by_wait ? "gather to 0 by MPI_Wait" : "gather to 0");
+    check(how == 0   ? "gather to 0"
+          : how == 1 ? "gather to 0 by MPI_Wait"
+                     : "gather to 0 by MPI_Wait, the last first");
   }
 
   /* Waitany: both messages there in real time, rank 1's (index 0, the

@@ -761,8 +761,8 @@ static void test_clock_complete_overlaps_k_receives(void **state) {
     rp_clock_init(&c);
     for (int i = 0; i < k; i++)
       arrival(&a[i], 1e-5, 1e-6, 1e-7);
-    double ep[RP_NB] = {0};
-    double w = rp_clock_complete(&c, a, k, ep);
+    rp_endpoint ep = {0};
+    double w = rp_clock_complete(&c, a, k, &ep);
     assert_near(c.now[RP_AVG], 1e-5 + (k - 1) * 1e-6, 1e-15);
     assert_near(c.comm[RP_AVG], k * 1e-7, 1e-15);
     assert_near(w, c.wait[RP_AVG], 1e-15);
@@ -777,8 +777,8 @@ static void test_clock_complete_overlaps_k_receives(void **state) {
       c.compute[2] = 1.0;
   for (int i = 0; i < 3; i++)
     arrival(&a[i], 1e-5, 1e-6, 1e-7);
-  double ep[RP_NB] = {0};
-  assert_near(rp_clock_complete(&c, a, 3, ep), 0.0, TOL);
+  rp_endpoint ep = {0};
+  assert_near(rp_clock_complete(&c, a, 3, &ep), 0.0, TOL);
   assert_near(c.now[RP_AVG], 1.0 + 3e-7, 1e-15);
   assert_invariant(&c);
 }
@@ -792,8 +792,8 @@ static void test_clock_complete_takes_arrival_order(void **state) {
   arrival(&a[0], 3e-5, 1e-6, 0.0);
   arrival(&a[1], 1e-5, 1e-6, 0.0);
   arrival(&a[2], 2e-5, 1e-6, 0.0);
-  double ep[RP_NB] = {0};
-  rp_clock_complete(&c, a, 3, ep);
+  rp_endpoint ep = {0};
+  rp_clock_complete(&c, a, 3, &ep);
   assert_near(c.now[RP_AVG], 3e-5, 1e-15); /* not 3e-5 + gaps */
   assert_near(a[0].at[RP_AVG], 1e-5, TOL);
   assert_near(a[1].done, 2e-5, 1e-15);
@@ -821,18 +821,18 @@ static void test_clock_complete_without_gap_is_the_old_rule(void **state) {
     }
     rp_clock_recv(&old, cost, ts, lat);
   }
-  double ep[RP_NB] = {0};
-  rp_clock_complete(&c, a, 4, ep);
+  rp_endpoint ep = {0};
+  rp_clock_complete(&c, a, 4, &ep);
   for (int b = 0; b < RP_NB; b++) {
     assert_near(c.now[b], old.now[b], 1e-15);
     assert_near(c.wait[b], old.wait[b], 1e-15);
   }
   /* one call per receive: the same (a gap of 0 queues nothing) */
   rp_clock one;
-  double ep1[RP_NB] = {0};
+  rp_endpoint ep1 = {0};
   rp_clock_init(&one);
   for (int i = 0; i < 4; i++)
-    rp_clock_complete(&one, &a[i], 1, ep1);
+    rp_clock_complete(&one, &a[i], 1, &ep1);
   for (int b = 0; b < RP_NB; b++)
     assert_near(one.now[b], old.now[b], 1e-15);
 }
@@ -847,36 +847,111 @@ static void test_clock_complete_queue_spans_calls(void **state) {
   for (int k = 1; k <= 8; k++) {
     rp_clock all, one;
     rp_arrival a[8], b[8];
-    double ep_all[RP_NB] = {0}, ep_one[RP_NB] = {0};
+    rp_endpoint ep_all = {0}, ep_one = {0};
     rp_clock_init(&all);
     rp_clock_init(&one);
     for (int i = 0; i < k; i++) {
       arrival(&a[i], 1e-5 + i * 1e-8, 1e-6, 1e-7);
       b[i] = a[i];
     }
-    rp_clock_complete(&all, a, k, ep_all);
+    rp_clock_complete(&all, a, k, &ep_all);
     for (int i = 0; i < k; i++)
-      rp_clock_complete(&one, &b[i], 1, ep_one);
+      rp_clock_complete(&one, &b[i], 1, &ep_one);
     for (int x = 0; x < RP_NB; x++) {
       assert_near(one.now[x], all.now[x], 1e-15);
       assert_near(one.wait[x], all.wait[x], 1e-15);
-      assert_near(ep_one[x], ep_all[x], 1e-15);
     }
     assert_near(one.now[RP_AVG], 1e-5 + (k - 1) * 1e-6, 1e-15);
+    assert_int_equal(ep_one.n[RP_AVG], 1); /* one busy time */
     assert_invariant(&one);
   }
   /* drained: the next arrival is later than the last one's gap */
   rp_clock c;
   rp_arrival a;
-  double ep[RP_NB] = {0};
+  rp_endpoint ep = {0};
   rp_clock_init(&c);
   arrival(&a, 1e-5, 1e-6, 1e-7);
-  rp_clock_complete(&c, &a, 1, ep);
-  assert_near(ep[RP_AVG], 1.1e-5, 1e-15);
+  rp_clock_complete(&c, &a, 1, &ep);
   arrival(&a, 5e-5, 1e-6, 1e-7);
-  rp_clock_complete(&c, &a, 1, ep);
+  rp_clock_complete(&c, &a, 1, &ep);
   assert_near(c.now[RP_AVG], 5e-5, 1e-15);
   assert_invariant(&c);
+}
+
+/* Completed in another order than they came (a program waiting for its
+ * neighbours in a fixed order): the earlier message takes the endpoint's
+ * free time before the later one, not a gap after it; where that time is
+ * too short, the first free gap after. */
+static void test_clock_complete_out_of_order_takes_free_time(void **state) {
+  (void)state;
+  rp_clock c;
+  rp_arrival a;
+  rp_endpoint ep = {0};
+  rp_clock_init(&c);
+  arrival(&a, 1e-5, 1e-6, 1e-7); /* the later message first */
+  rp_clock_complete(&c, &a, 1, &ep);
+  arrival(&a, 5e-6, 1e-6, 1e-7); /* came 5 gaps earlier: there already */
+  rp_clock_complete(&c, &a, 1, &ep);
+  assert_near(c.now[RP_AVG], 1e-5 + 1e-7, 1e-15); /* its own cost only */
+  assert_near(a.done, 1e-5 + 1e-7, 1e-15);
+  /* [1e-5, 1.1e-5) and [5e-6, 6e-6) taken: 9.5e-6 does not fit before
+     1e-5, so it goes after, and so does the next at 1.05e-5 */
+  rp_clock_init(&c);
+  arrival(&a, 9.5e-6, 1e-6, 0.0);
+  rp_clock_complete(&c, &a, 1, &ep);
+  assert_near(c.now[RP_AVG], 1.1e-5, 1e-15);
+  arrival(&a, 1.05e-5, 1e-6, 0.0);
+  rp_clock_complete(&c, &a, 1, &ep);
+  assert_near(c.now[RP_AVG], 1.2e-5, 1e-15);
+  assert_invariant(&c);
+}
+
+/* The pure rule of the endpoint: disjoint and sorted, the older half
+ * forgotten when full, a message of no length occupies nothing. */
+static void endpoint_sorted(const rp_endpoint *ep, int b) {
+  assert_true(ep->n[b] >= 1 && ep->n[b] <= RP_EP_HIST);
+  for (int i = 1; i < ep->n[b]; i++)
+    assert_true(ep->start[b][i] >= ep->end[b][i - 1]);
+}
+
+static void test_endpoint_take_keeps_recent_history(void **state) {
+  (void)state;
+  rp_endpoint ep = {0};
+  const int B = RP_AVG;
+  for (int i = 0; i < 2 * RP_EP_HIST; i++) /* in reverse order */
+    assert_near(rp_endpoint_take(&ep, B, 100.0 - 2.0 * i, 1.0),
+                100.0 - 2.0 * i, 1e-12);
+  assert_int_equal(ep.n[B], RP_EP_HIST); /* the oldest were not kept */
+  endpoint_sorted(&ep, B);
+  assert_near(ep.start[B][0], 100.0 - 2.0 * (RP_EP_HIST - 1), 1e-12);
+  assert_near(ep.start[B][ep.n[B] - 1], 100.0, 1e-12);
+  /* one that fits in a hole (the older half goes), one that does not */
+  assert_near(rp_endpoint_take(&ep, B, 97.2, 0.5), 97.2, 1e-12);
+  assert_int_equal(ep.n[B], RP_EP_HIST / 2 + 1);
+  endpoint_sorted(&ep, B);
+  assert_near(rp_endpoint_take(&ep, B, 97.5, 1.0), 99.0, 1e-12);
+  endpoint_sorted(&ep, B);
+  int n = ep.n[B];
+  assert_near(ep.end[B][n - 1], 101.0, 1e-12);
+  /* of no length: waits for the endpoint, takes nothing */
+  assert_near(rp_endpoint_take(&ep, B, 100.5, 0.0), 101.0, 1e-12);
+  assert_int_equal(ep.n[B], n);
+  /* a queue longer than what is kept is one busy time: a message that
+     came with its first still waits for its last */
+  n = ep.n[B];
+  for (int i = 0; i < 5 * RP_EP_HIST; i++)
+    assert_near(rp_endpoint_take(&ep, B, 200.0, 1.0), 200.0 + i, 1e-12);
+  assert_int_equal(ep.n[B], n + 1);
+  assert_near(rp_endpoint_take(&ep, B, 200.0, 1.0), 200.0 + 5 * RP_EP_HIST,
+              1e-12);
+  /* filling the hole between two busy times joins them */
+  assert_near(rp_endpoint_take(&ep, B, 150.0, 1.0), 150.0, 1e-12);
+  assert_near(rp_endpoint_take(&ep, B, 152.0, 1.0), 152.0, 1e-12);
+  n = ep.n[B];
+  assert_near(rp_endpoint_take(&ep, B, 150.5, 1.0), 151.0, 1e-12);
+  assert_int_equal(ep.n[B], n - 1);
+  endpoint_sorted(&ep, B);
+  assert_int_equal(ep.n[RP_MIN], 0);
 }
 
 static void test_clock_sent_waits_for_the_message_to_leave(void **state) {
@@ -918,6 +993,8 @@ int main(void) {
       cmocka_unit_test(test_clock_complete_overlaps_k_receives),
       cmocka_unit_test(test_clock_complete_takes_arrival_order),
       cmocka_unit_test(test_clock_complete_queue_spans_calls),
+      cmocka_unit_test(test_clock_complete_out_of_order_takes_free_time),
+      cmocka_unit_test(test_endpoint_take_keeps_recent_history),
       cmocka_unit_test(test_clock_complete_without_gap_is_the_old_rule),
       cmocka_unit_test(test_clock_sent_waits_for_the_message_to_leave),
       cmocka_unit_test(test_match_takes_first_arrival_once_proven),
