@@ -19,7 +19,7 @@
 # Under SimGrid every repetition of a point is the same, so characterize's
 # --quick preset measures the medians the default preset does (it adds
 # fewer midpoint sizes); the model's MPI_Wait and gap rows are fitted for
-# the overlap rules. 50–80 s on the 2-core VM with the defaults; the
+# the overlap rules. About 3 min on the 2-core VM with the defaults; the
 # figures do not depend on the machine's load (both tools' clocks are
 # simulated and the computation is declared). Asserts nothing.
 #
@@ -28,11 +28,11 @@
 #        halowait train incast stencil"), KS (halo neighbours, default
 #        "2 4 6 8"), NS (train and incast messages, default "8 32"),
 #        SIZES (bytes, default "8 1024 65536 1048576"), ITERS (default
-#        20), COMPUTE (stencil seconds per
-#        iteration, default 0.001), REPEATS=1 also runs the halos with
-#        K >= P (neighbours repeat), BB_BW (the cluster's backbone,
-#        default 10Gbps; e.g. 100Gbps shows what its contention costs at
-#        16 ranks), KEEP=1 keeps the work folder,
+#        20), COMPUTE (stencil seconds per iteration, default 0.001),
+#        REPEATS=1 also runs the halos with K >= P (neighbours repeat),
+#        BB_BW (the cluster's backbone, default 10Gbps; e.g. 100Gbps
+#        shows what its contention costs at 16 ranks), KEEP=1 keeps the
+#        work folder,
 #        MPIEXEC, MPIFLAGS (native launcher and its flags; Open MPI gets
 #        --oversubscribe)
 set -eu

@@ -1,6 +1,6 @@
 /* Point-to-point exchanges whose messages overlap, for comparing
  * librevprof's prediction with SimGrid's smpirun (bench/smpi-p2p.sh) and
- * with native runs (bench/smpi-p2p.sh --native). Three cases, each
+ * with native runs (bench/p2p-native.sh). Five cases, each
  * repeated ITERS times between two MPI_Wtime calls, after one untimed
  * iteration:
  *   halo     every rank posts K MPI_Irecv and K MPI_Isend of D bytes to its
@@ -11,13 +11,13 @@
  *   halowait the same halo completed as HPCCG and LULESH complete theirs:
  *            one MPI_Wait per receive in the order posted, then one per
  *            send
+ *   train    rank 0 sends K messages of D bytes to rank 1 (MPI_Isend,
+ *            MPI_Waitall), rank 1 pre-posts K MPI_Irecv and waits for all;
+ *            the other ranks only start and stop the clock
  *   incast   every other rank sends K messages of D bytes to rank 0
  *            (MPI_Isend, MPI_Waitall); rank 0 has posted their receives,
  *            source by source, and completes them one MPI_Wait each in
  *            that order (messages that reach one endpoint together)
- *   train    rank 0 sends K messages of D bytes to rank 1 (MPI_Isend,
- *            MPI_Waitall), rank 1 pre-posts K MPI_Irecv and waits for all;
- *            the other ranks only start and stop the clock
  *   stencil  a periodic 2-D grid (MPI_Dims_create): COMPUTE seconds of
  *            computation, D bytes to each of the 4 grid neighbours
  *            (Irecv, Isend, Waitall), an 8-byte MPI_Allreduce; K unused
@@ -207,8 +207,8 @@ int main(int argc, char **argv) {
   if (kind < 0 || d < 0 || iters < 1 || (kind != STENCIL && k < 1) ||
       size < 2) {
     if (rank == 0)
-      fprintf(stderr, "usage: halo_p2p halo|halowait|train|incast|stencil D ITERS K COMPUTE"
-                      " (2 ranks or more)\n");
+      fprintf(stderr, "usage: halo_p2p halo|halowait|train|incast|stencil"
+                      " D ITERS K COMPUTE (2 ranks or more)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int n = kind == STENCIL ? 4 : k; /* messages each way per rank */
