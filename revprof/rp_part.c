@@ -13,14 +13,17 @@
  * between the same ranks with the same tag in flight at once may see their
  * stamps swapped (their data is untouched). Without a shadow (a
  * communicator revprof did not see created, another job's) the receive
- * costs T_Irecv(d) from its own clock and the report says so. */
+ * costs T_Irecv(d) from its own clock and the report says so. In sample
+ * mode (no model needed) the same message carries the sample's stamp, so
+ * a partitioned message is seen, sampled and its latency measured like any
+ * other (send start: the last MPI_Pready); no send call is timed for it. */
 #include "rp_coll.h"
 
 #if MPI_VERSION >= 4
 static rp_req *part_init(int send, rp_wid w, int partitions,
                          MPI_Count count, MPI_Datatype type, int peer,
                          int tag, MPI_Comm comm) {
-  if (rp_g.model == NULL)
+  if (rp_g.model == NULL && !rp_g.sampling)
     return NULL; /* compensate mode: the calls are its regions */
   rp_req *r = rp_req_new();
   r->kind = send ? RP_REQ_PSEND : RP_REQ_PRECV;
@@ -67,6 +70,8 @@ static void part_ready(MPI_Request request, int n) {
   rp_clock_send(&rp_g.clk, cost, r->pb);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
   r->pb[RP_PB_SEQ] = -1.0; /* not in the log of wildcard receives */
+  rp_sample_out(r->pb); /* sample mode: the stamp rides in the clocks' */
+  rp_t.sample_t0 = -1.0; /* and no send call is timed (calls.csv) */
   rp_t.cur_bytes += r->ubytes;
   if (r->side != MPI_COMM_NULL &&
       PMPI_Isend(r->pb, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec, r->tag_spec,
@@ -92,6 +97,7 @@ void rp_part_done(rp_req *r) {
     rp_cost_fast(REVPROF_FN_LATENCY, 2.0, r->ubytes, lat);
     rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, r->pb, lat);
     rp_recv_after(r, &st, r->pb, lat, r->ubytes);
+    rp_sample_in(r->pb, r->ubytes);
   }
   rp_t.cur_bytes += r->ubytes;
 }

@@ -336,6 +336,23 @@ sample)
       [ "$got" = $((n * 3 / 4)) ] || { cat $st; fail "revprof_sample_set: $got of $n sampled, expected $((n * 3 / 4))" ; } ;;
     esac
     echo "sample $v: $got of $n messages sampled" ;;
+  partitioned)
+    # MPI 4 partitioned messages are seen and sampled like the others: at
+    # "all" every one, each with its latency, in the size class of all
+    # its partitions (4 x 64 bytes: class 9); none times a send call
+    export REVPROF_SAMPLE=all
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" partitioned || { cat out err; fail "run failed"; }
+    cat out
+    if grep -q "not available" out; then exit 77; fi
+    n=$(sed -n 's/^sample partitioned: [0-9]* ranks, \([0-9]*\) messages, 0 bad$/\1/p' out)
+    [ -n "$n" ] || { cat out err; fail "the program's data"; }
+    grep -q "^messages: *$n sent, $n sampled (100.00 %), $n received with a stamp" $st \
+      || { cat $st; fail "not every one of the $n partitioned messages seen, sampled and received"; }
+    [ "$(col count)" = "$n" ] || { cat $lc; fail "latency.csv counts $(col count) samples, not $n"; }
+    awk -F, '/^#/ || /^src,/ { next } $5 != 9 || $11 <= 0 { bad = 1 } END { exit bad }' $lc \
+      || { cat $lc; fail "latency.csv rows (size class 9, latency > 0)"; }
+    calls_rows 0 0 || { cat revprof-out/calls.csv; fail "calls.csv times a send call"; }
+    echo "sample partitioned: $n of $n messages sampled" ;;
   delay)
     export REVPROF_SAMPLE=all
     run "$np" env LD_PRELOAD="$RP_LIB" "$exe" delay || { cat out err; fail "run failed"; }

@@ -13,6 +13,11 @@
  * [delay]: rank 0 sends DELAYED messages of 3000 bytes to rank 1, which
  * sleeps DELAY_MS before each receive (the message waits there); prints
  * "sample delay: ...". Their latency is at least DELAY_MS.
+ * [partitioned] (MPI 4): on a ring, ROUNDS partitioned messages of
+ * PARTS partitions of 64 bytes (MPI_Psend_init/MPI_Precv_init, each
+ * started ROUNDS times, partitions made ready one by one); prints "sample
+ * partitioned: P ranks, N messages, B bad", or "... not available" with
+ * an MPI before 4.
  * [burst]: rank 0 sends rank 1 BURSTS bursts of BURST messages, BURST_MS
  * ms apart, message k of a burst 2^k bytes (size class k + 1 tells its
  * place in the burst): a counter of BURST without jitter samples the same
@@ -94,6 +99,38 @@ static int count_pattern(int rank, int p) {
   return bad;
 }
 
+/* [partitioned]: the number of received partitions not as sent */
+#define PARTS 4
+static int partitioned_pattern(int rank, int p) {
+  int bad = 0;
+#if MPI_VERSION >= 4
+  int right = (rank + 1) % p, left = (rank + p - 1) % p;
+  char a[PARTS * 64], b[PARTS * 64];
+  MPI_Request rq[2];
+  MPI_Status sts[2];
+  MPI_Precv_init(b, PARTS, 64, MPI_CHAR, left, 6, MPI_COMM_WORLD,
+                 MPI_INFO_NULL, &rq[0]);
+  MPI_Psend_init(a, PARTS, 64, MPI_CHAR, right, 6, MPI_COMM_WORLD,
+                 MPI_INFO_NULL, &rq[1]);
+  for (int i = 0; i < ROUNDS; i++) {
+    MPI_Startall(2, rq);
+    for (int k = 0; k < PARTS; k++) {
+      memset(a + 64 * k, (i + k) & 0x7f, 64);
+      MPI_Pready(k, rq[1]);
+    }
+    MPI_Waitall(2, rq, sts);
+    for (int k = 0; k < PARTS; k++)
+      bad += b[64 * k + 63] != (char)((i + k) & 0x7f);
+  }
+  MPI_Request_free(&rq[0]);
+  MPI_Request_free(&rq[1]);
+#else
+  (void)rank;
+  (void)p;
+#endif
+  return bad;
+}
+
 int main(int argc, char **argv) {
   int rank, p, bad = 0, all;
   MPI_Init(&argc, &argv);
@@ -116,6 +153,18 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("sample count: %d ranks, %d messages, %d bad\n", p,
              4 * ROUNDS * p, all);
+  } else if (strcmp(what, "partitioned") == 0) {
+#if MPI_VERSION >= 4
+    bad += partitioned_pattern(rank, p);
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("sample partitioned: %d ranks, %d messages, %d bad\n", p,
+             ROUNDS * p, all);
+#else
+    bad += partitioned_pattern(rank, p);
+    if (rank == 0)
+      printf("sample partitioned: not available (MPI %d)\n", MPI_VERSION);
+#endif
   } else if (strcmp(what, "delay") == 0) {
     char buf[3000];
     memset(buf, 7, sizeof buf);
@@ -151,7 +200,7 @@ int main(int argc, char **argv) {
              BURST, BURST_MS);
   } else {
     if (rank == 0)
-      fprintf(stderr, "rp_sample: count, set, delay or burst\n");
+      fprintf(stderr, "rp_sample: count, set, partitioned, delay or burst\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Finalize();
