@@ -123,11 +123,15 @@ args_hpccg() ( # args_hpccg NP: its arguments; status 1: NP not usable
   [ $((z % $1)) -eq 0 ] || exit 1
   echo "$n $n $((z / $1))"
 )
+# the applications' checks: the last value a sed script prints from a
+# file, and whether a number is below the verification tolerance 1e-8
+last_of() { sed -n "$1" "$2" | tail -n 1; }
+below_tol() { awk -v x="$1" 'BEGIN { exit !(x + 0 < 1e-8) }'; }
 check_hpccg() ( # check_hpccg OUT: "ok ANSWER" or "FAIL why"
-  r=$(sed -n 's/^Final residual: *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
-  it=$(sed -n 's/^Number of iterations: *\([0-9]*\).*/\1/p' "$1" | tail -n 1)
+  r=$(last_of 's/^Final residual: *\([^ ]*\).*/\1/p' "$1")
+  it=$(last_of 's/^Number of iterations: *\([0-9]*\).*/\1/p' "$1")
   [ -n "$r" ] || { echo "FAIL no 'Final residual'"; exit 0; }
-  awk -v r="$r" 'BEGIN { exit !(r + 0 < 1e-8) }' || { echo "FAIL final residual $r"; exit 0; }
+  below_tol "$r" || { echo "FAIL final residual $r"; exit 0; }
   echo "ok res=$r,iters=$it"
 )
 
@@ -150,10 +154,10 @@ args_lulesh() ( # args_lulesh NP: its arguments; status 1: NP not a cube
   echo "-s $s -i $i"
 )
 check_lulesh() ( # check_lulesh OUT: "ok ANSWER" or "FAIL why"
-  e=$(sed -n 's/.*Final Origin Energy = *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
-  d=$(sed -n 's/.*MaxRelDiff *= *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
+  e=$(last_of 's/.*Final Origin Energy = *\([^ ]*\).*/\1/p' "$1")
+  d=$(last_of 's/.*MaxRelDiff *= *\([^ ]*\).*/\1/p' "$1")
   [ -n "$e" ] || { echo "FAIL no 'Final Origin Energy'"; exit 0; }
-  awk -v d="${d:-1}" 'BEGIN { exit !(d + 0 < 1e-8) }' || { echo "FAIL symmetry MaxRelDiff ${d:-missing}"; exit 0; }
+  below_tol "${d:-1}" || { echo "FAIL symmetry MaxRelDiff ${d:-missing}"; exit 0; }
   echo "ok $e"
 )
 

@@ -78,7 +78,7 @@ void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
   x->part = rp_coll_part(fn, c->rank == root);
   if (ok != MPI_SUCCESS)
     return;
-  if (rp_root_learns(dir, c->rank == root) && dir == RP_ROOT_OUT) {
+  if (dir == RP_ROOT_OUT && c->rank != root) {
     memcpy(x->arr, got, sizeof x->arr); /* the root's start */
     x->has_arr = 1;
   }

@@ -70,8 +70,7 @@ static void part_ready(MPI_Request request, int n) {
   rp_clock_send(&rp_g.clk, cost, r->pb);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
   r->pb[RP_PB_SEQ] = -1.0; /* not in the log of wildcard receives */
-  rp_sample_out(r->pb); /* sample mode: the stamp rides in the clocks' */
-  rp_t.sample_t0 = -1.0; /* and no send call is timed (calls.csv) */
+  rp_sample_out_untimed(r->pb); /* sample mode: in the clocks' message */
   rp_t.cur_bytes += r->ubytes;
   if (r->side != MPI_COMM_NULL &&
       PMPI_Isend(r->pb, RP_PB_DOUBLES, MPI_DOUBLE, r->peer_spec, r->tag_spec,

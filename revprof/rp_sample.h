@@ -33,6 +33,15 @@ static inline void rp_sample_out(double *pb) {
     rp_sample_out_slow(pb);
 }
 
+/* The same for a message whose send call is not timed (a partitioned
+ * send leaves at its last MPI_Pready): no call class in calls.csv. */
+static inline void rp_sample_out_untimed(double *pb) {
+  if (RP_UNLIKELY(rp_g.sampling)) {
+    rp_sample_out_slow(pb);
+    rp_t.sample_t0 = -1.0;
+  }
+}
+
 /* A message of bytes with piggyback pb was received (once per message). */
 static inline void rp_sample_in(const double *pb, double bytes) {
   if (RP_UNLIKELY(rp_g.sampling) && pb[RP_PB_STAMP] >= 0.0)
