@@ -1147,6 +1147,8 @@ void rp_monitor_startup(void) {
     PMPI_Finalize();
     exit(0);
   }
+  /* the name MPI_Comm_get_name gives MPI_COMM_WORLD */
+  PMPI_Comm_set_name(mine, "MPI_COMM_WORLD");
   rp_g.world = mine;
   rp_g.remap = 1;
   PMPI_Comm_rank(mine, &rp_g.rank);

@@ -398,6 +398,17 @@ static inline MPI_Comm rp_world_map(MPI_Comm c) {
   return RP_UNLIKELY(rp_g.remap) && c == MPI_COMM_WORLD ? rp_g.world : c;
 }
 
+/* The communicator an attribute call works on: the application's world
+ * for the program's own keys, MPI_COMM_WORLD itself for the predefined
+ * ones (MPI_TAG_UB, ...: MPI attaches them to MPI_COMM_WORLD only). */
+static inline MPI_Comm rp_attr_comm(MPI_Comm c, int keyval) {
+  if (keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
+      keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_APPNUM ||
+      keyval == MPI_UNIVERSE_SIZE || keyval == MPI_LASTUSEDCODE)
+    return c;
+  return rp_world_map(c);
+}
+
 /* Wrappers call PMPI directly when this is true. */
 static inline int rp_bypass(void) {
   return !RP_LIKELY(rp_g.active) || rp_t.in_tool;

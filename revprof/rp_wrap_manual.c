@@ -213,29 +213,35 @@ RP_EXPORT int MPI_Finalize(void) {
   return rc;
 }
 
-/* Attributes of the application's MPI_COMM_WORLD (rp_world_map): the
- * predefined ones stay MPI_COMM_WORLD's, the program's own keys go to its
- * world. Not in wrappers.spec: no wrapper id (nothing is counted) and no
- * Fortran binding (Fortran's attribute values differ from C's). */
-static int predefined_key(int k) {
-  return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO ||
-         k == MPI_WTIME_IS_GLOBAL || k == MPI_APPNUM ||
-         k == MPI_UNIVERSE_SIZE || k == MPI_LASTUSEDCODE;
-}
-
+/* Attributes of the application's MPI_COMM_WORLD (rp_attr_comm). Not in
+ * wrappers.spec: no wrapper id (nothing is counted); their Fortran
+ * bindings are written by hand in rp_fortran.c.in. */
 RP_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val,
                                 int *flag) {
-  if (!predefined_key(keyval))
-    comm = rp_world_map(comm);
-  return PMPI_Comm_get_attr(comm, keyval, val, flag);
+  return PMPI_Comm_get_attr(rp_attr_comm(comm, keyval), keyval, val, flag);
 }
 
 RP_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *val) {
-  return PMPI_Comm_set_attr(rp_world_map(comm), keyval, val);
+  return PMPI_Comm_set_attr(rp_attr_comm(comm, keyval), keyval, val);
 }
 
 RP_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
-  return PMPI_Comm_delete_attr(rp_world_map(comm), keyval);
+  return PMPI_Comm_delete_attr(rp_attr_comm(comm, keyval), keyval);
+}
+
+/* MPI-1's names of the same calls (deprecated, still in both MPIs, and
+ * the same in C): their own implementations do not go through the calls
+ * above, so they are mapped here too. */
+RP_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *val, int *flag) {
+  return PMPI_Comm_get_attr(rp_attr_comm(comm, keyval), keyval, val, flag);
+}
+
+RP_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *val) {
+  return PMPI_Comm_set_attr(rp_attr_comm(comm, keyval), keyval, val);
+}
+
+RP_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval) {
+  return PMPI_Comm_delete_attr(rp_attr_comm(comm, keyval), keyval);
 }
 
 RP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {

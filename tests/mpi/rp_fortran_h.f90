@@ -11,6 +11,9 @@ program rp_fortran_h
   integer(kind=MPI_ADDRESS_KIND) :: addrs(2), disp
   integer :: wbuf(4), win, ring, nbrs(2), fh, fbuf(2)
   integer(kind=MPI_OFFSET_KIND) :: offset
+  integer :: key, key1, dupcomm, ival
+  character(len=MPI_MAX_OBJECT_NAME) :: cname
+  integer(kind=MPI_ADDRESS_KIND) :: aval, extra
   double precision :: a, b, t0, t1
   logical :: flag
 
@@ -153,6 +156,49 @@ program rp_fortran_h
     call MPI_FILE_DELETE('rp_fortran_h.dat ', MPI_INFO_NULL, ierr)
     call check(ierr == MPI_SUCCESS, 'file_delete')
   end if
+
+  ! attributes of MPI_COMM_WORLD: a key set on it goes with MPI_COMM_DUP
+  ! (MPI_COMM_DUP_FN), is read back, then deleted; the predefined MPI_TAG_UB
+  ! is there; the same with the MPI-1 calls (MPI_ATTR_PUT, ...)
+  extra = 0
+  call MPI_COMM_CREATE_KEYVAL(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, key, &
+                              extra, ierr)
+  aval = 42 + rank
+  call MPI_COMM_SET_ATTR(MPI_COMM_WORLD, key, aval, ierr)
+  call MPI_COMM_DUP(MPI_COMM_WORLD, dupcomm, ierr)
+  aval = -1
+  call MPI_COMM_GET_ATTR(dupcomm, key, aval, flag, ierr)
+  call check(flag .and. aval == 42 + rank, 'comm_set_attr, copied by comm_dup')
+  aval = -1
+  call MPI_COMM_GET_ATTR(MPI_COMM_WORLD, key, aval, flag, ierr)
+  call check(flag .and. aval == 42 + rank, 'comm_get_attr')
+  call MPI_COMM_DELETE_ATTR(MPI_COMM_WORLD, key, ierr)
+  call MPI_COMM_GET_ATTR(MPI_COMM_WORLD, key, aval, flag, ierr)
+  call check(.not. flag, 'comm_delete_attr')
+  call MPI_COMM_GET_ATTR(MPI_COMM_WORLD, MPI_TAG_UB, aval, flag, ierr)
+  call check(flag .and. aval >= 32767, 'comm_get_attr of MPI_TAG_UB')
+  call MPI_COMM_FREE(dupcomm, ierr)
+  call MPI_COMM_FREE_KEYVAL(key, ierr)
+  call MPI_KEYVAL_CREATE(MPI_DUP_FN, MPI_NULL_DELETE_FN, key1, 0, ierr)
+  call MPI_ATTR_PUT(MPI_COMM_WORLD, key1, 7 + rank, ierr)
+  call MPI_COMM_DUP(MPI_COMM_WORLD, dupcomm, ierr)
+  ival = -1
+  call MPI_ATTR_GET(dupcomm, key1, ival, flag, ierr)
+  call check(flag .and. ival == 7 + rank, 'attr_put, copied by comm_dup')
+  call MPI_ATTR_DELETE(MPI_COMM_WORLD, key1, ierr)
+  call MPI_ATTR_GET(MPI_COMM_WORLD, key1, ival, flag, ierr)
+  call check(.not. flag, 'attr_delete')
+  call MPI_ATTR_GET(MPI_COMM_WORLD, MPI_TAG_UB, ival, flag, ierr)
+  call check(flag .and. ival >= 32767, 'attr_get of MPI_TAG_UB')
+  call MPI_COMM_FREE(dupcomm, ierr)
+  call MPI_KEYVAL_FREE(key1, ierr)
+  ! MPI_COMM_WORLD's name, then a name given to it
+  cname = 'x'
+  call MPI_COMM_GET_NAME(MPI_COMM_WORLD, cname, ival, ierr)
+  call check(cname == 'MPI_COMM_WORLD' .and. ival == 14, 'comm_get_name')
+  call MPI_COMM_SET_NAME(MPI_COMM_WORLD, 'the world', ierr)
+  call MPI_COMM_GET_NAME(MPI_COMM_WORLD, cname, ival, ierr)
+  call check(cname == 'the world' .and. ival == 9, 'comm_set_name')
 
   call MPI_ALLREDUCE(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, &
                      MPI_COMM_WORLD, ierr)

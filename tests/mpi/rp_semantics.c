@@ -1091,6 +1091,53 @@ static void communicators(void) {
   MPI_Comm_free(&idup);
 }
 
+/* A key set on MPI_COMM_WORLD goes with MPI_Comm_dup (MPI_COMM_DUP_FN),
+ * is read back and deleted; the predefined MPI_TAG_UB is there; the same
+ * through MPI-1's names (deprecated, in both MPIs). Under monitoring,
+ * MPI_COMM_WORLD is the application's world in all of them. */
+static void attributes(void) {
+  int key, flag = 0, *got = NULL;
+  static int val[2];
+  val[0] = 42 + rank;
+  val[1] = 7 + rank;
+  MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key,
+                         NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, key, &val[0]);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_get_attr(dup, key, &got, &flag);
+  CHECK(flag && got && *got == 42 + rank, "comm_set_attr not copied by dup");
+  MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag);
+  CHECK(!flag, "comm_delete_attr left the key");
+  MPI_Comm_free(&dup);
+  MPI_Comm_free_keyval(&key);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, &key, NULL);
+  MPI_Attr_put(MPI_COMM_WORLD, key, &val[1]);
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  got = NULL;
+  MPI_Attr_get(dup, key, &got, &flag);
+  CHECK(flag && got && *got == 7 + rank, "attr_put not copied by dup");
+  MPI_Attr_delete(MPI_COMM_WORLD, key);
+  MPI_Attr_get(MPI_COMM_WORLD, key, &got, &flag);
+  CHECK(!flag, "attr_delete left the key");
+  MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &got, &flag);
+  CHECK(flag && got && *got >= 32767, "attr_get of MPI_TAG_UB");
+  MPI_Keyval_free(&key);
+#pragma GCC diagnostic pop
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &got, &flag);
+  CHECK(flag && got && *got >= 32767, "comm_get_attr of MPI_TAG_UB");
+  MPI_Comm_free(&dup);
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0;
+  MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
+  CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14,
+        "MPI_COMM_WORLD's name is \"%s\"", name);
+  say("attributes of MPI_COMM_WORLD: copied, read, deleted; named");
+}
+
 int main(int argc, char **argv) {
   if (getenv("RP_THREAD_MULTIPLE")) { /* the same semantics with threads */
     int provided;
@@ -1114,6 +1161,7 @@ int main(int argc, char **argv) {
   collectives(MPI_COMM_WORLD, "world");
   barrier_synchronizes();
   communicators();
+  attributes();
   persistent_collectives_order();
 
   /* everybody's log to rank 0, printed in rank order */
