@@ -1,7 +1,10 @@
 /* bspbench: the bulk-synchronous benchmark of seed 004 (section III). Each
  * iteration busy-loops for the requested compute time, then a barrier,
  * then a profile offload (revprof_monitor_offload, when librevprof is
- * there: linked or LD_PRELOADed). A checksum of the data each iteration
+ * there: linked or LD_PRELOADed). The busy loop and the reduction are
+ * revprof regions, "compute" and "reduce" (compensate mode profiles them);
+ * odd ranks compute after the reduction, so that they meet the two
+ * regions in the other order (the MPI calls are the same on every rank). A checksum of the data each iteration
  * reduces (independent of timing) shows that monitoring left the
  * program's results alone.
  *
@@ -16,6 +19,18 @@
 
 /* weak: the program runs without librevprof as well */
 extern int revprof_monitor_offload(void) __attribute__((weak));
+extern void revprof_region_begin(const char *name) __attribute__((weak));
+extern void revprof_region_end(const char *name) __attribute__((weak));
+
+static void region_begin(const char *name) {
+  if (revprof_region_begin)
+    revprof_region_begin(name);
+}
+
+static void region_end(const char *name) {
+  if (revprof_region_end)
+    revprof_region_end(name);
+}
 
 static double host_seconds(void) {
   struct timespec ts;
@@ -68,10 +83,21 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   double checksum = 0.0, t0 = host_seconds();
   for (long it = 0; it < iters; it++) {
-    work(1e-3 * compute_ms);
+    if (rank % 2 == 0) {
+      region_begin("compute");
+      work(1e-3 * compute_ms);
+      region_end("compute");
+    }
     double mine = (double)rank * 1e-3 + (double)it, sum = 0.0;
+    region_begin("reduce");
     MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    region_end("reduce");
     checksum += sum;
+    if (rank % 2 == 1) {
+      region_begin("compute");
+      work(1e-3 * compute_ms);
+      region_end("compute");
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (revprof_monitor_offload)
       revprof_monitor_offload();

@@ -40,6 +40,8 @@ typedef struct cm_region {
      regulation (rates between two) */
   int off, mpi;          /* off; mpi: an MPI call's region, never off */
   int fixed;             /* off from the start (REVPROF_REGIONS_OFF) */
+  int mslot;             /* online monitoring's slot + 1; 0 not asked yet,
+                            -1 none left */
   double skipped, mark;
 } cm_region;
 
@@ -639,6 +641,29 @@ static void cm_configure(rp_config *cfg, revprof_model **model) {
   *model = NULL;
 }
 
+/* Online monitoring's region data (rp_monitor_regions): each named
+ * region's calls and inclusive time (parallel compensation) in the slot
+ * the front-end gave its name, asked for when the region first has calls
+ * to show; MPI calls and -finstrument-functions are not in it. */
+static void cm_monitor_fill(double *out) {
+  int took = rp_mt_hold();
+  for (int i = 0; i < cm.nreg; i++) {
+    cm_region *r = &cm.reg[i];
+    if (!r->name || r->fn || r->mpi || r->count <= 0.0 || r->mslot < 0 ||
+        strcmp(r->name, cal_name) == 0)
+      continue;
+    if (r->mslot == 0) {
+      int s = rp_monitor_region_slot(r->name);
+      r->mslot = s >= 0 ? s + 1 : -1;
+      if (s < 0)
+        continue;
+    }
+    out[2 * (r->mslot - 1)] = r->count;
+    out[2 * (r->mslot - 1) + 1] = r->incl_p;
+  }
+  rp_mt_release(took);
+}
+
 static int cm_startup(char *err, size_t errlen) {
   const revprof_model *m = cm_model;
   double enter = revprof_model_overhead(m, "region_enter", -1.0);
@@ -706,6 +731,7 @@ static int cm_startup(char *err, size_t errlen) {
   }
   cm.nlow = 0;
   cm.reg_t = now_s();
+  rp_monitor_regions(cm_monitor_fill);
   /* every rank starts together: MPI_Init ends in a collective anyway */
   PMPI_Barrier(rp_g.world);
   cm.t_init = now_s();

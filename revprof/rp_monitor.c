@@ -19,7 +19,7 @@
 
 /* tags on the monitoring communicator (a duplicate of MPI_COMM_WORLD) */
 enum { TAG_DATA = 1, TAG_FIN = 2, TAG_SYNC = 3, TAG_DONE = 4, TAG_CTRL = 5,
-       TAG_STEP = 6 };
+       TAG_STEP = 6, TAG_NAME = 7 };
 /* front-end to application ranks (probe) */
 enum { CMD_REST = 1, CMD_RUN = 2, CMD_END = 3, CMD_ACK = 4 };
 #define CTRL_N 7 /* cmd, events, interval, rounds, first round, start,
@@ -58,6 +58,7 @@ static struct {
   off_rec *rec;
   long nrec, rec_cap;
   long sent, drops;
+  void (*regions)(double *out); /* the mode's region data (or NULL) */
   int busy;         /* inside an offload (no re-entry) */
   int scheme;       /* the offload scheme now (the probe may change it) */
   /* REVPROF_MONITOR_INTERVAL=auto */
@@ -117,8 +118,17 @@ static void wait_msg(int src, int tag, MPI_Status *st) {
 }
 
 /* the profile's events on an application rank: the clock, host seconds,
- * then calls and time of every wrapper */
-static int app_events(void) { return 2 + 2 * (int)RP_W_COUNT; }
+ * calls and time of every wrapper, then of every region slot */
+#define REGION_EV0 (2 + 2 * (int)RP_W_COUNT)
+static int app_events(void) { return REGION_EV0 + 2 * RP_MON_REGIONS; }
+
+/* the front-end's region names, by slot, and the names left out */
+static struct {
+  char *name[RP_MON_REGIONS];
+  int n;
+  char **out;
+  int nout;
+} R;
 
 static void event_name(int e, int events, char *buf, size_t len) {
   if (events != app_events())
@@ -127,9 +137,15 @@ static void event_name(int e, int events, char *buf, size_t len) {
     snprintf(buf, len, "clock");
   else if (e == 1)
     snprintf(buf, len, "host");
-  else
+  else if (e < REGION_EV0)
     snprintf(buf, len, "%s.%s", rp_wrap_name[(e - 2) / 2],
              (e - 2) % 2 ? "time" : "calls");
+  else if (R.name[(e - REGION_EV0) / 2])
+    snprintf(buf, len, "region.%s.%s", R.name[(e - REGION_EV0) / 2],
+             (e - REGION_EV0) % 2 ? "time" : "calls");
+  else /* its name has not arrived yet */
+    snprintf(buf, len, "region#%d.%s", (e - REGION_EV0) / 2,
+             (e - REGION_EV0) % 2 ? "time" : "calls");
 }
 
 /* ================================================= application ranks */
@@ -162,6 +178,19 @@ static void note(double round, double oc, int dropped) {
   M.rec[M.nrec++] = (off_rec){round, oc, dropped};
 }
 
+void rp_monitor_regions(void (*fill)(double *out)) { M.regions = fill; }
+
+int rp_monitor_region_slot(const char *name) {
+  char buf[RP_MON_NAME + 1];
+  double slot = -1.0;
+  if (!M.on || M.wrank >= M.apps || getenv("REVPROF_MONITOR_PROBE"))
+    return -1;
+  snprintf(buf, sizeof buf, "%s", name);
+  PMPI_Send(buf, (int)strlen(buf) + 1, MPI_CHAR, M.fe, TAG_NAME, M.comm);
+  PMPI_Recv(&slot, 1, MPI_DOUBLE, M.fe, TAG_NAME, M.comm, MPI_STATUS_IGNORE);
+  return (int)slot;
+}
+
 /* Sends round's packet of events values (vals NULL: this rank's
  * profile) to the leaf by the configured scheme; notes its cost. */
 static void offload(double round, int events, const double *vals) {
@@ -191,6 +220,8 @@ static void offload(double round, int events, const double *vals) {
       v[2 + 2 * w] = rp_g.fstat[w].calls;
       v[3 + 2 * w] = rp_g.fstat[w].time;
     }
+    if (M.regions)
+      M.regions(v + REGION_EV0);
   }
   rp_mon_bit_set(rp_mon_bitmap(p, 1, events, M.cfg.filter), rp_g.rank);
   int dropped = 0;
@@ -289,7 +320,7 @@ static void probe_app(void) {
     M.scheme = c[6] >= 0.0 ? (int)c[6] : M.cfg.offload;
     vals = xrealloc(vals, (size_t)events * sizeof *vals);
     /* like an application's profile: sparse (bspbench's has 16 non-zero
-       events of 706), here the first RP_MON_PROBE_NONZERO */
+       events of 778), here the first RP_MON_PROBE_NONZERO */
     for (int e = 0; e < events; e++)
       vals[e] = e < RP_MON_PROBE_NONZERO ? 1e-6 * (1.0 + rp_g.rank + e) : 0.0;
     long first = M.nrec;
@@ -665,11 +696,49 @@ static void on_data(int child, double *p, int n) {
   try_emit();
 }
 
+/* An application rank asks for the slot of a region name (the front-end
+ * only): the name's slot, a new one while there are free ones, else -1
+ * and the name noted as left out. */
+static void on_name(const MPI_Status *st) {
+  char name[RP_MON_NAME + 1];
+  int n = 0;
+  PMPI_Get_count(st, MPI_CHAR, &n);
+  if (n < 0 || n > RP_MON_NAME)
+    n = RP_MON_NAME;
+  PMPI_Recv(name, n, MPI_CHAR, st->MPI_SOURCE, TAG_NAME, M.comm,
+            MPI_STATUS_IGNORE);
+  name[n] = '\0';
+  double slot = -1.0;
+  for (int i = 0; i < R.n && slot < 0.0; i++)
+    if (strcmp(R.name[i], name) == 0)
+      slot = i;
+  if (slot < 0.0 && R.n < RP_MON_REGIONS) {
+    R.name[R.n] = strdup(name);
+    if (R.name[R.n])
+      slot = R.n++;
+  }
+  if (slot < 0.0) {
+    int known = 0;
+    for (int i = 0; i < R.nout && !known; i++)
+      known = strcmp(R.out[i], name) == 0;
+    if (!known) {
+      R.out = xrealloc(R.out, (size_t)(R.nout + 1) * sizeof *R.out);
+      if ((R.out[R.nout] = strdup(name)) != NULL)
+        R.nout++;
+    }
+  }
+  PMPI_Send(&slot, 1, MPI_DOUBLE, st->MPI_SOURCE, TAG_NAME, M.comm);
+}
+
 /* One message handled; returns its tag. */
 static int pump(void) {
   MPI_Status st;
   int n = 0;
   wait_msg(MPI_ANY_SOURCE, MPI_ANY_TAG, &st);
+  if (st.MPI_TAG == TAG_NAME) {
+    on_name(&st);
+    return TAG_NAME;
+  }
   PMPI_Get_count(&st, MPI_DOUBLE, &n);
   grow_buf(&T.buf, &T.bcap, (size_t)(n > 0 ? n : 1));
   PMPI_Recv(T.buf, n, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, M.comm,
@@ -891,6 +960,18 @@ static void fe_write(void) {
             T.nrec ? 100.0 * complete / T.nrec : 0.0, sent, lost_local,
             T.nrec ? oc_sum / T.nrec : 0.0,
             delivered ? owd_sum / delivered : 0.0, med);
+    fprintf(f, "regions in the profile: %d of %d slots", R.n,
+            RP_MON_REGIONS);
+    for (int i = 0; i < R.n; i++)
+      fprintf(f, "%s%s", i ? ", " : " (", R.name[i]);
+    fprintf(f, "%s\n", R.n ? ")" : "");
+    if (R.nout) {
+      fprintf(f, "regions left out of the profile (no slot left): %d (",
+              R.nout);
+      for (int i = 0; i < R.nout; i++)
+        fprintf(f, "%s%s", i ? ", " : "", R.out[i]);
+      fprintf(f, ")\n");
+    }
     fclose(f);
   }
   free(iv);

@@ -34,6 +34,23 @@ void rp_monitor_finish(void);
 /* The reports' "monitor:" line ("" without monitoring). */
 const char *rp_monitor_line(void);
 
+/* Region data in the profile: RP_MON_REGIONS slots of (calls, time)
+ * after the wrappers', numbered by the front-end in the order it first
+ * hears of each name, so the same for every rank. */
+#define RP_MON_REGIONS 32
+/* Longest region name the front-end keeps (longer ones are cut). */
+#define RP_MON_NAME 200
+
+/* The slot of the region called name: asked of the front-end, a round
+ * trip, by the offload that first carries the region (each rank asks once
+ * per name). -1 without monitoring or when every slot is taken (the
+ * front-end lists those names in its summary). */
+int rp_monitor_region_slot(const char *name);
+
+/* The mode's writer of its regions' data into an offload: calls and time
+ * of slot s at out[2 s] and out[2 s + 1] (zero before it is called). */
+void rp_monitor_regions(void (*fill)(double *out));
+
 /* A region boundary (compensate mode's regions, annotations): a timer
  * offload that is due, the queue's progress. */
 static inline void rp_monitor_at_region(void) {

@@ -212,6 +212,9 @@ endif()
 # rounds.csv is written as the rounds arrive, read by the job itself
 revprof_test(revprof_monitor_live monitor live
              $<TARGET_FILE:rp_monitor_live_rp>)
+# compensate mode's regions in the profile, by name across the ranks
+revprof_test(revprof_monitor_regions monitor regions
+             $<TARGET_FILE:rp_monitor_live_rp>)
 revprof_test(revprof_monitor_probe monitor probe $<TARGET_FILE:revprof>)
 revprof_test(revprof_monitor_bad monitor bad $<TARGET_FILE:revprof> ${rp_nat})
 include(${CMAKE_CURRENT_SOURCE_DIR}/rp_trust.cmake)

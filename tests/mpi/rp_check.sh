@@ -989,9 +989,34 @@ monitor)
                    END { exit bad || n != 13 }' $mon/profile.csv \
             || { grep Barrier.calls $mon/profile.csv; fail "$mode: wrong histogram"; }
         fi
+        # compensate mode's regions, "compute" and "reduce", met in either
+        # order by even and odd ranks: each in one slot for all 4 ranks
+        if [ $mode = compensate ]; then
+          grep -q "^regions in the profile: 2 of [0-9]* slots (" $mon/summary.txt \
+            || { cat $mon/summary.txt; fail "$mode/$filter: regions not in the summary"; }
+          for r in compute reduce; do
+            if [ $filter = stats ]; then
+              awk -F, -v ev=region.$r.calls '$2 == ev { k = $1 < 13 ? $1 : 12; n++
+                       if ($3 != 4 || $4 != k || $5 != 0 || $6 != k || $7 != k) bad = 1 }
+                       END { exit bad || n != 13 }' $mon/profile.csv \
+                || { grep "region" $mon/profile.csv; fail "$mode: wrong statistics of region $r"; }
+              awk -F, -v ev=region.$r.time '$2 == ev { n++; if (!($6 > 0)) bad = 1 }
+                       END { exit bad || n != 13 }' $mon/profile.csv \
+                || { grep "region" $mon/profile.csv; fail "$mode: no time of region $r"; }
+            else
+              awk -F, -v ev=region.$r.calls '$2 == ev { k = $1 < 13 ? $1 : 12; n++
+                       if ($4 != 4 || !($3 <= k && k < 2 * $3)) bad = 1 }
+                       END { exit bad || n != 13 }' $mon/profile.csv \
+                || { grep "region" $mon/profile.csv; fail "$mode: wrong histogram of region $r"; }
+            fi
+          done
+        else
+          grep -q "region" $mon/profile.csv && { grep region $mon/profile.csv | head; fail "$mode/$filter: region data without regions"; }
+          grep -q "^regions in the profile: 0 of" $mon/summary.txt || { cat $mon/summary.txt; fail "$mode/$filter: summary's regions"; }
+        fi
       done
     done
-    echo "monitor rounds: 13 complete rounds with right statistics and histograms in predict, compensate and sample mode; $want as natively"
+    echo "monitor rounds: 13 complete rounds with right statistics and histograms in predict, compensate and sample mode, compensate mode's regions among them; $want as natively"
     ;;
   live) # rounds.csv while the job runs: its rows as the rounds arrive,
     # the OC column empty until the end, then filled
@@ -1003,6 +1028,22 @@ monitor)
       || { cat $mon/rounds.csv; fail "the final rounds.csv lacks the OC"; }
     test -e $mon/rounds.csv.tmp && fail "rounds.csv.tmp left"
     echo "monitor live: 3 rounds in rounds.csv while the job ran, the OC filled at its end"
+    ;;
+  regions) # 40 region names, met in a different order by each rank: 32
+    # slots, the same for both ranks; the 8 others said in the summary
+    exe=$1
+    REVPROF_MODE=compensate RP_REGIONS=40 REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=calls run 3 "$exe" \
+      || { cat out err; fail "run failed"; }
+    cat $mon/summary.txt
+    grep -q "^regions in the profile: 32 of 32 slots (r" $mon/summary.txt || fail "not 32 regions in the profile"
+    grep -q "^regions left out of the profile (no slot left): 8 (r" $mon/summary.txt || fail "the 8 regions left out not said"
+    # the final round: 32 regions of one call on each of the 2 ranks
+    last=$(awk -F, 'NR > 1 { r = $1 } END { print r }' $mon/profile.csv)
+    awk -F, -v r="$last" '$1 == r && $2 ~ /^region\.r[0-9]+\.calls$/ { n++
+             if ($3 != 2 || $4 != 1 || $6 != 1 || $7 != 1) bad = 1 }
+             END { exit bad || n != 32 }' $mon/profile.csv \
+      || { grep "^$last,region" $mon/profile.csv; fail "region statistics wrong in round $last"; }
+    echo "monitor regions: 32 of 40 region names in one slot each for both ranks, 8 said left out"
     ;;
   lossy) # a bounded queue drops, and the loss is recorded
     exe=$1

@@ -5,7 +5,11 @@
  * holds ROUNDS rows, or LIMIT_S seconds have passed, while the job is still
  * inside MPI_Init..MPI_Finalize; it prints "live rounds: N of ROUNDS, oc
  * empty: E" (E: rows whose oc_s column is empty: the offload costs come at
- * the end). Linked with librevprof. */
+ * the end). Linked with librevprof.
+ *
+ * With RP_REGIONS=N in the environment, every rank first runs N regions
+ * named r0 .. r<N-1> once each (compensate mode profiles them), rank k
+ * starting at r<k>, so that the ranks meet them in different orders. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -42,6 +46,14 @@ int main(int argc, char **argv) {
   int rank;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char *nr = getenv("RP_REGIONS");
+  int regions = nr ? atoi(nr) : 0;
+  for (int i = 0; i < regions; i++) {
+    char name[32]; /* one buffer for every name: revprof copies them */
+    snprintf(name, sizeof name, "r%d", (rank + i) % regions);
+    revprof_region_begin(name);
+    revprof_region_end(name);
+  }
   for (int i = 0; i < ROUNDS; i++) {
     MPI_Barrier(MPI_COMM_WORLD);
     revprof_monitor_offload();
