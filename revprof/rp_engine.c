@@ -91,6 +91,8 @@ static void calibrate_icost(void) {
   unsigned kinds = rp_icost_kinds();
   if (rp_g.tracing) /* the trace's own line, timed in the writer */
     rp_g.ic_cost[RP_IC_TRACE] = rp_trace_record_cost();
+  if (kinds & 1u << RP_IC_OFFLOAD) /* the offloads' own times later */
+    rp_g.ic_cost[RP_IC_OFFLOAD] = rp_monitor_offload_guess(rp_g.model);
   static const int mine[] = {RP_IC_MPI, RP_IC_SAMPLE};
   for (int i = 0; i < 2; i++) {
     int k = mine[i];

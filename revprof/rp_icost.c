@@ -2,6 +2,7 @@
  * 002); see rp_icost.h. */
 #define _GNU_SOURCE 1 /* open_memstream */
 #include "rp_icost.h"
+#include "rp_monitor.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,6 +27,8 @@ static struct {
   double mark[RP_IC_KINDS];  /* counts at the period start */
   double n0[RP_IC_KINDS];    /* counts at MPI_Init's end (calibration) */
   double rate[RP_IC_KINDS];  /* expected events per second */
+  double c0[RP_IC_KINDS];    /* costs per event the prediction used */
+  int oc_unknown;            /* offloads' cost unknown at the start */
   char rate_src[RP_PATH_MAX + 160];
   double pred, pred_max;     /* predicted share: this rank, all ranks */
   rp_ic_reg reg;
@@ -70,7 +73,8 @@ static void costs(double c[RP_IC_KINDS]) {
 
 unsigned rp_icost_kinds(void) {
   return 1u << RP_IC_MPI | (rp_g.mode ? rp_g.mode->cost_kinds : 0u) |
-         (rp_g.tracing ? 1u << RP_IC_TRACE : 0u);
+         (rp_g.tracing ? 1u << RP_IC_TRACE : 0u) |
+         (rp_monitor_app() ? 1u << RP_IC_OFFLOAD : 0u);
 }
 
 double rp_icost_period_events(int kind) {
@@ -276,6 +280,13 @@ static void expected_rates(void) {
     IC.rate[RP_IC_SAMPLE] = IC.rate[RP_IC_MPI] *
                             rp_ic_sample_fraction(&rp_g.cfg.sample,
                                                   IC.rate[RP_IC_MPI]);
+  /* offloads: the timer's rate, else (the program's calls decide) the
+     seed's static rate of a library routine, the MPI calls' */
+  if ((kinds & 1u << RP_IC_OFFLOAD) && !(rp_g.cfg.cost_rates_set &&
+                                         IC.rate[RP_IC_OFFLOAD] > 0.0))
+    IC.rate[RP_IC_OFFLOAD] = rp_monitor_offload_rate() > 0.0
+                                 ? rp_monitor_offload_rate()
+                                 : IC.rate[RP_IC_MPI];
 }
 
 /* What the regulation lowers first in this mode, for messages. */
@@ -300,6 +311,12 @@ static void print_kinds(FILE *f, const double *rate, const double *c) {
               rate[k], 100.0 * rate[k] * c[k]);
 }
 
+/* Said with the prediction when monitoring's offloads have no cost yet */
+#define OC_UNKNOWN                                                             \
+  "; monitoring's offloads left out: their cost is known from the first "    \
+  "one (revprof monitor-probe for this job's shape, or a model, gives it "    \
+  "before)"
+
 void rp_icost_startup(void) {
   double c[RP_IC_KINDS];
   free(IC.ser);
@@ -307,6 +324,7 @@ void rp_icost_startup(void) {
   memset(&IC, 0, sizeof IC);
   IC.reg.bound = rp_g.cfg.max_overhead;
   costs(c);
+  memcpy(IC.c0, c, sizeof c);
   expected_rates();
   IC.pred = rp_ic_share(IC.rate, c, 1.0);
   IC.pred_max = IC.pred;
@@ -316,10 +334,13 @@ void rp_icost_startup(void) {
   char b[64] = "no bound (REVPROF_MAX_OVERHEAD)";
   if (bound > 0.0)
     snprintf(b, sizeof b, "bound %.3g %%", 100.0 * bound);
+  IC.oc_unknown = (rp_icost_kinds() & 1u << RP_IC_OFFLOAD) &&
+                  rp_g.ic_cost[RP_IC_OFFLOAD] < 0.0;
   if (rp_g.rank == 0 && !rp_g.cfg.quiet)
     fprintf(stderr, "revprof: instrumentation cost predicted %.3g %% of "
-            "one CPU per rank (max over ranks; %s), %s\n",
-            100.0 * IC.pred_max, IC.rate_src, b);
+            "one CPU per rank (max over ranks; %s%s), %s\n",
+            100.0 * IC.pred_max, IC.rate_src, IC.oc_unknown ? OC_UNKNOWN : "",
+            b);
   if (bound > 0.0 && IC.pred_max > bound) {
     if (rp_g.rank == 0 && !rp_g.cfg.quiet)
       fprintf(stderr, "revprof: the predicted cost exceeds the bound: the "
@@ -360,7 +381,7 @@ void rp_icost_startup(void) {
 /* What each rank sends rank 0. */
 enum { V_EL, V_PRED, V_OBS, V_MAX, V_MEAN, V_VAR, V_NPER, V_OVER, V_NDEC,
        V_N, V_C = V_N + RP_IC_KINDS, V_R = V_C + RP_IC_KINDS,
-       V_LEN = V_R + RP_IC_KINDS };
+       V_P = V_R + RP_IC_KINDS, V_LEN = V_P + RP_IC_KINDS };
 
 static char *rank_text(size_t *len, int series) {
   char *p = NULL;
@@ -425,7 +446,7 @@ static void write_files(const double *all, const char *ser,
       kcost[k] = fmax(kcost[k], v[V_C + k]);
       if (v[V_EL] > 0.0)
         kobs[k] = fmax(kobs[k], v[V_N + k] * v[V_C + k] / v[V_EL]);
-      kpred[k] = fmax(kpred[k], v[V_R + k] * v[V_C + k]);
+      kpred[k] = fmax(kpred[k], v[V_R + k] * v[V_P + k]);
     }
   }
   double bound = rp_g.cfg.max_overhead;
@@ -457,8 +478,10 @@ static void write_files(const double *all, const char *ser,
         fprintf(f, "%d,%s,%.0f,%.6e,%.6f,%.6e,%.6g,%.6g,%.6g,,,,,%s\n", r,
                 rp_ic_kind_name(k), v[V_N + k], v[V_C + k], v[V_EL], o,
                 v[V_EL] > 0.0 ? 100.0 * o / v[V_EL] : 0.0, v[V_R + k],
-                100.0 * v[V_R + k] * v[V_C + k],
-                rp_g.ic_from_model & 1u << k ? "model" : "calibrated");
+                100.0 * v[V_R + k] * v[V_P + k],
+                k == RP_IC_OFFLOAD             ? "offloads"
+                : rp_g.ic_from_model & 1u << k ? "model"
+                                               : "calibrated");
       }
       fprintf(f, "%d,total,%.0f,,%.6f,%.6e,%.6g,,%.6g,%.6g,%.6g,%.6g,%.0f,\n",
               r, n, v[V_EL], tot, 100.0 * v[V_OBS], 100.0 * v[V_PRED],
@@ -489,9 +512,13 @@ static void write_files(const double *all, const char *ser,
   fprintf(f, "%s\n", IC.line);
   if (bound > 0.0 && over > 0.0)
     fprintf(f, "over the bound in %.0f periods (all ranks)\n", over);
-  fprintf(f, "predicted from %s; observed = events counted x calibrated "
+  fprintf(f, "predicted from %s%s; observed = events counted x calibrated "
           "cost per event, per period of %g s (no timer around any event)\n",
-          IC.rate_src, rp_g.cfg.cost_period);
+          IC.rate_src, IC.oc_unknown ? OC_UNKNOWN : "",
+          rp_g.cfg.cost_period);
+  if (kinds & 1u << RP_IC_OFFLOAD)
+    fprintf(f, "offload: its cost per event is the mean time the rank's "
+               "offloads took (monitoring times each one for its OC)\n");
   fprintf(f, "costs per event: %s\n",
           rp_g.ic_from_model == 0 ? "timed at MPI_Init"
           : (rp_g.ic_from_model & kinds) == kinds
@@ -547,6 +574,7 @@ void rp_icost_finish(void) {
   memcpy(&v[V_N], n, sizeof n);
   memcpy(&v[V_C], c, sizeof c);
   memcpy(&v[V_R], IC.rate, sizeof IC.rate);
+  memcpy(&v[V_P], IC.c0, sizeof IC.c0);
   if (IC.over > 0.0 && IC.stuck)
     rp_report_flag("cost-over-bound", "the instrumentation cost exceeded "
                    "REVPROF_MAX_OVERHEAD=%.3g %% in %.0f periods and nothing "

@@ -23,11 +23,14 @@ typedef enum rp_ic_kind {
   RP_IC_SAMPLE,   /* a sampled message: the stamp at its send and the
                      latency's record at its receive (half each) */
   RP_IC_TRACE,    /* a trace record (REVPROF_TRACE) */
+  RP_IC_OFFLOAD,  /* an online monitoring offload (REVPROF_MONITOR): its
+                     cost is the mean of the rank's offload costs, which
+                     monitoring times anyway (its OC) */
   RP_IC_KINDS
 } rp_ic_kind;
 
-/* "mpi", "region", "function", "skipped", "sample", "trace"; "?"
- * otherwise. */
+/* "mpi", "region", "function", "skipped", "sample", "trace", "offload";
+ * "?" otherwise. */
 const char *rp_ic_kind_name(int k);
 /* The kind named name, or -1. */
 int rp_ic_kind_of(const char *name);

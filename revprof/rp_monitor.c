@@ -59,6 +59,9 @@ static struct {
   long nrec, rec_cap;
   long sent, drops;
   void (*regions)(double *out); /* the mode's region data (or NULL) */
+  double oc_sum, noff;          /* offload costs so far, and offloads */
+  int app;                      /* an application rank (stays after the
+                                   end, for the cost report) */
   int busy;         /* inside an offload (no re-entry) */
   int scheme;       /* the offload scheme now (the probe may change it) */
   /* REVPROF_MONITOR_INTERVAL=auto */
@@ -252,7 +255,14 @@ static void offload(double round, int events, const double *vals) {
     M.drops++;
   else
     M.sent++;
-  note(round, rp_host_seconds() - h0, dropped);
+  double oc = rp_host_seconds() - h0;
+  note(round, oc, dropped);
+  /* an event of the instrumentation cost, whose cost is what the offloads
+     took so far (timed for their OC anyway) */
+  M.oc_sum += oc;
+  M.noff += 1.0;
+  rp_g.ic_n[RP_IC_OFFLOAD] += 1.0;
+  rp_g.ic_cost[RP_IC_OFFLOAD] = M.oc_sum / M.noff;
   M.busy = 0;
 }
 
@@ -414,6 +424,25 @@ static int probe_lookup(int events, double *boi, double *owd, double *oc) {
   }
   fclose(f);
   return found ? 0 : REVPROF_EMISSING;
+}
+
+int rp_monitor_app(void) { return M.app; }
+
+double rp_monitor_offload_rate(void) {
+  return M.cfg.when == RP_MON_TIMER && M.cfg.interval > 0.0
+             ? 1.0 / M.cfg.interval
+             : 0.0;
+}
+
+double rp_monitor_offload_guess(const revprof_model *m) {
+  double boi, owd, oc;
+  if (probe_lookup(app_events(), &boi, &owd, &oc) == 0 && oc > 0.0)
+    return oc;
+  if (m) {
+    size_t n = rp_mon_packet_doubles(1, app_events(), M.cfg.filter, M.apps);
+    return rp_mon_model_msg((double)(n * sizeof(double)), (void *)m);
+  }
+  return -1.0;
 }
 
 RP_EXPORT int revprof_monitor_info(int events, double *boi, double *owd,
@@ -1232,6 +1261,7 @@ void rp_monitor_startup(void) {
   PMPI_Comm_set_name(mine, "MPI_COMM_WORLD");
   rp_g.world = mine;
   rp_g.remap = 1;
+  M.app = 1;
   PMPI_Comm_rank(mine, &rp_g.rank);
   PMPI_Comm_size(mine, &rp_g.size);
   M.leaf = M.apps + rp_mon_leaf_of_app(rp_g.rank, M.apps, M.tools,

@@ -31,6 +31,20 @@ void rp_monitor_startup(void);
  * rank's offload costs and losses sent to the front-end. */
 void rp_monitor_finish(void);
 
+/* 1 on an application rank of a monitored job (its offloads are an
+ * event kind of the instrumentation cost, RP_IC_OFFLOAD). */
+int rp_monitor_app(void);
+
+/* The offloads' expected rate for the cost prediction: 1 / interval with
+ * timer rounds, 0 when the program's calls decide (unknown). */
+double rp_monitor_offload_rate(void);
+
+/* An offload's cost before the first one is timed: the OC that
+ * `revprof monitor-probe` measured for this job's shape (probe.csv),
+ * else one send of the profile by model m (NULL: none); -1 when neither
+ * is there. */
+double rp_monitor_offload_guess(const revprof_model *m);
+
 /* The reports' "monitor:" line ("" without monitoring). */
 const char *rp_monitor_line(void);
 

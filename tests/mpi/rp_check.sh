@@ -989,6 +989,18 @@ monitor)
                    END { exit bad || n != 13 }' $mon/profile.csv \
             || { grep Barrier.calls $mon/profile.csv; fail "$mode: wrong histogram"; }
         fi
+        # the offloads are an event kind of the instrumentation cost: 13
+        # per rank, costed at the mean time they took (their OC); without
+        # a model (compensate, sample) the prediction says it left them out
+        awk -F, '$2 == "offload" { n++; if ($3 != 13 || !($4 > 0) || $14 != "offloads") bad = 1 }
+                 END { exit bad || n != 4 }' revprof-out/cost.csv \
+          || { cat revprof-out/cost.csv; fail "$mode/$filter: the offloads not in cost.csv"; }
+        if [ $mode = predict ]; then
+          grep -q "offloads left out" err && { cat err; fail "predict: the model's offload cost not used"; }
+        else
+          grep -q "^revprof: instrumentation cost predicted .*monitoring's offloads left out" err \
+            || { cat err; fail "$mode/$filter: the prediction does not say it left the offloads out"; }
+        fi
         # compensate mode's regions, "compute" and "reduce", met in either
         # order by even and odd ranks: each in one slot for all 4 ranks
         if [ $mode = compensate ]; then
