@@ -28,7 +28,7 @@ static struct {
   double n0[RP_IC_KINDS];    /* counts at MPI_Init's end (calibration) */
   double rate[RP_IC_KINDS];  /* expected events per second */
   double c0[RP_IC_KINDS];    /* costs per event the prediction used */
-  int oc_unknown;            /* offloads' cost unknown at the start */
+  char unknown[240];         /* kinds left out of the prediction */
   char rate_src[RP_PATH_MAX + 160];
   double pred, pred_max;     /* predicted share: this rank, all ranks */
   rp_ic_reg reg;
@@ -74,7 +74,10 @@ static void costs(double c[RP_IC_KINDS]) {
 unsigned rp_icost_kinds(void) {
   return 1u << RP_IC_MPI | (rp_g.mode ? rp_g.mode->cost_kinds : 0u) |
          (rp_g.tracing ? 1u << RP_IC_TRACE : 0u) |
-         (rp_monitor_app() ? 1u << RP_IC_OFFLOAD : 0u);
+         (rp_monitor_app() ? 1u << RP_IC_OFFLOAD : 0u) |
+         (rp_g.cfg.lua[0] && rp_g.cfg.compute == RP_COMPUTE_ANNOTATE
+              ? 1u << RP_IC_LUA
+              : 0u);
 }
 
 double rp_icost_period_events(int kind) {
@@ -311,11 +314,21 @@ static void print_kinds(FILE *f, const double *rate, const double *c) {
               rate[k], 100.0 * rate[k] * c[k]);
 }
 
-/* Said with the prediction when monitoring's offloads have no cost yet */
-#define OC_UNKNOWN                                                             \
-  "; monitoring's offloads left out: their cost is known from the first "    \
-  "one (revprof monitor-probe for this job's shape, or a model, gives it "    \
-  "before)"
+/* The kinds whose cost is known only from their first events (said with
+ * the prediction, which leaves them out): IC.unknown, "" when none. */
+static void unknown_kinds(void) {
+  unsigned k = rp_icost_kinds();
+  int off = (k & 1u << RP_IC_OFFLOAD) && rp_g.ic_cost[RP_IC_OFFLOAD] < 0.0;
+  int lua = (k & 1u << RP_IC_LUA) && rp_g.ic_cost[RP_IC_LUA] < 0.0;
+  IC.unknown[0] = '\0';
+  if (off || lua)
+    snprintf(IC.unknown, sizeof IC.unknown,
+             "; left out until their first events are timed: %s%s%s",
+             off ? "monitoring's offloads (revprof monitor-probe for this "
+                   "job's shape, or a model, gives their cost before)"
+                 : "",
+             off && lua ? ", " : "", lua ? "Lua regions" : "");
+}
 
 void rp_icost_startup(void) {
   double c[RP_IC_KINDS];
@@ -334,13 +347,11 @@ void rp_icost_startup(void) {
   char b[64] = "no bound (REVPROF_MAX_OVERHEAD)";
   if (bound > 0.0)
     snprintf(b, sizeof b, "bound %.3g %%", 100.0 * bound);
-  IC.oc_unknown = (rp_icost_kinds() & 1u << RP_IC_OFFLOAD) &&
-                  rp_g.ic_cost[RP_IC_OFFLOAD] < 0.0;
+  unknown_kinds();
   if (rp_g.rank == 0 && !rp_g.cfg.quiet)
     fprintf(stderr, "revprof: instrumentation cost predicted %.3g %% of "
             "one CPU per rank (max over ranks; %s%s), %s\n",
-            100.0 * IC.pred_max, IC.rate_src, IC.oc_unknown ? OC_UNKNOWN : "",
-            b);
+            100.0 * IC.pred_max, IC.rate_src, IC.unknown, b);
   if (bound > 0.0 && IC.pred_max > bound) {
     if (rp_g.rank == 0 && !rp_g.cfg.quiet)
       fprintf(stderr, "revprof: the predicted cost exceeds the bound: the "
@@ -480,6 +491,7 @@ static void write_files(const double *all, const char *ser,
                 v[V_EL] > 0.0 ? 100.0 * o / v[V_EL] : 0.0, v[V_R + k],
                 100.0 * v[V_R + k] * v[V_P + k],
                 k == RP_IC_OFFLOAD             ? "offloads"
+                : k == RP_IC_LUA               ? "timed-calls"
                 : rp_g.ic_from_model & 1u << k ? "model"
                                                : "calibrated");
       }
@@ -514,11 +526,14 @@ static void write_files(const double *all, const char *ser,
     fprintf(f, "over the bound in %.0f periods (all ranks)\n", over);
   fprintf(f, "predicted from %s%s; observed = events counted x calibrated "
           "cost per event, per period of %g s (no timer around any event)\n",
-          IC.rate_src, IC.oc_unknown ? OC_UNKNOWN : "",
+          IC.rate_src, IC.unknown,
           rp_g.cfg.cost_period);
   if (kinds & 1u << RP_IC_OFFLOAD)
     fprintf(f, "offload: its cost per event is the mean time the rank's "
                "offloads took (monitoring times each one for its OC)\n");
+  if (kinds & 1u << RP_IC_LUA)
+    fprintf(f, "lua: its cost per event is the mean time of one Lua region "
+               "call in %d, timed\n", RP_IC_LUA_EVERY);
   fprintf(f, "costs per event: %s\n",
           rp_g.ic_from_model == 0 ? "timed at MPI_Init"
           : (rp_g.ic_from_model & kinds) == kinds

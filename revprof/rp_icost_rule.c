@@ -15,7 +15,7 @@ static const char *const kind_names[RP_IC_KINDS] = {
     [RP_IC_MPI] = "mpi",         [RP_IC_REGION] = "region",
     [RP_IC_FUNCTION] = "function", [RP_IC_SKIPPED] = "skipped",
     [RP_IC_SAMPLE] = "sample",   [RP_IC_TRACE] = "trace",
-    [RP_IC_OFFLOAD] = "offload"};
+    [RP_IC_OFFLOAD] = "offload", [RP_IC_LUA] = "lua"};
 
 const char *rp_ic_kind_name(int k) {
   return k >= 0 && k < RP_IC_KINDS ? kind_names[k] : "?";
@@ -34,6 +34,7 @@ void rp_ic_static_rates(double rate[RP_IC_KINDS]) {
   rate[RP_IC_MPI] = 100.0;
   rate[RP_IC_REGION] = 1000.0;
   rate[RP_IC_FUNCTION] = 1000.0;
+  rate[RP_IC_LUA] = 1000.0; /* a user procedure's, as regions */
 }
 
 int rp_ic_rates_parse(const char *text, double rate[RP_IC_KINDS], char *err,

@@ -26,11 +26,16 @@ typedef enum rp_ic_kind {
   RP_IC_OFFLOAD,  /* an online monitoring offload (REVPROF_MONITOR): its
                      cost is the mean of the rank's offload costs, which
                      monitoring times anyway (its OC) */
+  RP_IC_LUA,      /* a Lua region's cost function run (revprof_region,
+                     REVPROF_COMPUTE=annotate): its cost is the mean of
+                     one call in RP_IC_LUA_EVERY, timed */
   RP_IC_KINDS
 } rp_ic_kind;
 
-/* "mpi", "region", "function", "skipped", "sample", "trace", "offload";
- * "?" otherwise. */
+#define RP_IC_LUA_EVERY 64
+
+/* "mpi", "region", "function", "skipped", "sample", "trace", "offload",
+ * "lua"; "?" otherwise. */
 const char *rp_ic_kind_name(int k);
 /* The kind named name, or -1. */
 int rp_ic_kind_of(const char *name);
