@@ -25,7 +25,7 @@
 #define PATHLEN 4096
 #define MAX_SHOWN 6        /* most group sizes drawn in one figure */
 #define MAX_ALL 5          /* up to this many measured are all drawn */
-#define LOW_CONFIDENCE 0.2 /* cv_error above which a regime is flagged */
+#define LOW_CONFIDENCE REVPROF_LOW_CONFIDENCE
 #define FIT_STEPS 8        /* fitted curves: points per doubling of d or p */
 #define US 1e6             /* seconds -> microseconds */
 

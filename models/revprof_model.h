@@ -204,6 +204,10 @@ revprof_fn revprof_fn_fallback(revprof_fn fn);
  * chain m has; REVPROF_FN_COUNT when none. */
 revprof_fn revprof_model_row_for(const revprof_model *m, revprof_fn fn);
 
+/* cv_error above which a regime is "low confidence" (the datasheet says
+ * so, and a prediction that uses it is flagged). */
+#define REVPROF_LOW_CONFIDENCE 0.2
+
 /* Regime of fn that applies to d bytes; NULL if fn is absent. */
 const revprof_regime *revprof_model_regime(const revprof_model *m,
                                            revprof_fn fn, double d);

@@ -798,9 +798,12 @@ void rp_report_final(void) {
                no_compute == n ? n : 0,
                calls, sum[V_SUSP], n);
   rp_flag_set_parse(&fs, flag_lines);
-  static char extrap_flag[RP_FLAG_TEXT], unpred_flag[RP_FLAG_TEXT];
+  static char extrap_flag[RP_FLAG_TEXT], unpred_flag[RP_FLAG_TEXT],
+      lowc_flag[RP_FLAG_TEXT];
   if (rp_extrap_text(extrap_flag, sizeof extrap_flag) > 0.0)
     rp_flag_set_add(&fs, "extrapolated", extrap_flag, n);
+  if (rp_lowconf_text(lowc_flag, sizeof lowc_flag) > 0.0)
+    rp_flag_set_add(&fs, "low-confidence", lowc_flag, n);
   unpredicted unp = not_predicted(all, n, unpred_flag, sizeof unpred_flag);
   if (unp.calls > 0)
     rp_flag_set_add(&fs, "not-predicted", unpred_flag, unp.ranks);

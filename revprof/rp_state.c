@@ -102,6 +102,7 @@ static struct {
   double p, d;
   double out[RP_NB];
   int outside;
+  int lowconf;  /* costed by a low-confidence regime */
   int load_out; /* gap_all evaluated outside its range for this cost */
 } memo[RP_MEMO];
 
@@ -131,28 +132,86 @@ static int note_extrap(revprof_fn fn, revprof_fn e, double p, double d) {
   return 1;
 }
 
+/* Counts one use of fn at d by a regime of the model's row e whose
+ * cv_error is above REVPROF_LOW_CONFIDENCE (memo misses only). */
+static int note_lowconf(revprof_fn fn, revprof_fn e, double d) {
+  const revprof_regime *r = revprof_model_regime(rp_g.model, e, d);
+  if (r == NULL || !(r->cv_error > REVPROF_LOW_CONFIDENCE))
+    return 0;
+  rp_extrap *x = &rp_extrap_tab[fn];
+  x->lowc += 1.0;
+  x->cv = r->cv_error > x->cv ? r->cv_error : x->cv;
+  return 1;
+}
+
 void rp_extrap_reduce(MPI_Comm comm) {
-  double sum[REVPROF_FN_COUNT], mx[4 * REVPROF_FN_COUNT];
-  double rsum[REVPROF_FN_COUNT], rmx[4 * REVPROF_FN_COUNT];
+  enum { S = 2, X = 5 }; /* sums, maxima per function */
+  double sum[S * REVPROF_FN_COUNT], mx[X * REVPROF_FN_COUNT];
+  double rsum[S * REVPROF_FN_COUNT], rmx[X * REVPROF_FN_COUNT];
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
-    sum[i] = rp_extrap_tab[i].calls;
-    mx[4 * i + 0] = rp_extrap_tab[i].fp;
-    mx[4 * i + 1] = rp_extrap_tab[i].fd;
-    mx[4 * i + 2] = rp_extrap_tab[i].p;
-    mx[4 * i + 3] = rp_extrap_tab[i].d;
+    const rp_extrap *x = &rp_extrap_tab[i];
+    sum[S * i + 0] = x->calls;
+    sum[S * i + 1] = x->lowc;
+    mx[X * i + 0] = x->fp;
+    mx[X * i + 1] = x->fd;
+    mx[X * i + 2] = x->p;
+    mx[X * i + 3] = x->d;
+    mx[X * i + 4] = x->cv;
   }
-  if (PMPI_Reduce(sum, rsum, REVPROF_FN_COUNT, MPI_DOUBLE, MPI_SUM, 0,
+  if (PMPI_Reduce(sum, rsum, S * REVPROF_FN_COUNT, MPI_DOUBLE, MPI_SUM, 0,
                   comm) != MPI_SUCCESS ||
-      PMPI_Reduce(mx, rmx, 4 * REVPROF_FN_COUNT, MPI_DOUBLE, MPI_MAX, 0,
+      PMPI_Reduce(mx, rmx, X * REVPROF_FN_COUNT, MPI_DOUBLE, MPI_MAX, 0,
                   comm) != MPI_SUCCESS || rp_g.rank != 0)
     return; /* rank 0 keeps its own counts: an undercount, never silent */
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
-    rp_extrap_tab[i].calls = rsum[i];
-    rp_extrap_tab[i].fp = rmx[4 * i + 0];
-    rp_extrap_tab[i].fd = rmx[4 * i + 1];
-    rp_extrap_tab[i].p = rmx[4 * i + 2];
-    rp_extrap_tab[i].d = rmx[4 * i + 3];
+    rp_extrap *x = &rp_extrap_tab[i];
+    x->calls = rsum[S * i + 0];
+    x->lowc = rsum[S * i + 1];
+    x->fp = rmx[X * i + 0];
+    x->fd = rmx[X * i + 1];
+    x->p = rmx[X * i + 2];
+    x->d = rmx[X * i + 3];
+    x->cv = rmx[X * i + 4];
   }
+}
+
+double rp_lowconf_fn_text(revprof_fn fn, char *buf, size_t len) {
+  const rp_extrap *x = &rp_extrap_tab[fn];
+  revprof_fn e = rp_g.eff[fn];
+  buf[0] = '\0';
+  if (x->lowc <= 0.0 || e == REVPROF_FN_COUNT)
+    return 0.0;
+  snprintf(buf, len, "%s %.0f (cv up to %.0f %%%s%s)", revprof_fn_name(fn),
+           x->lowc, 100.0 * x->cv, e != fn ? ", costed as " : "",
+           e != fn ? revprof_fn_name(e) : "");
+  return x->lowc;
+}
+
+double rp_lowconf_text(char *buf, size_t len) {
+  double total = 0.0;
+  int nfn = 0;
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    total += rp_extrap_tab[i].lowc;
+    nfn += rp_extrap_tab[i].lowc > 0.0;
+  }
+  buf[0] = '\0';
+  if (total <= 0.0)
+    return 0.0;
+  snprintf(buf, len, "%.0f calls of %d function(s) costed by equations "
+           "that miss their own measurements by more than %.0f %% "
+           "(cross-validated; the datasheet's low-confidence regimes):",
+           total, nfn, 100.0 * REVPROF_LOW_CONFIDENCE);
+  size_t used = strlen(buf);
+  for (int i = 0; i < REVPROF_FN_COUNT && used + 1 < len; i++) {
+    char one[160];
+    if (rp_lowconf_fn_text((revprof_fn)i, one, sizeof one) > 0.0) {
+      snprintf(buf + used, len - used, " %s;", one);
+      used += strlen(buf + used);
+    }
+  }
+  if (used > 0 && buf[used - 1] == ';')
+    buf[used - 1] = '\0';
+  return total;
 }
 
 double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len) {
@@ -253,12 +312,14 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
     memcpy(out, memo[h].out, sizeof memo[h].out);
     if (memo[h].outside)
       rp_extrap_tab[fn].calls += 1.0;
+    if (memo[h].lowconf)
+      rp_extrap_tab[fn].lowc += 1.0;
     if (memo[h].load_out)
       rp_extrap_tab[REVPROF_FN_GAP_ALL].calls += 1.0;
     return;
   }
   revprof_fn e = rp_g.eff[fn];
-  int outside = 0, load_out = 0;
+  int outside = 0, load_out = 0, lowconf = 0;
   if (e != fn && !rp_g.missing[fn])
     note_missing(fn);
   if (e == REVPROF_FN_COUNT || rp_g.model == NULL)
@@ -266,6 +327,7 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
   else {
     revprof_model_eval(rp_g.model, e, p, d, out); /* 0 <= min <= avg <= max */
     outside = note_extrap(fn, e, p, d);
+    lowconf = note_lowconf(fn, e, d);
     if (rp_g.load_p > 0.0 &&
         (fn == REVPROF_FN_GAP || fn == REVPROF_FN_LATENCY) && e == fn) {
       double extra[RP_NB]; /* under load: rp_load_extra */
@@ -278,11 +340,13 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
   memo[h].p = p;
   memo[h].d = d;
   memo[h].outside = outside;
+  memo[h].lowconf = lowconf;
   memo[h].load_out = load_out;
   memcpy(memo[h].out, out, sizeof memo[h].out);
   rp_lastcost_tab[fn].p = p;
   rp_lastcost_tab[fn].d = d;
   rp_lastcost_tab[fn].outside = outside;
+  rp_lastcost_tab[fn].lowconf = lowconf;
   memcpy(rp_lastcost_tab[fn].out, out, sizeof memo[h].out);
 }
 

@@ -593,6 +593,7 @@ typedef struct rp_lastcost {
   double p, d; /* NaN until the first call */
   double out[RP_NB];
   int outside; /* (p, d) is outside the model's measured range */
+  int lowconf; /* costed by a low-confidence regime */
 } rp_lastcost;
 extern rp_lastcost rp_lastcost_tab[REVPROF_FN_COUNT];
 
@@ -603,6 +604,9 @@ typedef struct rp_extrap {
   double calls;  /* calls costed outside the range */
   double fp, fd; /* largest factor outside, in p and in d (1 = inside) */
   double p, d;   /* largest p and d among those calls */
+  double lowc;   /* calls costed by a regime whose cv_error is above
+                    REVPROF_LOW_CONFIDENCE */
+  double cv;     /* the largest such cv_error */
 } rp_extrap;
 extern rp_extrap rp_extrap_tab[REVPROF_FN_COUNT];
 /* Collective over comm (every rank calls it once, at the final report):
@@ -615,6 +619,11 @@ double rp_extrap_text(char *buf, size_t len);
 /* One CSV-ready description of fn's extrapolation into buf ("" if none);
  * returns its calls. */
 double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len);
+/* The same for the calls costed by low-confidence regimes (after
+ * rp_extrap_reduce): the report's "low-confidence" flag ("N calls of K
+ * function(s) ...: MPI_Reduce 12 (cv up to 29 %), ..."), its total. */
+double rp_lowconf_text(char *buf, size_t len);
+double rp_lowconf_fn_text(revprof_fn fn, char *buf, size_t len);
 
 /* Under load (rp_g.load_p > 0: the model has gap_all, REVPROF_CONTENTION
  * is world, more than 2 ranks): what the bytes of a d-byte message take
@@ -635,6 +644,8 @@ static inline void rp_cost_fast(revprof_fn fn, double p, double d,
     out[2] = l->out[2];
     if (l->outside)
       rp_extrap_tab[fn].calls += 1.0;
+    if (l->lowconf)
+      rp_extrap_tab[fn].lowc += 1.0;
   } else
     rp_cost(fn, p, d, out);
 }

@@ -542,6 +542,17 @@ extrapolated)
     run "$np" "$exe" || { cat out err; fail "run failed"; }
   grep -q "^extrapolated: not detected (the model records no measured ranges" revprof-out/report.txt \
     || fail "a model without ranges must say that extrapolation is not detected"
+  grep -q "low-confidence" revprof-out/report.txt && fail "low-confidence flag with a model of no cross-validated errors"
+  # the same model with a cross-validated error of 35 % on MPI_Allreduce's
+  # equation: the calls it costs are flagged low-confidence
+  sed 's/^    MPI_Allreduce = { { dmin = 0, n = 0,/    MPI_Allreduce = { { dmin = 0, n = 0, cv_error = 0.35,/' \
+    "$RP_MODEL" > "$RP_WORK/lowconf.lua"
+  grep -q 'cv_error = 0.35' "$RP_WORK/lowconf.lua" || fail "could not add a cv_error to the model"
+  REVPROF_MODEL=$RP_WORK/lowconf.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+    run "$np" "$exe" || { cat out err; fail "run with lowconf.lua failed"; }
+  sed '/^$/q' revprof-out/report.txt | grep -q "low-confidence: $n2 calls of 1 function(s) costed by equations that miss their own measurements by more than 20 %.*MPI_Allreduce $n2 (cv up to 35 %)" \
+    || { sed '/^$/q' revprof-out/report.txt; fail "the header lacks the low-confidence MPI_Allreduce calls"; }
+  grep -q '^flag,all,"\?low-confidence: ' revprof-out/report.csv || fail "report.csv lacks the low-confidence flag"
   ;;
 fault)
   kind=$1 native=$2 np=$3
