@@ -175,6 +175,22 @@ void rp_extrap_reduce(MPI_Comm comm) {
   }
 }
 
+/* Appends to buf the functions' descriptions that one() gives, " a; b",
+ * as many as fit. */
+static void fn_list(char *buf, size_t len,
+                    double (*one)(revprof_fn, char *, size_t)) {
+  size_t used = strlen(buf);
+  for (int i = 0; i < REVPROF_FN_COUNT && used + 1 < len; i++) {
+    char text[320];
+    if (one((revprof_fn)i, text, sizeof text) > 0.0) {
+      snprintf(buf + used, len - used, " %s;", text);
+      used += strlen(buf + used);
+    }
+  }
+  if (used > 0 && buf[used - 1] == ';')
+    buf[used - 1] = '\0';
+}
+
 double rp_lowconf_fn_text(revprof_fn fn, char *buf, size_t len) {
   const rp_extrap *x = &rp_extrap_tab[fn];
   revprof_fn e = rp_g.eff[fn];
@@ -201,16 +217,7 @@ double rp_lowconf_text(char *buf, size_t len) {
            "that miss their own measurements by more than %.0f %% "
            "(cross-validated; the datasheet's low-confidence regimes):",
            total, nfn, 100.0 * REVPROF_LOW_CONFIDENCE);
-  size_t used = strlen(buf);
-  for (int i = 0; i < REVPROF_FN_COUNT && used + 1 < len; i++) {
-    char one[160];
-    if (rp_lowconf_fn_text((revprof_fn)i, one, sizeof one) > 0.0) {
-      snprintf(buf + used, len - used, " %s;", one);
-      used += strlen(buf + used);
-    }
-  }
-  if (used > 0 && buf[used - 1] == ';')
-    buf[used - 1] = '\0';
+  fn_list(buf, len, rp_lowconf_fn_text);
   return total;
 }
 
@@ -233,7 +240,6 @@ double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len) {
 double rp_extrap_text(char *buf, size_t len) {
   double total = 0.0;
   int unknown = 0, nfn = 0;
-  size_t used;
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     total += rp_extrap_tab[i].calls;
     nfn += rp_extrap_tab[i].calls > 0.0;
@@ -249,16 +255,7 @@ double rp_extrap_text(char *buf, size_t len) {
   }
   snprintf(buf, len, "%.0f calls of %d function(s) costed outside the "
            "model's measured range:", total, nfn);
-  used = strlen(buf);
-  for (int i = 0; i < REVPROF_FN_COUNT && used + 1 < len; i++) {
-    char one[320];
-    if (rp_extrap_fn_text((revprof_fn)i, one, sizeof one) > 0.0) {
-      snprintf(buf + used, len - used, " %s;", one);
-      used += strlen(buf + used);
-    }
-  }
-  if (used > 0 && buf[used - 1] == ';')
-    buf[used - 1] = '\0';
+  fn_list(buf, len, rp_extrap_fn_text);
   return total;
 }
 
