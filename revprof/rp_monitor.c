@@ -585,7 +585,7 @@ static void fe_record(mround *m, int discarded) {
   }
   if (discarded || !T.prof)
     return;
-  char name[128];
+  char name[RP_MON_NAME + 32]; /* "region." NAME ".calls" */
   long idx = T.nrec;
   for (int e = 0; e < m->events; e++) {
     if (M.cfg.filter == RP_MON_STATS) {
@@ -729,14 +729,17 @@ static void on_data(int child, double *p, int n) {
  * only): the name's slot, a new one while there are free ones, else -1
  * and the name noted as left out. */
 static void on_name(const MPI_Status *st) {
-  char name[RP_MON_NAME + 1];
+  char name[RP_MON_NAME + 2];
   int n = 0;
   PMPI_Get_count(st, MPI_CHAR, &n);
-  if (n < 0 || n > RP_MON_NAME)
-    n = RP_MON_NAME;
+  if (n < 0 || n > RP_MON_NAME + 1) /* the sender sends at most that */
+    n = RP_MON_NAME + 1;
   PMPI_Recv(name, n, MPI_CHAR, st->MPI_SOURCE, TAG_NAME, M.comm,
             MPI_STATUS_IGNORE);
   name[n] = '\0';
+  for (char *c = name; *c; c++) /* profile.csv's event column */
+    if (*c == ',' || *c == '"' || *c == '\n' || *c == '\r')
+      *c = '_';
   double slot = -1.0;
   for (int i = 0; i < R.n && slot < 0.0; i++)
     if (strcmp(R.name[i], name) == 0)

@@ -7,9 +7,11 @@
  * empty: E" (E: rows whose oc_s column is empty: the offload costs come at
  * the end). Linked with librevprof.
  *
- * With RP_REGIONS=N in the environment, every rank first runs N regions
- * named r0 .. r<N-1> once each (compensate mode profiles them), rank k
- * starting at r<k>, so that the ranks meet them in different orders. */
+ * With RP_REGIONS=N in the environment, every rank first runs a region
+ * whose name is 250 characters long with a comma in it ("long,name" then
+ * x's), then N regions named r0 .. r<N-1> once each (compensate mode
+ * profiles them), rank k starting at r<k>, so that the ranks meet them in
+ * different orders. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -48,6 +50,14 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const char *nr = getenv("RP_REGIONS");
   int regions = nr ? atoi(nr) : 0;
+  if (regions > 0) {
+    char name[251];
+    memset(name, 'x', sizeof name - 1);
+    memcpy(name, "long,name", 9);
+    name[sizeof name - 1] = '\0';
+    revprof_region_begin(name);
+    revprof_region_end(name);
+  }
   for (int i = 0; i < regions; i++) {
     char name[32]; /* one buffer for every name: revprof copies them */
     snprintf(name, sizeof name, "r%d", (rank + i) % regions);
