@@ -309,7 +309,10 @@ static void print_kinds(FILE *f, const double *rate, const double *c) {
   fprintf(f, "  %-9s %14s %14s %12s\n", "kind", "cost/event_s", "events/s",
           "predicted_%");
   for (int k = 0; k < RP_IC_KINDS; k++)
-    if (kinds & 1u << k)
+    if ((kinds & 1u << k) && rp_g.ic_cost[k] < 0.0) /* known from its events */
+      fprintf(f, "  %-9s %14s %14.6g %12s\n", rp_ic_kind_name(k), "unknown",
+              rate[k], "left out");
+    else if (kinds & 1u << k)
       fprintf(f, "  %-9s %14.3e %14.6g %12.4f\n", rp_ic_kind_name(k), c[k],
               rate[k], 100.0 * rate[k] * c[k]);
 }
@@ -375,6 +378,7 @@ void rp_icost_startup(void) {
     rp_g.active = 0;
     rp_g.finalized = 1; /* no partial report at exit */
     rp_g.partial_done = 1;
+    rp_monitor_leave();
     PMPI_Finalize();
     exit(0);
   }

@@ -428,6 +428,16 @@ static int probe_lookup(int events, double *boi, double *owd, double *oc) {
 
 int rp_monitor_app(void) { return M.app; }
 
+void rp_monitor_leave(void) {
+  if (!M.on || !M.app)
+    return;
+  double none[3] = {0.0, 0.0, 0.0}; /* sent, dropped, records */
+  PMPI_Send(none, 3, MPI_DOUBLE, M.fe, TAG_DONE, M.comm);
+  PMPI_Send(none, 1, MPI_DOUBLE, M.leaf, TAG_FIN, M.comm);
+  PMPI_Comm_free(&M.comm);
+  M.on = 0;
+}
+
 double rp_monitor_offload_rate(void) {
   return M.cfg.when == RP_MON_TIMER && M.cfg.interval > 0.0
              ? 1.0 / M.cfg.interval

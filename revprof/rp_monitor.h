@@ -45,6 +45,11 @@ double rp_monitor_offload_rate(void);
  * is there. */
 double rp_monitor_offload_guess(const revprof_model *m);
 
+/* An application rank that ends inside MPI_Init (revprof run --dry-cost)
+ * tells the tool ranks it is done, having offloaded nothing, so that
+ * they end too (else MPI_Finalize would wait for them). */
+void rp_monitor_leave(void);
+
 /* The reports' "monitor:" line ("" without monitoring). */
 const char *rp_monitor_line(void);
 

@@ -956,7 +956,15 @@ dry-cost)
   REVPROF_MODE=compensate REVPROF_MODEL=$RP_MODEL run 2 env LD_PRELOAD="$RP_LIB" "$exe" --chunks 4 --chunk 1000 || { cat err; fail "profile run failed"; }
   REVPROF_MODE=compensate "$tool" run --model "$RP_MODEL" --dry-cost --cost-profile revprof-out -o dry -- "$exe" > out 2> err || { cat out err; fail "dry run with a profile failed"; }
   grep -q "rates of .*revprof-out/cost.csv" out || { cat out err; fail "the profile's rates were not used"; }
-  echo "dry-cost: predicted without running, bad bound refused, profile read"
+  # REVPROF_DRY_COST with a tool rank beside the program (revprof run
+  # --dry-cost runs one rank alone): the application ranks end at MPI_Init
+  # and the tool rank with them (it used to wait for them forever); the
+  # offloads' cost unknown, said
+  REVPROF_MODE=compensate REVPROF_DRY_COST=1 REVPROF_MONITOR=1 REVPROF_OUTPUT_DIR=drymon \
+    run 3 env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "dry run with monitoring failed"; }
+  grep -q "^  offload  *unknown  *[0-9.]*  *left out" out || { cat out err; fail "no offload row left out"; }
+  grep -q "pi ~" out && fail "the program ran beside a tool rank"
+  echo "dry-cost: predicted without running, bad bound refused, profile read, a tool rank ended with the program"
   ;;
 monitor)
   # online monitoring (seed 004): tool ranks beside the application's
