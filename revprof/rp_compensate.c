@@ -649,8 +649,8 @@ static void cm_monitor_fill(double *out) {
   int took = rp_mt_hold();
   for (int i = 0; i < cm.nreg; i++) {
     cm_region *r = &cm.reg[i];
-    if (!r->name || r->fn || r->mpi || r->count <= 0.0 || r->mslot < 0 ||
-        strcmp(r->name, cal_name) == 0)
+    /* the calibration's region has no calls: cm_startup zeroed them */
+    if (!r->name || r->fn || r->mpi || r->count <= 0.0 || r->mslot < 0)
       continue;
     if (r->mslot == 0) {
       int s = rp_monitor_region_slot(r->name);

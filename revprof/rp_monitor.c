@@ -186,7 +186,7 @@ void rp_monitor_regions(void (*fill)(double *out)) { M.regions = fill; }
 int rp_monitor_region_slot(const char *name) {
   char buf[RP_MON_NAME + 1];
   double slot = -1.0;
-  if (!M.on || M.wrank >= M.apps || getenv("REVPROF_MONITOR_PROBE"))
+  if (!M.on || !M.app) /* the probe's ranks run no program: no regions */
     return -1;
   snprintf(buf, sizeof buf, "%s", name);
   PMPI_Send(buf, (int)strlen(buf) + 1, MPI_CHAR, M.fe, TAG_NAME, M.comm);
