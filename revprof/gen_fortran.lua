@@ -33,8 +33,8 @@
 -- A declared function none of these rules covers fails the build, except
 -- the one-sided, neighbourhood, I/O, uncosted and dynamic kinds: those are
 -- left without a binding, said in a comment (e.g. the MPI_Count forms).
--- (strings, MPI_Count: no rule yet). A binding written by hand in the
--- template (MPI_File_open: a string) is not generated.
+-- A binding written by hand in the template (strings: MPI_File_open,
+-- MPI_Comm_spawn, ...) is not generated.
 return function(funcs, template, template_path, fail, banner)
   local handle_type = { Datatype = "Type", Comm = "Comm", Op = "Op",
     Group = "Group", Info = "Info", Request = "Request", Message = "Message",

@@ -157,11 +157,11 @@ if(TARGET pingpong_f_rp)
   # sample mode: every message, call sites in the Fortran program
   revprof_test(revprof_fortran_sample_np2 sample $<TARGET_FILE:pingpong_f> 2
                fortran)
-  add_executable(rp_fortran_h rp_fortran_h.f90)
+  add_executable(rp_fortran_h rp_fortran_h.f90 rp_fortran_h_c.c)
   # mpif.h declares no interfaces: one buffer argument, many types (and
   # gfortran warns about each even when allowed: -w)
   target_compile_options(rp_fortran_h PRIVATE -fallow-argument-mismatch -w)
-  target_link_libraries(rp_fortran_h PRIVATE MPI::MPI_Fortran)
+  target_link_libraries(rp_fortran_h PRIVATE MPI::MPI_Fortran MPI::MPI_C)
   foreach(np 2 3)
     revprof_test(revprof_fortran_mpifh_np${np} fortran-compare
                  $<TARGET_FILE:rp_fortran_h> ${np})

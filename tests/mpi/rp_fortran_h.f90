@@ -199,6 +199,9 @@ program rp_fortran_h
   call MPI_COMM_SET_NAME(MPI_COMM_WORLD, 'the world', ierr)
   call MPI_COMM_GET_NAME(MPI_COMM_WORLD, cname, ival, ierr)
   call check(cname == 'the world' .and. ival == 9, 'comm_set_name')
+  cname = 'x'
+  call rp_c_world_name(cname, ival)
+  call check(cname == 'the world' .and. ival == 9, 'comm_set_name, seen from C')
 
   call MPI_ALLREDUCE(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, &
                      MPI_COMM_WORLD, ierr)

@@ -69,6 +69,19 @@ rp_target_defaults(rp_spawn_rp)
 revprof_trust_test(revprof_spawn_np2 spawn $<TARGET_FILE:rp_spawn>
                    $<TARGET_FILE:rp_spawn_rp> 2)
 set_tests_properties(revprof_spawn_np2 PROPERTIES SKIP_RETURN_CODE 77)
+# the same from Fortran (MPI_COMM_SPAWN takes strings: bound by hand)
+if(TARGET MPI::MPI_Fortran)
+  add_executable(rp_spawn_f rp_spawn_f.f90)
+  target_compile_options(rp_spawn_f PRIVATE -fallow-argument-mismatch -w)
+  target_link_libraries(rp_spawn_f PRIVATE MPI::MPI_Fortran)
+  add_executable(rp_spawn_f_rp rp_spawn_f.f90)
+  target_compile_options(rp_spawn_f_rp PRIVATE -fallow-argument-mismatch -w)
+  target_link_libraries(rp_spawn_f_rp PRIVATE revprof_shared MPI::MPI_Fortran)
+  revprof_trust_test(revprof_spawn_fortran_np2 spawn
+                     $<TARGET_FILE:rp_spawn_f> $<TARGET_FILE:rp_spawn_f_rp> 2)
+  set_tests_properties(revprof_spawn_fortran_np2 PROPERTIES
+                       SKIP_RETURN_CODE 77)
+endif()
 
 # compensate mode: runs that end early leave partial compensate reports
 foreach(mode abort exit segv)
