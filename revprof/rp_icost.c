@@ -196,8 +196,10 @@ void rp_icost_poll(void) {
 /* ---------------------------------------------------------- start-up */
 
 /* This rank's rates from a previous run's cost.csv (a file or the folder
- * holding it): 0, or -1 with the reason in why. */
-static int profile_rates(double rate[RP_IC_KINDS], char *why, size_t len) {
+ * holding it), and the costs per event it timed from its own events (-1
+ * where none): 0, or -1 with the reason in why. */
+static int profile_rates(double rate[RP_IC_KINDS], double cost[RP_IC_KINDS],
+                         char *why, size_t len) {
   char path[RP_PATH_MAX + 16], err[256];
   struct stat sb;
   snprintf(path, sizeof path, "%s", rp_g.cfg.cost_profile);
@@ -226,8 +228,8 @@ static int profile_rates(double rate[RP_IC_KINDS], char *why, size_t len) {
     return -1;
   }
   text[n] = '\0';
-  double *r = NULL;
-  int nr = rp_ic_profile_parse(text, &r, err, sizeof err);
+  double *r = NULL, *cs = NULL;
+  int nr = rp_ic_profile_parse(text, &r, &cs, err, sizeof err);
   free(text);
   if (nr <= 0) {
     snprintf(why, len, "REVPROF_COST_PROFILE: %s: %s", path, err);
@@ -236,28 +238,52 @@ static int profile_rates(double rate[RP_IC_KINDS], char *why, size_t len) {
   if (rp_g.rank < nr) {
     memcpy(rate, &r[(size_t)rp_g.rank * RP_IC_KINDS],
            RP_IC_KINDS * sizeof *rate);
+    memcpy(cost, &cs[(size_t)rp_g.rank * RP_IC_KINDS],
+           RP_IC_KINDS * sizeof *cost);
     snprintf(IC.rate_src, sizeof IC.rate_src, "rates of %s", path);
-  } else { /* more ranks now: the busiest rank's rates */
+  } else { /* more ranks now: the busiest rank's rates, the dearest cost */
     for (int k2 = 0; k2 < RP_IC_KINDS; k2++) {
       rate[k2] = 0.0;
-      for (int i = 0; i < nr; i++)
+      cost[k2] = -1.0;
+      for (int i = 0; i < nr; i++) {
         rate[k2] = fmax(rate[k2], r[(size_t)i * RP_IC_KINDS + k2]);
+        cost[k2] = fmax(cost[k2], cs[(size_t)i * RP_IC_KINDS + k2]);
+      }
     }
     snprintf(IC.rate_src, sizeof IC.rate_src, "rates of %s (%d ranks: the "
              "ranks above use the largest)", path, nr);
   }
   free(r);
+  free(cs);
   return 0;
 }
 
+/* The rates (IC.rate) the prediction uses; with a previous run's
+ * cost.csv, the cost of a kind known only from its own events (offloads
+ * without a probe or a model, Lua regions) is that run's until this run
+ * times its first (rp_g.ic_cost). */
 static void expected_rates(void) {
   char why[RP_PATH_MAX + 300];
+  double cost[RP_IC_KINDS];
   unsigned kinds = rp_icost_kinds();
-  if (rp_g.cfg.cost_profile[0] && profile_rates(IC.rate, why,
+  if (rp_g.cfg.cost_profile[0] && profile_rates(IC.rate, cost, why,
                                                 sizeof why) == 0) {
-    for (int k = 0; k < RP_IC_KINDS; k++)
+    int took = 0;
+    for (int k = 0; k < RP_IC_KINDS; k++) {
       if (!(kinds & 1u << k))
         IC.rate[k] = 0.0;
+      else if ((k == RP_IC_OFFLOAD || k == RP_IC_LUA) &&
+               rp_g.ic_cost[k] < 0.0 && cost[k] > 0.0) {
+        rp_g.ic_cost[k] = cost[k];
+        took = 1;
+      }
+    }
+    if (took) {
+      size_t n = strlen(IC.rate_src);
+      snprintf(IC.rate_src + n, sizeof IC.rate_src - n, "%s",
+               ", and its timed costs of the kinds not known before their "
+               "events");
+    }
     return;
   }
   if (rp_g.cfg.cost_profile[0]) {
@@ -339,9 +365,9 @@ void rp_icost_startup(void) {
   free(IC.dec);
   memset(&IC, 0, sizeof IC);
   IC.reg.bound = rp_g.cfg.max_overhead;
+  expected_rates(); /* before the costs: it may know one */
   costs(c);
   memcpy(IC.c0, c, sizeof c);
-  expected_rates();
   IC.pred = rp_ic_share(IC.rate, c, 1.0);
   IC.pred_max = IC.pred;
   PMPI_Allreduce(MPI_IN_PLACE, &IC.pred_max, 1, MPI_DOUBLE, MPI_MAX,

@@ -138,15 +138,25 @@ static void field(const char **p, char *f, size_t len) {
     (*p)++;
 }
 
-int rp_ic_profile_parse(const char *text, double **rates, char *err,
-                        size_t errlen) {
-  enum { F_RANK, F_KIND, F_COUNT, F_ELAPSED, F_N };
-  static const char *const want[F_N] = {"rank", "kind", "count", "elapsed_s"};
-  int col[F_N] = {-1, -1, -1, -1}, ncol = 0, nranks = 0, line = 1;
-  double *r = NULL;
+/* 1 when a cost.csv row's cost_from says its cost was timed from the
+ * run's own events (offloads, timed Lua calls), not calibrated */
+static int timed_from_events(const char *from) {
+  return strcmp(from, "offloads") == 0 || strcmp(from, "timed-calls") == 0;
+}
+
+int rp_ic_profile_parse(const char *text, double **rates, double **costs,
+                        char *err, size_t errlen) {
+  enum { F_RANK, F_KIND, F_COUNT, F_ELAPSED, F_COST, F_FROM, F_N,
+         F_NEEDED = F_COST };
+  static const char *const want[F_N] = {"rank", "kind", "count", "elapsed_s",
+                                        "cost_per_event_s", "cost_from"};
+  int col[F_N] = {-1, -1, -1, -1, -1, -1}, ncol = 0, nranks = 0, line = 1;
+  double *r = NULL, *c = NULL;
   char f[128];
   const char *p = text ? text : "";
   *rates = NULL;
+  if (costs)
+    *costs = NULL;
   while (*p && *p != '\n') { /* the header */
     field(&p, f, sizeof f);
     for (int i = 0; i < F_N; i++)
@@ -154,7 +164,7 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
         col[i] = ncol;
     ncol++;
   }
-  for (int i = 0; i < F_N; i++)
+  for (int i = 0; i < F_NEEDED; i++)
     if (col[i] < 0) {
       rp_errf(err, errlen, "line 1: no column %s (expected the cost.csv of a "
           "revprof run)", want[i]);
@@ -163,7 +173,7 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
   while (*p) {
     char v[F_N][128] = {{0}};
     int rank, k;
-    double count, el;
+    double count, el, cost;
     if (*p == '\n')
       p++;
     if (*p == '\r')
@@ -171,10 +181,10 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
     if (*p == '\0')
       break;
     line++;
-    for (int c = 0; *p && *p != '\n'; c++) {
+    for (int cn = 0; *p && *p != '\n'; cn++) {
       field(&p, f, sizeof f);
       for (int i = 0; i < F_N; i++)
-        if (c == col[i])
+        if (cn == col[i])
           memcpy(v[i], f, sizeof f);
     }
     double rk;
@@ -190,22 +200,34 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
       rp_errf(err, errlen, "line %d: expected rank >= 0, count >= 0 and "
           "elapsed_s > 0", line);
       free(r);
+      free(c);
       return REVPROF_EINVAL;
     }
     if (rank >= nranks) {
-      double *nr = realloc(r, (size_t)(rank + 1) * RP_IC_KINDS * sizeof *nr);
-      if (nr == NULL) {
+      size_t n0 = (size_t)nranks * RP_IC_KINDS,
+             n1 = (size_t)(rank + 1) * RP_IC_KINDS;
+      double *nr = realloc(r, n1 * sizeof *nr);
+      if (nr)
+        r = nr;
+      double *nc = nr ? realloc(c, n1 * sizeof *nc) : NULL;
+      if (nc)
+        c = nc;
+      if (nr == NULL || nc == NULL) {
         rp_errf(err, errlen, "out of memory");
         free(r);
+        free(c);
         return REVPROF_ENOMEM;
       }
-      for (size_t i = (size_t)nranks * RP_IC_KINDS;
-           i < (size_t)(rank + 1) * RP_IC_KINDS; i++)
-        nr[i] = 0.0;
-      r = nr;
+      for (size_t i = n0; i < n1; i++) {
+        r[i] = 0.0;
+        c[i] = -1.0;
+      }
       nranks = rank + 1;
     }
     r[(size_t)rank * RP_IC_KINDS + (size_t)k] = count / el;
+    if (count > 0.0 && timed_from_events(v[F_FROM]) &&
+        rp_parse_double(v[F_COST], &cost) && cost > 0.0 && isfinite(cost))
+      c[(size_t)rank * RP_IC_KINDS + (size_t)k] = cost;
   }
   if (nranks == 0) {
     rp_errf(err, errlen, "no rank's rows (expected the cost.csv of a revprof "
@@ -213,6 +235,10 @@ int rp_ic_profile_parse(const char *text, double **rates, char *err,
     return REVPROF_EINVAL;
   }
   *rates = r;
+  if (costs)
+    *costs = c;
+  else
+    free(c);
   return nranks;
 }
 

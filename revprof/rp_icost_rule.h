@@ -70,11 +70,14 @@ double rp_ic_share(const double events[RP_IC_KINDS],
                    const double cost[RP_IC_KINDS], double elapsed);
 
 /* A previous run's cost.csv (the text of the file): each rank's events
- * per second by kind (count / elapsed_s of its rows). Returns the number
- * of ranks found (rates malloc'ed, nranks x RP_IC_KINDS, rank-major), or
- * REVPROF_EINVAL / REVPROF_ENOMEM with a message naming the line. */
-int rp_ic_profile_parse(const char *text, double **rates, char *err,
-                        size_t errlen);
+ * per second by kind (count / elapsed_s of its rows) and, when costs is
+ * not NULL, its seconds per event of the kinds that run timed from their
+ * own events (cost_from "offloads" or "timed-calls", with events; -1
+ * elsewhere). Returns the number of ranks found (rates and costs
+ * malloc'ed, nranks x RP_IC_KINDS, rank-major), or REVPROF_EINVAL /
+ * REVPROF_ENOMEM with a message naming the line. */
+int rp_ic_profile_parse(const char *text, double **rates, double **costs,
+                        char *err, size_t errlen);
 
 /* ---------------------------------------------------------- regulation */
 

@@ -159,6 +159,15 @@ exact)
   grep -q "^revprof: instrumentation cost predicted .*left out until their first events are timed: Lua regions" err \
     || { cat err; fail "the prediction does not say it left the Lua regions out"; }
   if [ "${3:-}" != multiple ]; then
+    # with that run's cost.csv the Lua regions have their cost from the start
+    cp revprof-out/cost.csv previous-cost.csv
+    REVPROF_COST_PROFILE=$PWD/previous-cost.csv REVPROF_MODEL=$RP_MODEL REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+      REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+      run "$np" "$exe" || { cat out err; fail "exact run with a cost profile failed"; }
+    grep -q ", 0 mismatches" out || fail "cost profile: clocks differ from the analytic values"
+    grep -q "^revprof: instrumentation cost predicted .*previous-cost.csv, and its timed costs of the kinds not known before their events" err \
+      || { cat err; fail "the previous run's Lua cost not taken"; }
+    grep -q "left out until their first events" err && { cat err; fail "Lua regions still left out with a cost profile"; }
     # with the rows of a member's own part of a rooted call: a broadcast's
     # root pays bcast_root, its others max(own + bcast_late, root + T), a
     # reduction's non-roots reduce_late

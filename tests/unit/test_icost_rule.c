@@ -124,7 +124,7 @@ static void test_icost_profile_parse(void **state) {
       "1,mpi,50,1e-6,0.5,0.01\n"
       "1,total,,,0.5,0.01\n"
       "all,mpi,250,,,\n";
-  int n = rp_ic_profile_parse(csv, &r, err, sizeof err);
+  int n = rp_ic_profile_parse(csv, &r, NULL, err, sizeof err);
   assert_int_equal(n, 2);
   assert_near(r[0 * RP_IC_KINDS + RP_IC_MPI], 100.0, 1e-12);
   assert_near(r[0 * RP_IC_KINDS + RP_IC_REGION], 2000.0, 1e-12);
@@ -133,7 +133,7 @@ static void test_icost_profile_parse(void **state) {
   free(r);
   /* columns in another order, CRLF line ends */
   n = rp_ic_profile_parse("kind,elapsed_s,rank,count\r\nfunction,4,0,8\r\n",
-                          &r, err, sizeof err);
+                          &r, NULL, err, sizeof err);
   assert_int_equal(n, 1);
   assert_near(r[RP_IC_FUNCTION], 2.0, 0);
   free(r);
@@ -145,15 +145,35 @@ static void test_icost_profile_parse(void **state) {
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     r = (double *)1;
     err[0] = '\0';
-    assert_int_equal(rp_ic_profile_parse(bad[i], &r, err, sizeof err),
+    assert_int_equal(rp_ic_profile_parse(bad[i], &r, NULL, err, sizeof err),
                      REVPROF_EINVAL);
     assert_null(r);
     assert_true(err[0] != '\0');
   }
   rp_ic_profile_parse("rank,kind,count,elapsed_s\n0,mpi,1,1\n0,mpi,x,1\n",
-                      &r, err, sizeof err);
+                      &r, NULL, err, sizeof err);
   if (strstr(err, "line 3") == NULL)
     fail_msg("message \"%s\" does not name line 3", err);
+  /* the costs a run timed from its own events: offloads and Lua calls
+     with events; calibrated ones, and kinds without events, are not */
+  double *c = NULL;
+  n = rp_ic_profile_parse(
+      "rank,kind,count,cost_per_event_s,elapsed_s,cost_from\n"
+      "0,mpi,10,1e-7,1,model\n"
+      "0,offload,3,2e-4,1,offloads\n"
+      "0,lua,0,0,1,timed-calls\n"
+      "1,lua,64,3e-6,1,timed-calls\n"
+      "1,offload,2,nan,1,offloads\n",
+      &r, &c, err, sizeof err);
+  assert_int_equal(n, 2);
+  assert_near(c[RP_IC_OFFLOAD], 2e-4, 0);
+  assert_near(c[RP_IC_MPI], -1.0, 0);
+  assert_near(c[RP_IC_LUA], -1.0, 0);
+  assert_near(c[RP_IC_KINDS + RP_IC_LUA], 3e-6, 0);
+  assert_near(c[RP_IC_KINDS + RP_IC_OFFLOAD], -1.0, 0);
+  assert_near(r[RP_IC_KINDS + RP_IC_LUA], 64.0, 0);
+  free(r);
+  free(c);
 }
 
 /* Lower at once over the bound; raise only after RP_IC_HOLD calm periods
