@@ -641,26 +641,33 @@ static void cm_configure(rp_config *cfg, revprof_model **model) {
   *model = NULL;
 }
 
-/* Online monitoring's region data (rp_monitor_regions): each named
- * region's calls and inclusive time (parallel compensation) in the slot
- * the front-end gave its name, asked for when the region first has calls
- * to show; MPI calls and -finstrument-functions are not in it. */
+/* Online monitoring's region data (rp_monitor_regions): each region's
+ * calls and inclusive time (parallel compensation) in the slot the
+ * front-end gave its name, asked for when the region first has calls to
+ * show: named regions first, then -finstrument-functions' functions (by
+ * symbol, as the report names them), so that within one offload the
+ * program's own regions get the slots before its functions do. MPI calls
+ * are in the profile as themselves, not here. */
 static void cm_monitor_fill(double *out) {
   int took = rp_mt_hold();
-  for (int i = 0; i < cm.nreg; i++) {
-    cm_region *r = &cm.reg[i];
-    /* the calibration's region has no calls: cm_startup zeroed them */
-    if (!r->name || r->fn || r->mpi || r->count <= 0.0 || r->mslot < 0)
-      continue;
-    if (r->mslot == 0) {
-      int s = rp_monitor_region_slot(r->name);
-      r->mslot = s >= 0 ? s + 1 : -1;
-      if (s < 0)
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < cm.nreg; i++) {
+      cm_region *r = &cm.reg[i];
+      /* the calibration's region has no calls: cm_startup zeroed them */
+      if ((pass == 0) != (r->fn == NULL) || r->mpi || r->count <= 0.0 ||
+          r->mslot < 0 || (!r->name && !r->fn))
         continue;
+      if (r->mslot == 0) {
+        char buf[RP_PATH_MAX + 32];
+        int s = rp_monitor_region_slot(
+            r->fn ? function_name(r->fn, buf, sizeof buf) : r->name);
+        r->mslot = s >= 0 ? s + 1 : -1;
+        if (s < 0)
+          continue;
+      }
+      out[2 * (r->mslot - 1)] = r->count;
+      out[2 * (r->mslot - 1) + 1] = r->incl_p;
     }
-    out[2 * (r->mslot - 1)] = r->count;
-    out[2 * (r->mslot - 1) + 1] = r->incl_p;
-  }
   rp_mt_release(took);
 }
 

@@ -446,6 +446,7 @@ static int region_v(const char *name, int nargs, const double *args) {
     return rc;
   }
   rp_add_compute(dt, name);
+  rp_monitor_region_add(name, dt[RP_AVG]);
   return 0;
 }
 

@@ -183,6 +183,61 @@ static void note(double round, double oc, int dropped) {
 
 void rp_monitor_regions(void (*fill)(double *out)) { M.regions = fill; }
 
+/* Regions of a mode without a profile of its own (predict mode's Lua
+ * regions): their calls and seconds by name, kept here for the offloads
+ * (the last one found is tried first); up to RP_MON_LOCAL names (the rank
+ * says once that others are left out). */
+#define RP_MON_LOCAL 256
+static struct {
+  char *name[RP_MON_LOCAL];
+  double calls[RP_MON_LOCAL], time[RP_MON_LOCAL];
+  int slot[RP_MON_LOCAL]; /* slot + 1; 0 not asked, -1 none left */
+  int n, full, last;
+} L;
+
+static void local_fill(double *out) {
+  int took = rp_mt_hold();
+  for (int i = 0; i < L.n; i++) {
+    if (L.slot[i] == 0) {
+      int s = rp_monitor_region_slot(L.name[i]);
+      L.slot[i] = s >= 0 ? s + 1 : -1;
+    }
+    if (L.slot[i] > 0) {
+      out[2 * (L.slot[i] - 1)] = L.calls[i];
+      out[2 * (L.slot[i] - 1) + 1] = L.time[i];
+    }
+  }
+  rp_mt_release(took);
+}
+
+void rp_monitor_region_add(const char *name, double seconds) {
+  if (!M.on || !M.app || name == NULL)
+    return;
+  int i = L.last;
+  if (i >= L.n || strcmp(L.name[i], name) != 0) { /* not the last one */
+    for (i = 0; i < L.n && strcmp(L.name[i], name) != 0; i++)
+      ;
+    if (i == L.n) {
+      if (L.n == RP_MON_LOCAL) {
+        if (!L.full)
+          fprintf(stderr, "revprof[rank %d]: monitoring: more than %d region "
+                  "names; \"%s\" and the ones after it are not in the "
+                  "profile\n", rp_g.rank, RP_MON_LOCAL, name);
+        L.full = 1;
+        return;
+      }
+      L.name[i] = xrealloc(NULL, strlen(name) + 1);
+      strcpy(L.name[i], name);
+      L.n++;
+    }
+    L.last = i;
+  }
+  L.calls[i] += 1.0;
+  L.time[i] += seconds;
+  if (M.regions == NULL)
+    M.regions = local_fill;
+}
+
 int rp_monitor_region_slot(const char *name) {
   char buf[RP_MON_NAME + 1];
   double slot = -1.0;

@@ -70,6 +70,12 @@ int rp_monitor_region_slot(const char *name);
  * of slot s at out[2 s] and out[2 s + 1] (zero before it is called). */
 void rp_monitor_regions(void (*fill)(double *out));
 
+/* One call of region name taking seconds, for a mode that keeps no
+ * profile of its own (predict mode's Lua regions): kept by name here and
+ * written into the offloads (nothing without monitoring). A mode with its
+ * own writer (rp_monitor_regions) does not call it. */
+void rp_monitor_region_add(const char *name, double seconds);
+
 /* A region boundary (compensate mode's regions, annotations): a timer
  * offload that is due, the queue's progress. */
 static inline void rp_monitor_at_region(void) {

@@ -843,7 +843,16 @@ finstrument)
   csv=revprof-out/compensate.csv
   grep -q '^1,[^,]*,200000,' "$csv" || { cat "$csv"; fail "no function called 200000 times on rank 1"; }
   grep -q '^1,[^,]*,400000,' "$csv" || { cat "$csv"; fail "no function called 400000 times on rank 1"; }
-  echo "finstrument: functions profiled"
+  # beside a tool rank the functions are regions of the monitoring profile
+  rm -rf revprof-out
+  # shellcheck disable=SC2086
+  REVPROF_MODE=compensate REVPROF_MONITOR=1 run 3 "$fi" $args || { cat out err; fail "monitored run failed"; }
+  grep "pi ~" out | diff native.out - || fail "monitored: the program's output changed"
+  mon=revprof-out/monitor
+  grep -q "^regions in the profile: [1-9][0-9]* of 32 slots" $mon/summary.txt || { cat $mon/summary.txt; fail "no functions in the profile"; }
+  awk -F, '$2 ~ /^region\..*\.calls$/ && $7 == 400000 { a = 1 } $2 ~ /^region\..*\.calls$/ && $7 == 200000 { b = 1 }
+           END { exit !(a && b) }' $mon/profile.csv || { grep region $mon/profile.csv; fail "the worker's functions not in the profile"; }
+  echo "finstrument: functions profiled, in the monitoring profile too"
   ;;
 overhead-model)
   # REVPROF_OVERHEAD=model: the model's overhead table is used and printed;
@@ -1094,7 +1103,22 @@ monitor)
       || { grep "^$last,region" $mon/profile.csv; fail "region statistics wrong in round $last"; }
     awk -F, -v r="$last" '$1 == r && $2 ~ /^region\.long_name.*\.calls$/ { n = length($2) } END { exit n != length("region..calls") + 200 }' \
       $mon/profile.csv || { grep "long" $mon/profile.csv; fail "the long name not cut to 200 characters"; }
-    echo "monitor regions: 32 of 41 region names in one slot each for both ranks, 9 said left out, a long name cut"
+    # predict mode's Lua regions: calls and predicted (avg) seconds by name
+    printf 'function a() return 1e-6, 2e-6, 4e-6 end\nfunction b() return 1e-6, 3e-6, 9e-6 end\n' > ab.lua
+    rm -rf revprof-out
+    REVPROF_MODEL=$RP_MODEL REVPROF_COMPUTE=annotate REVPROF_LUA=$PWD/ab.lua RP_LUA_REGIONS=50 REVPROF_MONITOR=1 \
+      REVPROF_MONITOR_INTERVAL=calls run 3 "$exe" || { cat out err; fail "Lua regions: run failed"; }
+    grep -q "^regions in the profile: 2 of 32 slots (a, b)" $mon/summary.txt || { cat $mon/summary.txt; fail "Lua regions not in the summary"; }
+    last=$(awk -F, 'NR > 1 { r = $1 } END { print r }' $mon/profile.csv)
+    awk -F, -v r="$last" '$1 != r || $2 !~ /^region\./ { next }
+        { n++ }
+        $2 == "region.a.calls" && !($4 == 50 && $6 == 50 && $7 == 50) { bad = 1 }
+        $2 == "region.b.calls" && !($4 == 100 && $6 == 100 && $7 == 100) { bad = 1 }
+        $2 == "region.a.time" && !($4 > 0.99e-4 && $4 < 1.01e-4) { bad = 1 }
+        $2 == "region.b.time" && !($4 > 2.99e-4 && $4 < 3.01e-4) { bad = 1 }
+        END { exit bad || n != 4 }' $mon/profile.csv \
+      || { grep "^$last,region" $mon/profile.csv; fail "Lua region statistics wrong in round $last"; }
+    echo "monitor regions: 32 of 41 region names in one slot each for both ranks, 9 said left out, a long name cut; predict mode's Lua regions by name"
     ;;
   lossy) # a bounded queue drops, and the loss is recorded
     exe=$1

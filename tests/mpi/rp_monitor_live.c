@@ -11,7 +11,12 @@
  * whose name is 250 characters long with a comma in it ("long,name" then
  * x's), then N regions named r0 .. r<N-1> once each (compensate mode
  * profiles them), rank k starting at r<k>, so that the ranks meet them in
- * different orders. */
+ * different orders.
+ *
+ * With RP_LUA_REGIONS=N, every rank calls the annotated regions "a" N
+ * times and "b" 2N times, alternating, their names written into one
+ * buffer (predict mode costs them with the REVPROF_LUA file's functions a
+ * and b). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -63,6 +68,12 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "r%d", (rank + i) % regions);
     revprof_region_begin(name);
     revprof_region_end(name);
+  }
+  const char *nl = getenv("RP_LUA_REGIONS");
+  int lua = nl ? atoi(nl) : 0;
+  for (int i = 0; i < 3 * lua; i++) {
+    char name[2] = {i % 3 ? 'b' : 'a', '\0'};
+    revprof_region(name);
   }
   for (int i = 0; i < ROUNDS; i++) {
     MPI_Barrier(MPI_COMM_WORLD);
