@@ -19,7 +19,7 @@
 --   MPI_X *h                in and out through a local handle; out only
 --                           for the generated kinds' request/newcomm roles
 --                           (not complete_*: Wait and Test)
---   MPI_Status *s           a local status, MPI_Status_c2f back;
+--   MPI_Status *s           a local copy of the program's, MPI_Status_c2f back;
 --                           MPI_F_STATUS_IGNORE -> MPI_STATUS_IGNORE
 --   MPI_Request a[],        arrays of count (or incount) elements
 --   MPI_Status a[]
@@ -101,7 +101,7 @@ return function(funcs, template, template_path, fail, banner)
           elseif d:match("^MPI_Status %*") then
             fparams[#fparams + 1] = "MPI_Fint *" .. n
             pre[#pre + 1] = "  MPI_Status " .. n .. "_c;"
-            pre[#pre + 1] = "  memset(&" .. n .. "_c, 0, sizeof " .. n .. "_c);"
+            pre[#pre + 1] = "  rp_f_status_in(" .. n .. ", &" .. n .. "_c);"
             args[#args + 1] = "rp_f_status_ignored(" .. n .. ") ? MPI_STATUS_IGNORE : &" .. n .. "_c"
             post[#post + 1] = "  if (!rp_f_status_ignored(" .. n .. "))\n    MPI_Status_c2f(&" .. n .. "_c, " .. n .. ");"
           elseif d:match("^MPI_Request [%a_][%w_]*%[%]$") then
