@@ -1051,12 +1051,16 @@ static void fe_write(void) {
             "complete global profiles)\n"
             "offloads: %ld sent, %ld dropped by lossy queues\n"
             "mean offload cost (max over ranks): %.9g s\n"
-            "mean one-way delay: %.9g s\n"
-            "median data arrival interval: %.9g s\n",
+            "mean one-way delay: %.9g s\n",
             T.nrec, complete, partial, discarded,
             T.nrec ? 100.0 * complete / T.nrec : 0.0, sent, lost_local,
             T.nrec ? oc_sum / T.nrec : 0.0,
-            delivered ? owd_sum / delivered : 0.0, med);
+            delivered ? owd_sum / delivered : 0.0);
+    if (niv)
+      fprintf(f, "median data arrival interval: %.9g s\n", med);
+    else
+      fprintf(f, "median data arrival interval: none (fewer than two rounds "
+                 "delivered)\n");
     fprintf(f, "regions in the profile: %d of %d slots", R.n,
             RP_MON_REGIONS);
     for (int i = 0; i < R.n; i++)
