@@ -24,6 +24,10 @@ options:
                       (default: build-test-mpich in the repository); its
                       revprof/librevprof.so is preloaded. Build it with
                         cmake -S . -B DIR -DREVPROF_MPI=mpich && cmake --build DIR
+  --mpi NAME          mpich (default) or openmpi: the MPI the tests are built
+                      with and run on (mpicc.NAME, mpifort.NAME, mpiexec.NAME;
+                      Open MPI's launcher gets -x LD_PRELOAD and
+                      --oversubscribe); --build must use the same MPI
   --modes LIST        comma-separated, of native, predict, compensate, sample
                       (default native,predict,compensate). The native run
                       always happens: a test counts under revprof only when
@@ -107,7 +111,7 @@ note() { echo "mpich-testsuite: $*" >&2; }
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$here/build-test-mpich
-modes=native,predict,compensate
+modes=native,predict,compensate mpi=mpich
 dirs=pt2pt,coll,comm,datatype,group,init,attr,info,topo,errhan,rma,io
 max_np=4 jobs=1 work=/tmp/revprof-mpich-tests timeout_min=60
 native_timeout=180 rebuild=0 resume=0 report_only=0 testdir=
@@ -115,6 +119,7 @@ model=$here/models/machines/debian12-2core-openmpi.lua
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=${2:?--build needs a folder}; shift ;;
+    --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift ;;
     --modes) modes=${2:?--modes needs a list}; shift ;;
     --dirs) dirs=${2:?--dirs needs a list}; shift ;;
     --max-np) max_np=${2:?--max-np needs a number}; shift ;;
@@ -160,14 +165,16 @@ for d in "${dir_list[@]}"; do
   [ -d "$testdir/$d" ] || die "$testdir/$d: no such test directory"
 done
 
-MPICC=${MPICC:-mpicc.mpich}
-MPIFC=${MPIFC:-mpifort.mpich}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+case $mpi in mpich|openmpi) ;; *) die "--mpi $mpi: expected mpich or openmpi" ;; esac
+MPICC=${MPICC:-mpicc.$mpi}
+MPIFC=${MPIFC:-mpifort.$mpi}
+MPIEXEC=${MPIEXEC:-mpiexec.$mpi}
 read -ra test_cflags <<<"${TEST_CFLAGS:--g -O2}"
 # mpif.h declares no interfaces: one buffer, many types
 read -ra test_fflags <<<"${TEST_FFLAGS:--g -O2 -fallow-argument-mismatch}"
-command -v "$MPICC" >/dev/null || die "$MPICC not found (Debian: apt-get install libmpich-dev)"
-command -v "$MPIEXEC" >/dev/null || die "$MPIEXEC not found (Debian: apt-get install mpich)"
+pkg=mpich; [ "$mpi" = mpich ] || pkg=openmpi
+command -v "$MPICC" >/dev/null || die "$MPICC not found (Debian: apt-get install lib$pkg-dev)"
+command -v "$MPIEXEC" >/dev/null || die "$MPIEXEC not found (Debian: apt-get install $pkg-bin)"
 command -v timeout >/dev/null || die "timeout (coreutils) not found"
 
 lib=
@@ -176,8 +183,9 @@ if [ ${#rp_modes[@]} -gt 0 ]; then
   lib=$build/revprof/librevprof.so
   [ -f "$lib" ] || die "$lib not built: cmake -S $here -B $build -DREVPROF_MPI=mpich && cmake --build $build"
   case $(ldd "$lib" 2>/dev/null || true) in
-    *libmpich*) ;;
-    *) die "$lib is not linked against MPICH (configure $build with -DREVPROF_MPI=mpich)" ;;
+    *libmpich*) [ "$mpi" = mpich ] || die "$lib is linked against MPICH, not $mpi" ;;
+    *libmpi.so.40*) [ "$mpi" = openmpi ] || die "$lib is linked against Open MPI: use --mpi openmpi" ;;
+    *) die "$lib is not linked against $mpi (configure $build with -DREVPROF_MPI=$mpi)" ;;
   esac
   case $model in /*) ;; *) model=$(pwd)/$model ;; esac
   [ -r "$model" ] || die "--model $model: cannot read it"
@@ -270,6 +278,7 @@ write_config() {
 #define HAVE_MPI_TYPE_CREATE_STRUCT 1
 #define HAVE_MPI2_COMBINERS 1
 #define HAVE_FORTRAN_BINDING 1
+#define F77_NAME_LOWER_USCORE 1
 #define HAVE_H_ADDR_LIST 1
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
 #define POINTERINT_t long
@@ -422,26 +431,32 @@ mvar() { # mvar VARSFILE NAME: a Makefile.am variable
 
 # build_fortran DIR PROG LANG LOG SOURCES...: a Fortran test (f77/, f90/,
 # f08/) with the MPI's Fortran compiler wrapper: its C sources compiled
-# apart, the headers configure would write from DIR's *.h.in (the
-# address and offset kinds: integer*8 here), the Fortran sources in the
+# apart (they include "../../include/mpitestconf.h": found through a
+# folder two below the generated include/), the headers configure would
+# write from the language's *.h.in (the address and offset kinds:
+# integer*8 here; f77/rma includes f77/attr's), the Fortran sources in the
 # order given (again in the reverse order when a module they use comes
-# later), linked with the language's MTest and the C one.
+# later), linked with the language's MTest and the C one. Sources that
+# MPICH generates (nodist_, f77/io's write*.f) are not there: not built.
 build_fortran() {
   local d=$1 p=$2 lang=$3 log=$4 src=$testdir/$1 out=$work/build/$1 f
   shift 4
   local -a fsrc=() objs=()
-  local mods=$out/mod.$p gen=$out/gen bin=$out/$p
+  local mods=$out/mod.$p gen=$work/build/$lang/gen bin=$out/$p
   [ -f "$libdir/libmtest_$lang.a" ] || { echo "not built: no util/mtest_$lang (Fortran compiler $MPIFC)" >"$log"; return 1; }
-  mkdir -p "$mods" "$gen"
-  for f in "$src"/*.h.in; do
+  mkdir -p "$mods" "$gen" "$work/gen/up/up"
+  local h tmp
+  for f in "$testdir/$lang"/*/*.h.in; do
     [ -f "$f" ] || continue
-    sed -e 's/@F77_MPI_ADDRESS@/integer*8/g' -e 's/@F77_MPI_OFFSET@/integer*8/g' \
-      "$f" >"$gen/$(basename "$f" .in)"
+    h=$gen/$(basename "$f" .in) tmp=$gen/$(basename "$f" .in).$BASHPID
+    [ -f "$h" ] && [ "$stale" = 0 ] && continue
+    sed -e 's/@F77_MPI_ADDRESS@/integer*8/g' -e 's/@F77_MPI_OFFSET@/integer*8/g' "$f" >"$tmp"
+    mv "$tmp" "$h"
   done
   : >"$log"
   for f in "$@"; do
     case $f in
-      *.c) "$MPICC" "${test_cflags[@]}" -w "${incs[@]}" -I"$src" -c "$f" \
+      *.c) "$MPICC" "${test_cflags[@]}" -w "${incs[@]}" -I"$work/gen/up/up" -I"$src" -c "$f" \
              -o "$mods/$(basename "$f" .c).o" >>"$log" 2>&1 || return 1
            objs+=("$mods/$(basename "$f" .c).o") ;;
       *) fsrc+=("$f") ;;
@@ -578,10 +593,14 @@ run_one() {
   local cwd=$base/$mode log=$base/$mode.log
   rm -rf "$cwd" && mkdir -p "$cwd"
   envs+=("MPIEXEC_TIMEOUT=$limit")
+  # Open MPI: more ranks than cores, as root (CI), and its own -x
+  [ "$mpi" = mpich ] || pre=(--oversubscribe)
+  [ "$mpi" = mpich ] || envs+=(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
   if [ "$mode" = native ]; then
     envs=(-u LD_PRELOAD "${envs[@]}")
   else
-    pre=(-genv LD_PRELOAD "$lib")
+    if [ "$mpi" = openmpi ]; then pre+=(-x "LD_PRELOAD=$lib")
+    else pre=(-genv LD_PRELOAD "$lib"); fi
     envs+=("REVPROF_MODE=$mode" "REVPROF_MODEL=$model" REVPROF_QUIET=1
       "REVPROF_OUTPUT_DIR=$cwd/revprof-out")
     [ "$mode" != sample ] || envs+=("REVPROF_SAMPLE=$sample_spec")
