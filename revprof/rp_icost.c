@@ -268,17 +268,17 @@ static void expected_rates(void) {
   unsigned kinds = rp_icost_kinds();
   if (rp_g.cfg.cost_profile[0] && profile_rates(IC.rate, cost, why,
                                                 sizeof why) == 0) {
-    int took = 0;
+    int used = 0; /* a timed cost of that run */
     for (int k = 0; k < RP_IC_KINDS; k++) {
       if (!(kinds & 1u << k))
         IC.rate[k] = 0.0;
       else if ((k == RP_IC_OFFLOAD || k == RP_IC_LUA) &&
                rp_g.ic_cost[k] < 0.0 && cost[k] > 0.0) {
         rp_g.ic_cost[k] = cost[k];
-        took = 1;
+        used = 1;
       }
     }
-    if (took) {
+    if (used) {
       size_t n = strlen(IC.rate_src);
       snprintf(IC.rate_src + n, sizeof IC.rate_src - n, "%s",
                ", and its timed costs of the kinds not known before their "
