@@ -149,6 +149,21 @@ if(TARGET pingpong_f08_rp)
   revprof_test(revprof_fortran08_exact_preload_np2 fortran-exact
                $<TARGET_FILE:pingpong_f08> 2 preload)
 endif()
+# use mpi_f08's large counts (MPI-4), where the MPI's module has them
+if(TARGET pingpong_f08)
+  try_compile(RP_F08_LARGE_COUNT ${CMAKE_CURRENT_BINARY_DIR}/f08count
+              SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/rp_f08_count.f90
+              LINK_LIBRARIES MPI::MPI_Fortran)
+  if(RP_F08_LARGE_COUNT)
+    add_executable(rp_f08_count rp_f08_count.f90)
+    target_link_libraries(rp_f08_count PRIVATE MPI::MPI_Fortran)
+    revprof_test(revprof_fortran08_count_np2 fortran-count
+                 $<TARGET_FILE:rp_f08_count>)
+  else()
+    message(STATUS "revprof: this MPI's mpi_f08 has no large counts: "
+                   "revprof_fortran08_count_np2 not built")
+  endif()
+endif()
 if(TARGET pingpong_f_rp)
   revprof_test(revprof_fortran_exact_linked_np2 fortran-exact
                $<TARGET_FILE:pingpong_f_rp> 2)

@@ -34,6 +34,7 @@
 #   rp_check.sh trace-kill TOOL EXE NP       traces of a rank's SIGKILL
 #   rp_check.sh fortran-exact EXE NP [preload]  Fortran ping-pong exact
 #   rp_check.sh fortran-compare EXE NP        mpif.h program, same output
+#   rp_check.sh fortran-count EXE             mpi_f08 large counts (MPI-4)
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
 #                                             an injected overhead
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
@@ -760,6 +761,25 @@ fortran-exact)
     awk -F, -v fn=$fn '$1 == "function" && $3 == fn && $4 > 0 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
       || { cat revprof-out/report.csv; fail "$fn from Fortran not intercepted"; }
   done
+  ;;
+fortran-count)
+  # tests/mpi/rp_f08_count.f90: large counts of use mpi_f08 reach revprof's
+  # MPI_Send_c / MPI_Recv_c wrappers, data and count intact, in every mode
+  exe=$1
+  run 2 env REVPROF_MODE=off "$exe" || { cat out err; fail "native run failed"; }
+  grep -q "^large-count f08: bad 0 count 16" out || { cat out; fail "native: wrong data"; }
+  for mode in predict compensate sample; do
+    rm -rf revprof-out
+    REVPROF_MODEL=$RP_MODEL REVPROF_MODE=$mode run 2 env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "$mode: run failed"; }
+    grep -q "^large-count f08: bad 0 count 16" out || { cat out err; fail "$mode: wrong data or count"; }
+  done
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_MODEL run 2 env LD_PRELOAD="$RP_LIB" "$exe" || fail "predict: run failed"
+  for fn in MPI_Send_c MPI_Recv_c MPI_Send MPI_Recv; do
+    awk -F, -v fn=$fn '$1 == "function" && $3 == fn && $4 == 1 { ok = 1 } END { exit !ok }' revprof-out/report.csv \
+      || { cat revprof-out/report.csv; fail "$fn from use mpi_f08 not intercepted once"; }
+  done
+  echo "fortran-count: mpi_f08's large counts through revprof's _c wrappers, data intact in every mode"
   ;;
 fortran-compare)
   # tests/mpi/rp_fortran_h.f90 natively and preloaded: same lines, every
