@@ -60,6 +60,8 @@ static struct {
   long sent, drops;
   void (*regions)(double *out); /* the mode's region data (or NULL) */
   double oc_sum, noff;          /* offload costs so far, and offloads */
+  double last_oc;               /* the last offload's cost (sent with the
+                                   next one: the front-end's live OC) */
   int app;                      /* an application rank (stays after the
                                    end, for the cost report) */
   int busy;         /* inside an offload (no re-entry) */
@@ -268,6 +270,7 @@ static void offload(double round, int events, const double *vals) {
   p[RP_MON_H_EVENTS] = events;
   p[RP_MON_H_RANKS] = 1.0;
   p[RP_MON_H_TMIN] = p[RP_MON_H_TMAX] = t0;
+  p[RP_MON_H_PREVOC] = M.last_oc;
   double *v = p + RP_MON_HDR;
   if (vals)
     memcpy(v, vals, (size_t)events * sizeof *v);
@@ -312,6 +315,7 @@ static void offload(double round, int events, const double *vals) {
     M.sent++;
   double oc = rp_host_seconds() - h0;
   note(round, oc, dropped);
+  M.last_oc = oc;
   /* an event of the instrumentation cost, whose cost is what the offloads
      took so far (timed for their OC anyway) */
   M.oc_sum += oc;
@@ -575,12 +579,12 @@ typedef struct mround {
   unsigned char *from; /* per child: 1 data, 2 discarded */
   double *acc;
   uint64_t *bits;
-  double tmin, tmax, ranks, discard;
+  double tmin, tmax, ranks, discard, prevoc;
 } mround;
 
 /* a round that reached the front-end */
 typedef struct frec {
-  double r, arrival, tmin, tmax, ranks, discard, oc;
+  double r, arrival, tmin, tmax, ranks, discard, oc, prevoc;
   int discarded;
   uint64_t *bits;
 } frec;
@@ -639,6 +643,7 @@ static void fe_record(mround *m, int discarded) {
   f->ranks = m->ranks;
   f->discard = m->discard;
   f->oc = 0.0;
+  f->prevoc = m->prevoc;
   f->discarded = discarded;
   f->bits = m->bits; /* kept */
   m->bits = NULL;
@@ -698,6 +703,7 @@ static void emit(mround *m, int discarded) {
   p[RP_MON_H_TMIN] = m->tmin;
   p[RP_MON_H_TMAX] = m->tmax;
   p[RP_MON_H_DISCARD] = m->discard + (discarded ? m->ranks : 0.0);
+  p[RP_MON_H_PREVOC] = m->prevoc;
   size_t pay = rp_mon_payload(0, events, M.cfg.filter);
   if (pay)
     memcpy(p + RP_MON_HDR, m->acc, pay * sizeof *p);
@@ -784,6 +790,7 @@ static void on_data(int child, double *p, int n) {
     m->discard += p[RP_MON_H_DISCARD];
     m->tmin = fmin(m->tmin, p[RP_MON_H_TMIN]);
     m->tmax = fmax(m->tmax, p[RP_MON_H_TMAX]);
+    m->prevoc = fmax(m->prevoc, p[RP_MON_H_PREVOC]);
   }
   if (r > T.last[child])
     T.last[child] = r;
@@ -931,7 +938,10 @@ static double shown_id(double r) { return r >= CALL_BASE ? r - CALL_BASE : r; }
 /* One row of rounds.csv for the idx-th round recorded, r; *prev is the
  * arrival of the last round delivered before it (NAN: none), updated. The
  * OC column stays empty while the ranks' offload costs are not in
- * (with_oc 0). Returns the data arrival interval (NAN: none). */
+ * (with_oc 0); the last column, the largest cost of the offload before
+ * this one among the round's ranks (which each sends with its next), is
+ * there as the round arrives. Returns the data arrival interval (NAN:
+ * none). */
 static double round_row(FILE *f, int idx, const frec *r, double *prev,
                         int with_oc) {
   double owd = r->arrival - r->tmin, ai = NAN;
@@ -949,13 +959,15 @@ static double round_row(FILE *f, int idx, const frec *r, double *prev,
             r->arrival - T.t_start, r->discarded ? NAN : owd);
     if (with_oc)
       fprintf(f, "%.9g", r->oc);
-    fprintf(f, ",%.0f,%d,%s,%.9g\n", r->ranks, lost, status, ai);
+    fprintf(f, ",%.0f,%d,%s,%.9g,%.9g\n", r->ranks, lost, status, ai,
+            r->prevoc);
   }
   return ai;
 }
 
 static const char rounds_header[] = "round,id,arrival_s,owd_s,oc_s,ranks,"
-                                    "lost_ranks,status,arrival_interval_s\n";
+                                    "lost_ranks,status,arrival_interval_s,"
+                                    "prev_oc_s\n";
 
 static void fe_write(void) {
   /* offload costs: each rank's records, the maximum per round */

@@ -111,7 +111,8 @@ enum {
   RP_MON_H_TMIN = 4,    /* earliest offload start (front-end clock, s) */
   RP_MON_H_TMAX = 5,    /* latest offload start */
   RP_MON_H_DISCARD = 6, /* ranks whose data a node threw away (over AT) */
-  RP_MON_H_SPARE = 7
+  RP_MON_H_PREVOC = 7   /* largest cost of the offload before this one of
+                           the ranks it holds (s; 0 for a first one) */
 };
 #define RP_MON_F_RAW 1.0       /* E raw values of one application rank */
 #define RP_MON_F_DISCARDED 2.0 /* no payload: the round was thrown away */

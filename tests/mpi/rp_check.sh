@@ -1102,11 +1102,15 @@ monitor)
     exe=$1
     REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=calls run 3 "$exe" || { cat out err; fail "run failed"; }
     cat out
-    grep -q "^live rounds: 3 of 3, oc empty: 3$" out || { cat out err; fail "rounds.csv not written as the rounds arrived"; }
+    # the cost of each round's previous offload is there live (rounds 2, 3)
+    grep -q "^live rounds: 3 of 3, oc empty: 3, previous oc: 2$" out || { cat out err; fail "rounds.csv not written as the rounds arrived"; }
     awk -F, 'NR > 1 { n++; if ($5 == "" || !($5 > 0)) bad = 1 } END { exit bad || n < 4 }' $mon/rounds.csv \
       || { cat $mon/rounds.csv; fail "the final rounds.csv lacks the OC"; }
+    # every rank in every round: a row's prev_oc_s is the row before's oc_s
+    awk -F, 'NR == 2 && $10 != 0 { bad = 1 } NR > 2 && $10 != oc { bad = 1 } { oc = $5 }
+             END { exit bad }' $mon/rounds.csv || { cat $mon/rounds.csv; fail "prev_oc_s is not the previous round's OC"; }
     test -e $mon/rounds.csv.tmp && fail "rounds.csv.tmp left"
-    echo "monitor live: 3 rounds in rounds.csv while the job ran, the OC filled at its end"
+    echo "monitor live: 3 rounds in rounds.csv while the job ran with the OC of the round before each, the OC filled at its end"
     ;;
   regions) # 41 region names, 40 met in a different order by each rank:
     # 32 slots, the same for both ranks; the 9 others said in the summary.

@@ -4,8 +4,9 @@
  * REVPROF_OUTPUT_DIR/monitor/rounds.csv (default revprof-out) until it
  * holds ROUNDS rows, or LIMIT_S seconds have passed, while the job is still
  * inside MPI_Init..MPI_Finalize; it prints "live rounds: N of ROUNDS, oc
- * empty: E" (E: rows whose oc_s column is empty: the offload costs come at
- * the end). Linked with librevprof.
+ * empty: E, previous oc: P" (E: rows whose oc_s column is empty: the
+ * offload costs come at the end; P: rows whose prev_oc_s, the cost of the
+ * offload before, is there already). Linked with librevprof.
  *
  * With RP_REGIONS=N in the environment, every rank first runs a region
  * whose name is 250 characters long with a comma in it ("long,name" then
@@ -28,21 +29,29 @@
 
 enum { ROUNDS = 3, LIMIT_S = 120 };
 
-/* data rows of path and how many have an empty 5th column (oc_s) */
-static int rows(const char *path, int *oc_empty) {
+/* the field after the c-th comma of line (NULL: none) */
+static const char *field(const char *line, int c) {
+  const char *p = line;
+  for (int i = 0; i < c && p; i++)
+    p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+  return p;
+}
+
+/* data rows of path, how many have an empty 5th column (oc_s) and how
+ * many a positive 10th (prev_oc_s) */
+static int rows(const char *path, int *oc_empty, int *prev_oc) {
   FILE *f = fopen(path, "r");
   char line[512];
   int n = 0;
-  *oc_empty = 0;
+  *oc_empty = *prev_oc = 0;
   if (f == NULL)
     return 0;
   while (fgets(line, sizeof line, f)) {
     if (strncmp(line, "round,", 6) == 0 || strchr(line, '\n') == NULL)
       continue; /* the header, or a row being written */
-    const char *p = line;
-    for (int c = 0; c < 4 && p; c++)
-      p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+    const char *p = field(line, 4), *q = field(line, 9);
     *oc_empty += p && *p == ',';
+    *prev_oc += q && atof(q) > 0.0;
     n++;
   }
   fclose(f);
@@ -85,11 +94,12 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/monitor/rounds.csv",
              dir && *dir ? dir : "revprof-out");
     struct timespec pause = {0, 20000000}; /* 20 ms */
-    int n = 0, empty = 0;
-    for (int t = 0; t < LIMIT_S * 50 && (n = rows(path, &empty)) < ROUNDS;
-         t++)
+    int n = 0, empty = 0, prev = 0;
+    for (int t = 0;
+         t < LIMIT_S * 50 && (n = rows(path, &empty, &prev)) < ROUNDS; t++)
       nanosleep(&pause, NULL);
-    printf("live rounds: %d of %d, oc empty: %d\n", n, ROUNDS, empty);
+    printf("live rounds: %d of %d, oc empty: %d, previous oc: %d\n", n,
+           ROUNDS, empty, prev);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
