@@ -341,11 +341,11 @@ build_libs() {
   else ar rcs "$libdir/libdtpools.a"; fi
 }
 
-# The Fortran tests' MTest (f77/, f90/, f08/), each when a directory of its
-# language is asked for: without a Fortran compiler, or when it does not
-# compile, those tests are simply not built.
+# The Fortran tests' MTest (f77/, f90/, f08/) and headers, each when a
+# directory of its language is asked for: without a Fortran compiler, or
+# when it does not compile, those tests are simply not built.
 build_flibs() {
-  local log=$libdir/build-fortran.log k lang f d
+  local log=$libdir/build-fortran.log k lang f d h
   for k in f77:f f90:f90 f08:f90; do
     lang=${k%%:*} f=$testdir/util/mtest_$lang.${k#*:}
     for d in "${dir_list[@]}"; do
@@ -353,7 +353,13 @@ build_flibs() {
       [ "$stale" = 0 ] && [ -f "$libdir/libmtest_$lang.a" ] && break
       rm -f "$libdir/libmtest_$lang.a"
       command -v "$MPIFC" >/dev/null || { note "$MPIFC not found: the $lang tests will not be built"; break; }
-      mkdir -p "$libdir/mod_$lang"
+      mkdir -p "$libdir/mod_$lang" "$libdir/gen_$lang" "$work/gen/up/up"
+      # the headers configure writes from the language's *.h.in
+      for h in "$testdir/$lang"/*/*.h.in; do
+        [ -f "$h" ] || continue
+        sed -e 's/@F77_MPI_ADDRESS@/integer*8/g' -e 's/@F77_MPI_OFFSET@/integer*8/g' \
+          "$h" >"$libdir/gen_$lang/$(basename "$h" .in)"
+      done
       if "$MPIFC" "${test_fflags[@]}" -w -J"$libdir/mod_$lang" -c "$f" \
         -o "$libdir/mtest_$lang.o" >>"$log" 2>&1; then
         ar rcs "$libdir/libmtest_$lang.a" "$libdir/mtest_$lang.o"
@@ -432,9 +438,8 @@ mvar() { # mvar VARSFILE NAME: a Makefile.am variable
 # build_fortran DIR PROG LANG LOG SOURCES...: a Fortran test (f77/, f90/,
 # f08/) with the MPI's Fortran compiler wrapper: its C sources compiled
 # apart (they include "../../include/mpitestconf.h": found through a
-# folder two below the generated include/), the headers configure would
-# write from the language's *.h.in (the address and offset kinds:
-# integer*8 here; f77/rma includes f77/attr's), the Fortran sources in the
+# folder two below the generated include/), the headers build_flibs wrote
+# from the language's *.h.in (f77/rma includes f77/attr's), the Fortran sources in the
 # order given (again in the reverse order when a module they use comes
 # later), linked with the language's MTest and the C one. Sources that
 # MPICH generates (nodist_, f77/io's write*.f) are not there: not built.
@@ -442,17 +447,9 @@ build_fortran() {
   local d=$1 p=$2 lang=$3 log=$4 src=$testdir/$1 out=$work/build/$1 f
   shift 4
   local -a fsrc=() objs=()
-  local mods=$out/mod.$p gen=$work/build/$lang/gen bin=$out/$p
+  local mods=$out/mod.$p gen=$libdir/gen_$lang bin=$out/$p
   [ -f "$libdir/libmtest_$lang.a" ] || { echo "not built: no util/mtest_$lang (Fortran compiler $MPIFC)" >"$log"; return 1; }
-  mkdir -p "$mods" "$gen" "$work/gen/up/up"
-  local h tmp
-  for f in "$testdir/$lang"/*/*.h.in; do
-    [ -f "$f" ] || continue
-    h=$gen/$(basename "$f" .in) tmp=$gen/$(basename "$f" .in).$BASHPID
-    [ -f "$h" ] && [ "$stale" = 0 ] && continue
-    sed -e 's/@F77_MPI_ADDRESS@/integer*8/g' -e 's/@F77_MPI_OFFSET@/integer*8/g' "$f" >"$tmp"
-    mv "$tmp" "$h"
-  done
+  mkdir -p "$mods"
   : >"$log"
   for f in "$@"; do
     case $f in
