@@ -27,9 +27,9 @@ for cfg in "${configs[@]}"; do
   dir=build-test-$cfg
   if [ "$cfg" = sanitize ]; then
     # Open MPI; no -Werror: GCC warns falsely under -fsanitize. Leaks are
-    # not checked (the MPI libraries keep theirs; valgrind covers ours), and
-    # the link-order check is off so that an ASan librevprof can be
-    # preloaded into the tests' plain MPI programs.
+    # not checked (the MPI libraries keep theirs; bench/valgrind.sh covers
+    # ours), and the link-order check is off so that an ASan librevprof
+    # can be preloaded into the tests' plain MPI programs.
     flags=(-DREVPROF_MPI=openmpi -DREVPROF_SANITIZE=ON -DREVPROF_WERROR=OFF)
     export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
     export UBSAN_OPTIONS=print_stacktrace=1
