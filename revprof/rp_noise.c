@@ -86,11 +86,6 @@ void rp_noise_calibrate(double (*cpu)(void), double (*wall)(void),
   rp_noise_from_samples(tc, tw, RP_NOISE_REPS, floor, out);
 }
 
-double rp_gap_less_tool(double gap, double tool) {
-  double g = gap - (tool > 0.0 ? tool : 0.0);
-  return g > 0.0 && isfinite(g) ? g : 0.0;
-}
-
 double rp_read_cost(double (*clock)(void)) {
   double d[RP_READ_REPS];
   (void)clock(); /* first call: page faults, vDSO set-up */
@@ -102,27 +97,6 @@ double rp_read_cost(double (*clock)(void)) {
   qsort(d, RP_READ_REPS, sizeof d[0], cmp_double);
   double m = d[RP_READ_REPS / 2];
   return m > 0.0 && isfinite(m) ? m : 0.0;
-}
-
-int rp_gap_wants_cpu(double wall_gap, int *short_run) {
-  if (wall_gap >= RP_GAP_CPU_MIN)
-    *short_run = 0;
-  else if (*short_run < RP_GAP_CPU_RUN)
-    *short_run += 1;
-  return *short_run < RP_GAP_CPU_RUN;
-}
-
-double rp_gap_charge(double wall_gap, int cpu_valid, double cpu_gap,
-                     const rp_gap_tool *tool) {
-  double g;
-  if (cpu_valid) {
-    g = rp_gap_less_tool(cpu_gap, tool->cpu);
-    double w = rp_gap_less_tool(wall_gap, tool->wall);
-    if (g > w && w > 0.0)
-      g = w; /* never more than the time that passed */
-  } else
-    g = rp_gap_less_tool(wall_gap, tool->wall);
-  return rp_gap_less_tool(g, tool->wrap);
 }
 
 /* 1 when word is one of the blank-separated words of line */

@@ -7,6 +7,8 @@
 
 #include "rp_clock.h"
 
+#include <math.h>
+
 /* Relative spread floor: run-to-run variation of a compute-bound program's
  * time on a quiet node, which one run's calibration cannot see. */
 #define RP_NOISE_FLOOR 0.05
@@ -41,8 +43,12 @@ void rp_noise_widen(double dt[RP_NB], const rp_noise *nz);
 void rp_noise_calibrate(double (*cpu)(void), double (*wall)(void),
                         double floor, rp_noise *out);
 
-/* A measured gap (seconds) less revprof's own part of it, never below 0. */
-double rp_gap_less_tool(double gap, double tool);
+/* A measured gap (seconds) less revprof's own part of it, never below 0.
+ * (This and the two gap rules below are inline: every MPI call runs them.) */
+static inline double rp_gap_less_tool(double gap, double tool) {
+  double g = gap - (tool > 0.0 ? tool : 0.0);
+  return g > 0.0 && isfinite(g) ? g : 0.0;
+}
 
 /* revprof's own part of a measured gap, seconds: one read of the clock that
  * timed it (wall: the monotonic clock, cpu: the CPU-time clock), plus the
@@ -67,7 +73,13 @@ typedef struct rp_gap_tool {
  * clock only, while a computation after a few quick calls (MPI_Comm_rank,
  * MPI_Barrier, MPI_Wtime) is still measured in CPU time, which
  * time-sharing of the cores does not inflate. */
-int rp_gap_wants_cpu(double wall_gap, int *short_run);
+static inline int rp_gap_wants_cpu(double wall_gap, int *short_run) {
+  if (wall_gap >= RP_GAP_CPU_MIN)
+    *short_run = 0;
+  else if (*short_run < RP_GAP_CPU_RUN)
+    *short_run += 1;
+  return *short_run < RP_GAP_CPU_RUN;
+}
 
 /* 1 when a /proc/cpuinfo "flags" line says the cycle counter ticks at one
  * rate whatever the core's frequency and sleep state (constant_tsc and
@@ -78,8 +90,18 @@ int rp_tsc_usable(const char *flags);
  * cpu_valid (the CPU clock was read at its start), never more than its
  * monotonic time; else its monotonic time less tool->wall; both less
  * tool->wrap and never below 0. */
-double rp_gap_charge(double wall_gap, int cpu_valid, double cpu_gap,
-                     const rp_gap_tool *tool);
+static inline double rp_gap_charge(double wall_gap, int cpu_valid,
+                                   double cpu_gap, const rp_gap_tool *tool) {
+  double g;
+  if (cpu_valid) {
+    g = rp_gap_less_tool(cpu_gap, tool->cpu);
+    double w = rp_gap_less_tool(wall_gap, tool->wall);
+    if (g > w && w > 0.0)
+      g = w; /* never more than the time that passed */
+  } else
+    g = rp_gap_less_tool(wall_gap, tool->wall);
+  return rp_gap_less_tool(g, tool->wrap);
+}
 
 /* revprof's own part of a measured gap: the median over RP_READ_REPS pairs
  * of back-to-back reads of clock (the CPU-time clock of the gaps) of their

@@ -460,7 +460,7 @@ static double tsc_mono;
 #define RP_TSC() __rdtsc()
 #endif
 
-static double wall_seconds(void) {
+static inline double wall_seconds(void) {
 #ifdef RP_TSC
   if (tsc_sec > 0.0)
     return tsc_mono + (double)(RP_TSC() - tsc_base) * tsc_sec;
@@ -591,9 +591,9 @@ void rp_measure_gap(void) {
     double w = wall_seconds(), c = 0.0, wall_gap = w - rp_g.wall_mark;
     if (rp_g.cpu_valid)
       c = cpu_seconds();
-    rp_compute_measured(rp_gap_charge(wall_gap, rp_g.cpu_valid,
-                                      c - rp_g.cpu_mark, &rp_g.gap_tool),
-                        rp_g.cfg.cpu_scale, dt);
+    double g = rp_gap_charge(wall_gap, rp_g.cpu_valid, c - rp_g.cpu_mark,
+                             &rp_g.gap_tool) *
+               rp_g.cfg.cpu_scale;
     /* the CPU clock is the calling thread's: with threads, wall time */
     rp_g.want_cpu = rp_gap_wants_cpu(wall_gap, &rp_g.short_run) && !rp_g.mt;
     /* the next gap starts here when this call does not mark its exit (a
@@ -603,6 +603,11 @@ void rp_measure_gap(void) {
     rp_g.cpu_valid = rp_g.want_cpu;
     rp_g.wall_mark = w;
     rp_g.cpu_mark = c;
+    /* most gaps between the calls of a communication loop are revprof's
+       own part only: nothing to add */
+    if (!(g > 0.0))
+      return;
+    rp_compute_measured(g, 1.0, dt);
   }
   rp_noise_widen(dt, &rp_g.noise);
   rp_add_compute(dt, "compute");
