@@ -592,8 +592,7 @@ void rp_measure_gap(void) {
     if (rp_g.cpu_valid)
       c = cpu_seconds();
     double g = rp_gap_charge(wall_gap, rp_g.cpu_valid, c - rp_g.cpu_mark,
-                             &rp_g.gap_tool) *
-               rp_g.cfg.cpu_scale;
+                             &rp_g.gap_tool);
     /* the CPU clock is the calling thread's: with threads, wall time */
     rp_g.want_cpu = rp_gap_wants_cpu(wall_gap, &rp_g.short_run) && !rp_g.mt;
     /* the next gap starts here when this call does not mark its exit (a
@@ -607,7 +606,7 @@ void rp_measure_gap(void) {
        own part only: nothing to add */
     if (!(g > 0.0))
       return;
-    rp_compute_measured(g, 1.0, dt);
+    rp_compute_measured(g, rp_g.cfg.cpu_scale, dt);
   }
   rp_noise_widen(dt, &rp_g.noise);
   rp_add_compute(dt, "compute");
