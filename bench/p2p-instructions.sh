@@ -11,10 +11,12 @@
 #
 # usage: bench/p2p-instructions.sh [BUILD_DIR]     (default: build)
 # env:   MPIEXEC, MPIFLAGS, REPS (round trips per size, default 2000),
-#        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua)
-# About 1 minute.
+#        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua), KEEP=1 (keep
+#        the callgrind profiles, cg.N for the N-th setting, to read with
+#        callgrind_annotate --inclusive=yes)
+# About 5 minutes (8 settings, each an MPI start under valgrind).
 set -u
-case ${1:-} in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 . "$(dirname "$0")/common.sh"
 bench_mpi_tools
 for t in valgrind callgrind_annotate; do
@@ -26,7 +28,7 @@ for f in "$lib" "$exe"; do
   [ -e "$f" ] || { echo "p2p-instructions: $f not built (cmake --build $build)" >&2; exit 1; }
 done
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2pins-XXXXXX")
-trap 'rm -rf "$w"' EXIT
+if [ "${KEEP:-0}" = 1 ]; then echo "# profiles in $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
 model=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}
 
 # per_call OUT FN: "revprof mpi calls" for wrapper FN (MPI_Send, MPI_Recv)
