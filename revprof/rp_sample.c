@@ -95,7 +95,7 @@ static void site_add(uintptr_t a) {
 
 void rp_sample_out_slow(double *pb) {
   /* the clock only where the decision needs it: an unsampled message
-     costs a count and a compare (or one draw) */
+     costs a count and a compare */
   int timed = S.s.spec.kind == RP_SAMPLE_TIMER;
   double now = timed ? global_now() : 0.0;
   S.seen += 1.0;

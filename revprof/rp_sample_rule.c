@@ -3,6 +3,7 @@
 #include "rp_sample_rule.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -280,6 +281,22 @@ static long counter_gap(rp_sampler *s) {
          (long)gsl_rng_uniform_int(s->rng, (unsigned long)(2 * j + 1));
 }
 
+/* The next random gap: the number of messages up to and including the
+ * next sampled one when each is sampled with probability P independently,
+ * a geometric variable (1 with probability P, k with P (1 - P)^(k - 1)),
+ * drawn by inversion from one uniform in (0, 1). One draw per sampled
+ * message rather than one per message: the same choices in distribution.
+ * P = 0 never samples. */
+static long random_gap(rp_sampler *s) {
+  double p = s->spec.p;
+  if (p >= 1.0)
+    return 1;
+  if (!(p > 0.0))
+    return LONG_MAX;
+  double k = floor(log(gsl_rng_uniform_pos(s->rng)) / log1p(-p)) + 1.0;
+  return k < (double)LONG_MAX / 2 ? (long)k : LONG_MAX / 2;
+}
+
 /* The next timer period: S + v, v uniform in [-J, J). */
 static double timer_period(rp_sampler *s) {
   double j = s->spec.jitter;
@@ -296,7 +313,9 @@ void rp_sampler_set(rp_sampler *s, const rp_sample_spec *spec) {
     spec = &off;
   s->spec = *spec;
   s->count = 0;
-  s->gap = s->spec.kind == RP_SAMPLE_COUNTER ? counter_gap(s) : 0;
+  s->gap = s->spec.kind == RP_SAMPLE_COUNTER  ? counter_gap(s)
+           : s->spec.kind == RP_SAMPLE_RANDOM ? random_gap(s)
+                                              : 0;
   s->deadline = NAN;
 }
 
@@ -337,7 +356,11 @@ int rp_sampler_decide(rp_sampler *s, double now) {
     s->gap = counter_gap(s);
     return 1;
   case RP_SAMPLE_RANDOM:
-    return gsl_rng_uniform(s->rng) < s->spec.p;
+    if (++s->count < s->gap)
+      return 0;
+    s->count = 0;
+    s->gap = random_gap(s);
+    return 1;
   case RP_SAMPLE_TIMER:
     if (now < s->deadline)
       return 0;

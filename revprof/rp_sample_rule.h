@@ -59,9 +59,10 @@ typedef struct rp_sampler {
   rp_sample_spec spec; /* the technique in force */
   gsl_rng *rng;        /* mt19937, seeded by rp_sample_seed; NULL when the
                           allocation failed */
-  long count;          /* counter: messages since the last sample */
-  long gap;            /* counter: the message (counting from 1 after the
-                          last sample) that is sampled next */
+  long count;          /* counter, random: messages since the last
+                          sample */
+  long gap;            /* counter, random: the message (counting from 1
+                          after the last sample) that is sampled next */
   double deadline;     /* timer: host time (s) from which the next message
                           is sampled; NAN until the first message */
 } rp_sampler;
@@ -84,7 +85,8 @@ void rp_sampler_free(rp_sampler *s);
 
 /* One message about to leave at host time now (seconds, monotonic,
  * finite): 1 to sample it, 0 not. The hot path: a compare and an increment
- * for off, all and counter; one uniform draw for random.
+ * for off, all, counter and random (random draws once per sampled message,
+ * not once per message).
  * - counter:N samples messages N, 2N, 3N, ... (counting from 1); with
  *   counter:N:J each gap is N + u, u a whole number uniform in [-J, J],
  *   the first gap (to the first sample) included: the rate stays 1/N.
@@ -92,7 +94,11 @@ void rp_sampler_free(rp_sampler *s);
  *   message is never sampled: it sets the first deadline, its time + S + v;
  *   after a sample at time t the next is t + S + v (v uniform in [-J, J],
  *   drawn each time; 0 without jitter).
- * - random:P samples when a uniform draw in [0, 1) is below P. */
+ * - random:P samples each message with probability P, independently: the
+ *   gap to the next sample is drawn as a geometric variable of parameter P
+ *   (at the start, at each rp_sampler_set and after each sample), which
+ *   gives the same choices in distribution as a uniform draw per message
+ *   compared with P. */
 int rp_sampler_decide(rp_sampler *s, double now);
 
 /* Changes the technique while running; the generator (and so the stream

@@ -349,6 +349,54 @@ static void test_sample_rule_random(void **state) {
   rp_sampler_free(&s1);
 }
 
+/* random:P draws the gap to the next sample (a geometric variable) rather
+ * than one uniform per message: the gaps must still be those of independent
+ * choices. For P = 0.01 and 0.3: the count of sampled messages within 5
+ * binomial sds, the mean gap within 5 sds of 1/P, the share of gaps of 1
+ * (the next message sampled right after one) within 5 sds of P, and the
+ * share of gaps above 2/P within 5 sds of (1 - P)^(2/P). A tiny P never
+ * overflows the gap. */
+static void test_sample_rule_random_gaps(void **state) {
+  (void)state;
+  static const double ps[] = {0.01, 0.3};
+  for (size_t k = 0; k < sizeof ps / sizeof *ps; k++) {
+    double p = ps[k];
+    char text[32];
+    snprintf(text, sizeof text, "random:%g", p);
+    rp_sampler s = make(text, 7, 3);
+    long n = 2000000, sampled = 0, gaps = 0, ones = 0, long_gaps = 0;
+    long last = 0, lim = (long)(2.0 / p);
+    double gsum = 0.0, gsum2 = 0.0;
+    for (long i = 1; i <= n; i++) {
+      if (!rp_sampler_decide(&s, 0.0))
+        continue;
+      sampled++;
+      long g = i - last;
+      last = i;
+      gaps++;
+      gsum += (double)g;
+      gsum2 += (double)g * (double)g;
+      ones += g == 1;
+      long_gaps += g > lim;
+    }
+    double nd = (double)n, gd = (double)gaps;
+    assert_near(sampled, nd * p, 5.0 * sqrt(nd * p * (1.0 - p)));
+    double mean = gsum / gd, sd_gap = sqrt((1.0 - p)) / p;
+    assert_near(mean, 1.0 / p, 5.0 * sd_gap / sqrt(gd));
+    assert_near(gsum2 / gd - mean * mean, sd_gap * sd_gap,
+                0.15 * sd_gap * sd_gap);
+    assert_near(ones, gd * p, 5.0 * sqrt(gd * p * (1.0 - p)));
+    double q = pow(1.0 - p, (double)lim);
+    assert_near(long_gaps, gd * q, 5.0 * sqrt(gd * q * (1.0 - q)));
+    rp_sampler_free(&s);
+  }
+  rp_sampler s = make("random:1e-12", 7, 0);
+  for (int i = 0; i < 100000; i++)
+    assert_int_equal(rp_sampler_decide(&s, 0.0), 0);
+  assert_true(s.gap > 0);
+  rp_sampler_free(&s);
+}
+
 /* Every rank of one seed gets its own generator seed, a 32-bit value. */
 static void test_sample_rule_seed_differs_per_rank(void **state) {
   (void)state;
@@ -394,7 +442,8 @@ static void test_sample_rule_set_switches_mid_stream(void **state) {
   assert_int_equal(rp_sampler_decide(&s, 51.0), 1);
   /* the generator goes on across switches: none of the above drew, so
      random follows a fresh sampler of the same seed and rank, and after a
-     switch away and back it carries on that stream, not a new one */
+     switch away and back it carries on that stream, not a new one (a
+     sampler set to random draws its first gap at once) */
   rp_sampler ref = make("random:0.5", 5, 0), fresh = make("random:0.5", 5, 0);
   spec = parse_ok("random:0.5");
   rp_sampler_set(&s, &spec);
@@ -404,7 +453,8 @@ static void test_sample_rule_set_switches_mid_stream(void **state) {
   assert_int_equal(differs, 0);
   rp_sample_spec all = parse_ok("all");
   rp_sampler_set(&s, &all);
-  rp_sampler_set(&s, &spec);
+  rp_sampler_set(&s, &spec);   /* s draws its next gap from the stream */
+  rp_sampler_set(&ref, &spec); /* and so does ref, at the same place */
   int from_ref = 0, from_fresh = 0;
   for (int i = 0; i < 200; i++) {
     int got = rp_sampler_decide(&s, 0.0);
@@ -715,6 +765,7 @@ int main(void) {
       cmocka_unit_test(test_sample_rule_timer_jitter),
       cmocka_unit_test(test_sample_rule_timer_bursts),
       cmocka_unit_test(test_sample_rule_random),
+      cmocka_unit_test(test_sample_rule_random_gaps),
       cmocka_unit_test(test_sample_rule_seed_differs_per_rank),
       cmocka_unit_test(test_sample_rule_set_switches_mid_stream),
       cmocka_unit_test(test_sample_rule_init_and_free),
