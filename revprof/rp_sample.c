@@ -25,6 +25,7 @@ typedef struct cls {
   int used, src, sclass;
   uintptr_t ssite, rsite;
   rp_lstat st;
+  rp_ldrift dr; /* for the correction of clock drift at the end */
 } cls;
 
 /* the sender's time in the send calls that stamped a sampled message, by
@@ -44,6 +45,12 @@ enum { C_WID, C_FN, C_CLASS, C_N, C_MEAN, C_M2, C_MIN, C_MAX, C_BYTES,
 
 enum { OFFSET_ROUNDS = 16, OFFSET_TAG = 7 };
 
+/* what each rank sends rank 0 at the end: messages seen, sampled and
+   received with a stamp, its clock offset at MPI_Init and MPI_Finalize,
+   the best round trips of the two measurements, the time between them */
+enum { Q_SEEN, Q_SAMPLED, Q_RECEIVED, Q_OFF0, Q_OFF1, Q_RTT0, Q_RTT1,
+       Q_SPAN, Q_SHIFT, Q_LEN };
+
 /* Both travel with a class's statistics from their _N on: n, mean, m2,
    min, max, bytes, then the histogram. */
 _Static_assert(W_HIST - W_N == 6 && C_HIST - C_N == 6 &&
@@ -61,10 +68,17 @@ static void lstat_pack(double *w, const rp_lstat *st) {
 
 static struct {
   rp_sampler s;
+  double skew, skew_ref; /* REVPROF_TEST_DRIFT on odd ranks: the clock runs
+                            fast by skew s per s from host time skew_ref */
+  int own_offsets;       /* REVPROF_TEST_DRIFT set: every rank measures its
+                            own offset (on every rank, collectively) */
+  double u0; /* global time at this rank's MPI_Init: a sample's u is its
+                receive time less u0 */
   int have_sampler;
   double offset, offset_end; /* this rank's clock to rank 0's: at init, end */
   double rtt, rtt_end;       /* the best round trip of each measurement */
-  double t_init, t_end;      /* host seconds */
+  double t_init, t_end;      /* host seconds: when the offsets were
+                                measured (rank 0: when it answered) */
   double seen, sampled, received;
   cls *tab;
   size_t cap, n; /* cap: a power of two */
@@ -78,7 +92,13 @@ static struct {
   MPI_Comm comm;
 } S;
 
-static double global_now(void) { return rp_host_seconds() + S.offset; }
+/* This rank's clock: the host's (skewed for the tests of drift). */
+static double sm_seconds(void) {
+  double h = rp_host_seconds();
+  return S.skew != 0.0 ? h + S.skew * (h - S.skew_ref) : h;
+}
+
+static double global_now(void) { return sm_seconds() + S.offset; }
 
 /* ------------------------------------------------------- the hot paths */
 
@@ -192,6 +212,7 @@ static cls *class_of(int src, int sclass, uintptr_t ssite, uintptr_t rsite) {
       c->ssite = ssite;
       c->rsite = rsite;
       rp_lstat_init(&c->st);
+      rp_ldrift_init(&c->dr);
       S.n++;
       return c;
     }
@@ -210,9 +231,10 @@ void rp_sample_in_slow(const double *pb, double bytes) {
   rp_g.ic_n[RP_IC_SAMPLE] += 0.5;
   if (an & (RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ)) {
     cls *c = class_of(src, rp_size_class(bytes), ssite, rsite);
-    if (c)
+    if (c) {
+      rp_ldrift_add(&c->dr, &c->st, lat, t - S.u0);
       rp_lstat_add(&c->st, lat, bytes, (an & RP_ANALYSIS_FREQ) != 0);
-    else
+    } else
       rp_report_flag("out-of-memory", "out of memory for message classes: "
                      "some samples were not counted");
   }
@@ -227,46 +249,51 @@ void rp_sample_in_slow(const double *pb, double bytes) {
 
 /* Cristian's rule against rank 0 over comm (rank 0 there is rank 0 of
  * MPI_COMM_WORLD), OFFSET_ROUNDS round trips per rank, the shortest kept:
- * rank 0's time minus this rank's at the round trip's middle. */
-static void cristian(MPI_Comm comm, double v[2]) {
+ * v[0] rank 0's time minus this rank's at the round trip's middle, v[1]
+ * the round trip, v[2] this rank's time at its middle (rank 0: now). */
+static void cristian(MPI_Comm comm, double v[3]) {
   int me, n;
   PMPI_Comm_rank(comm, &me);
   PMPI_Comm_size(comm, &n);
   v[0] = v[1] = 0.0;
+  v[2] = sm_seconds();
   if (me == 0) {
     for (int r = 1; r < n; r++)
       for (int k = 0; k < OFFSET_ROUNDS; k++) {
         double t;
         PMPI_Recv(&t, 1, MPI_DOUBLE, r, OFFSET_TAG, comm, MPI_STATUS_IGNORE);
-        t = rp_host_seconds();
+        t = sm_seconds();
         PMPI_Send(&t, 1, MPI_DOUBLE, r, OFFSET_TAG, comm);
       }
     return;
   }
   double best = INFINITY;
   for (int k = 0; k < OFFSET_ROUNDS; k++) {
-    double t0 = rp_host_seconds(), ts;
+    double t0 = sm_seconds(), ts;
     PMPI_Send(&t0, 1, MPI_DOUBLE, 0, OFFSET_TAG, comm);
     PMPI_Recv(&ts, 1, MPI_DOUBLE, 0, OFFSET_TAG, comm, MPI_STATUS_IGNORE);
-    double t1 = rp_host_seconds();
+    double t1 = sm_seconds();
     if (t1 - t0 < best) {
       best = t1 - t0;
       v[0] = ts - 0.5 * (t0 + t1);
+      v[2] = 0.5 * (t0 + t1);
     }
   }
   v[1] = best;
 }
 
-/* This rank's clock offset to rank 0 (and the round trip it was measured
- * with). Ranks of one node read the same clock: their offset is their
- * node's, which its first rank measures against rank 0 (0 on rank 0's
- * node, exactly). Collective over S.comm. */
-static void measure_offset(double *offset, double *rtt) {
+/* This rank's clock offset to rank 0, the round trip it was measured with
+ * and this rank's time when it was measured. Ranks of one node read the
+ * same clock: their offset is their node's, which its first rank measures
+ * against rank 0 (0 on rank 0's node, exactly). Collective over S.comm. */
+static void measure_offset(double *offset, double *rtt, double *when) {
   MPI_Comm node = MPI_COMM_NULL, lead = MPI_COMM_NULL;
   int nrank = 0;
-  double v[2] = {0.0, 0.0};
-  if (PMPI_Comm_split_type(S.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                           &node) != MPI_SUCCESS)
+  double v[3] = {0.0, 0.0, sm_seconds()};
+  if (S.own_offsets) /* the tests' skewed clocks differ within a node */
+    node = MPI_COMM_NULL;
+  else if (PMPI_Comm_split_type(S.comm, MPI_COMM_TYPE_SHARED, 0,
+                                MPI_INFO_NULL, &node) != MPI_SUCCESS)
     node = MPI_COMM_NULL; /* then every rank measures its own */
   if (node != MPI_COMM_NULL)
     PMPI_Comm_rank(node, &nrank);
@@ -276,11 +303,12 @@ static void measure_offset(double *offset, double *rtt) {
     PMPI_Comm_free(&lead);
   }
   if (node != MPI_COMM_NULL) {
-    PMPI_Bcast(v, 2, MPI_DOUBLE, 0, node);
+    PMPI_Bcast(v, 3, MPI_DOUBLE, 0, node);
     PMPI_Comm_free(&node);
   }
   *offset = v[0];
   *rtt = v[1];
+  *when = v[2];
 }
 
 /* --------------------------------------------------------------- mode */
@@ -306,8 +334,21 @@ static int sm_startup(char *err, size_t errlen) {
     return REVPROF_ENOMEM;
   }
   S.have_sampler = 1;
-  measure_offset(&S.offset, &S.rtt);
-  S.t_init = rp_host_seconds();
+  const char *skew = getenv("REVPROF_TEST_DRIFT");
+  if (skew && *skew) {
+    char *end;
+    double v = strtod(skew, &end);
+    if (*end != '\0' || !isfinite(v) || fabs(v) >= 1.0) {
+      snprintf(err, errlen, "REVPROF_TEST_DRIFT=\"%s\": expected a rate "
+               "in s per s, between -1 and 1", skew);
+      return REVPROF_EINVAL;
+    }
+    S.skew = rp_g.rank % 2 == 1 ? v : 0.0;
+    S.own_offsets = 1;
+    S.skew_ref = rp_host_seconds();
+  }
+  measure_offset(&S.offset, &S.rtt, &S.t_init);
+  S.u0 = S.t_init + S.offset;
   if (rp_g.cfg.analysis & RP_ANALYSIS_WRITE) {
     char path[RP_PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/samples.rank%d.csv", rp_g.cfg.outdir,
@@ -579,6 +620,57 @@ static void write_plot(const double *rows, int nrows, char *how,
                                             : "it failed");
 }
 
+/* At the end, on every rank: its classes' statistics corrected for the
+ * drift of its clock against each sender's (rp_lstat_undrift), from every
+ * rank's offsets at MPI_Init and MPI_Finalize (collective over S.comm);
+ * flagged (clock-drift) when a mean moved by more than 1 % and 1 us,
+ * since the histograms (and the medians of revprof validate) stay as
+ * sampled. Returns the largest |correction| of a mean, seconds. */
+static double undrift(void) {
+  double me[2] = {rp_drift_rate(S.offset, S.offset_end, S.rtt, S.rtt_end,
+                                S.t_end - S.t_init), S.u0};
+  double *all = malloc(2 * sizeof *all * (size_t)rp_g.size);
+  int ok = all != NULL; /* every rank must have room, or none gathers */
+  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, S.comm);
+  if (!ok || PMPI_Allgather(me, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE,
+                            S.comm) != MPI_SUCCESS) {
+    if (me[0] != 0.0)
+      rp_report_flag("clock-drift", "the clock drifted by %.3g s per s "
+                     "during the run and the latencies could not be "
+                     "corrected (out of memory)", me[0]);
+    free(all);
+    return 0.0;
+  }
+  double shift_max = 0.0, worst_mean = 0.0;
+  int worst_src = -1, matters = 0;
+  for (size_t i = 0; i < S.cap; i++) {
+    cls *c = &S.tab[i];
+    if (!c->used || c->src < 0 || c->src >= rp_g.size)
+      continue;
+    double as = all[2 * c->src], u0s = all[2 * c->src + 1];
+    /* u counts from this rank's measurement at MPI_Init, the sender's
+       drift from its own, u0 - u0s earlier */
+    double shift = rp_lstat_undrift(&c->st, &c->dr, me[0] - as,
+                                    -as * (S.u0 - u0s));
+    if (fabs(shift) > 1e-6 && fabs(shift) > 0.01 * fabs(c->st.mean))
+      matters = 1;
+    if (fabs(shift) > shift_max) {
+      shift_max = fabs(shift);
+      worst_src = c->src;
+      worst_mean = c->st.mean;
+    }
+  }
+  free(all);
+  if (matters)
+    rp_report_flag("clock-drift", "the clocks drifted during the run: "
+                   "latencies corrected by up to %.3g s (messages %d->%d, "
+                   "mean %.3g s after it); means, sds, min and max are "
+                   "corrected for a linear drift, the histograms (and the "
+                   "medians of revprof validate) are not",
+                   shift_max, worst_src, rp_g.rank, worst_mean);
+  return shift_max;
+}
+
 static void write_outputs(double *rows, int nrows, const site_name *names,
                           size_t nnames, const double *per_rank,
                           const char *flags) {
@@ -610,15 +702,18 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
 
   /* the summary */
   double seen = 0, sampled = 0, received = 0, drift = 0, off = 0;
+  double drift_shift_max = 0;
   for (int r = 0; r < rp_g.size; r++) {
-    const double *q = per_rank + 6 * r;
-    seen += q[0];
-    sampled += q[1];
-    received += q[2];
-    if (fabs(q[4] - q[3]) > fabs(drift))
-      drift = q[4] - q[3];
-    if (fabs(q[3]) > fabs(off))
-      off = q[3];
+    const double *q = per_rank + Q_LEN * r;
+    seen += q[Q_SEEN];
+    sampled += q[Q_SAMPLED];
+    received += q[Q_RECEIVED];
+    if (fabs(q[Q_OFF1] - q[Q_OFF0]) > fabs(drift))
+      drift = q[Q_OFF1] - q[Q_OFF0];
+    if (fabs(q[Q_OFF0]) > fabs(off))
+      off = q[Q_OFF0];
+    if (q[Q_SHIFT] > drift_shift_max)
+      drift_shift_max = q[Q_SHIFT];
   }
   snprintf(path, sizeof path, "%s/sample.txt", dir);
   if ((f = fopen(path, "w")) == NULL) {
@@ -648,14 +743,18 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
              "with a stamp; %d classes\n", seen, sampled,
           seen > 0 ? 100.0 * sampled / seen : 0.0, received, nrows);
   fprintf(f, "clocks:    largest offset to rank 0 %.3e s, largest drift "
-             "over the run %.3e s (measured at MPI_Init and MPI_Finalize)\n",
-          off, drift);
+             "over the run %.3e s (measured at MPI_Init and MPI_Finalize); "
+             "latencies corrected for it by up to %.3e s (a class's mean)\n",
+          off, drift, drift_shift_max);
   fprintf(f, "\nrank       sent    sampled   received   offset s    drift s   "
-             "best round trip s\n");
+             "best round trip s   drift rate s/s\n");
   for (int r = 0; r < rp_g.size; r++) {
-    const double *q = per_rank + 6 * r;
-    fprintf(f, "%4d %10.0f %10.0f %10.0f %10.3e %10.3e %10.3e\n", r, q[0],
-            q[1], q[2], q[3], q[4] - q[3], q[5]);
+    const double *q = per_rank + Q_LEN * r;
+    fprintf(f, "%4d %10.0f %10.0f %10.0f %10.3e %10.3e %10.3e %16.3e\n", r,
+            q[Q_SEEN], q[Q_SAMPLED], q[Q_RECEIVED], q[Q_OFF0],
+            q[Q_OFF1] - q[Q_OFF0], q[Q_RTT0],
+            rp_drift_rate(q[Q_OFF0], q[Q_OFF1], q[Q_RTT0], q[Q_RTT1],
+                          q[Q_SPAN]));
   }
   qsort(rows, (size_t)nrows, W_LEN * sizeof *rows, by_total);
   fprintf(f, "\nclasses with the highest total latency (count x mean):\n");
@@ -675,6 +774,10 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
              "latency.gp (gnuplot latency.gp: latency.png, %s)%s\n", plot,
           rp_g.cfg.analysis & RP_ANALYSIS_WRITE
               ? ", samples.rank<N>.csv (every sample)" : "");
+  if (rp_g.cfg.analysis & RP_ANALYSIS_WRITE)
+    fprintf(f, "           samples.rank<N>.csv holds the latencies as "
+               "measured: latency_s + (rate[dst] - rate[src]) x (t_send_s - "
+               "%.9f) corrects one for the drift (rates above)\n", S.u0);
   fclose(f);
   if (!rp_g.cfg.quiet) /* stderr, as the predict report: stdout is the
                           program's */
@@ -712,8 +815,8 @@ static void write_calls(const double *rows, const int *counts,
 
 static void sm_report(void) {
   rp_g.sampling = 0;
-  S.t_end = rp_host_seconds();
-  measure_offset(&S.offset_end, &S.rtt_end);
+  measure_offset(&S.offset_end, &S.rtt_end, &S.t_end);
+  double shift_max = undrift();
   if (S.wf && fclose(S.wf) != 0 && !S.write_failed++)
     rp_warn("sample mode: samples.rank%d.csv: %s", rp_g.rank,
             strerror(errno));
@@ -758,11 +861,11 @@ static void sm_report(void) {
   char *text = name_sites(&tlen);
   char *all = gather(text ? text : "", text ? tlen : 0, MPI_CHAR, 1, &counts,
                      &displs, &total);
-  double q[6] = {S.seen, S.sampled, S.received, S.offset, S.offset_end,
-                 S.rtt};
-  double *per_rank = rp_g.rank == 0 ? malloc(6 * sizeof *per_rank *
+  double q[Q_LEN] = {S.seen, S.sampled, S.received, S.offset, S.offset_end,
+                     S.rtt, S.rtt_end, S.t_end - S.t_init, shift_max};
+  double *per_rank = rp_g.rank == 0 ? malloc(Q_LEN * sizeof *per_rank *
                                              (size_t)rp_g.size) : NULL;
-  PMPI_Gather(q, 6, MPI_DOUBLE, per_rank, 6, MPI_DOUBLE, 0, S.comm);
+  PMPI_Gather(q, Q_LEN, MPI_DOUBLE, per_rank, Q_LEN, MPI_DOUBLE, 0, S.comm);
   char *flags = rp_report_flags_block();
   if (rp_g.rank == 0 && rows && all && per_rank && counts && displs) {
     size_t nn;

@@ -494,6 +494,102 @@ double rp_lstat_median(const rp_lstat *s) {
   return fmin(fmax(x, s->min), s->max);
 }
 
+/* ------------------------------------------------------------ clock drift */
+
+/* (b - a) x (c - a) for the points a, b, c of the (u, x) plane: > 0 when
+   a, b, c turn left */
+static double cross3(double au, double ax, double bu, double bx, double cu,
+                     double cx) {
+  return (bu - au) * (cx - ax) - (bx - ax) * (cu - au);
+}
+
+void rp_lhull_add(rp_lhull *h, double u, double x, int upper) {
+  /* monotone chain: a lower hull turns left, an upper one right */
+  double sign = upper ? -1.0 : 1.0;
+  while (h->n >= 2 &&
+         sign * cross3(h->u[h->n - 2], h->x[h->n - 2], h->u[h->n - 1],
+                       h->x[h->n - 1], u, x) <= 0.0)
+    h->n--;
+  if (h->n == 1 && h->u[0] == u) { /* the same u: keep the extreme */
+    if (upper ? x > h->x[0] : x < h->x[0])
+      h->x[0] = x;
+    return;
+  }
+  if (h->n == RP_LHULL_N) {
+    /* full: the inner vertex whose triangle with its neighbours is the
+       smallest (it is the closest to the chord that replaces it) goes */
+    int best = 1;
+    double area = INFINITY;
+    for (int i = 1; i + 1 < h->n; i++) {
+      double a = fabs(cross3(h->u[i - 1], h->x[i - 1], h->u[i], h->x[i],
+                             h->u[i + 1], h->x[i + 1]));
+      if (a < area) {
+        area = a;
+        best = i;
+      }
+    }
+    memmove(h->u + best, h->u + best + 1,
+            (size_t)(h->n - best - 1) * sizeof *h->u);
+    memmove(h->x + best, h->x + best + 1,
+            (size_t)(h->n - best - 1) * sizeof *h->x);
+    h->n--;
+  }
+  h->u[h->n] = u;
+  h->x[h->n] = x;
+  h->n++;
+}
+
+double rp_lhull_extreme(const rp_lhull *h, double c, int upper) {
+  double e = NAN;
+  for (int i = 0; i < h->n; i++) {
+    double v = h->x[i] + c * h->u[i];
+    if (isnan(e) || (upper ? v > e : v < e))
+      e = v;
+  }
+  return e;
+}
+
+void rp_ldrift_init(rp_ldrift *d) { memset(d, 0, sizeof *d); }
+
+void rp_ldrift_add(rp_ldrift *d, const rp_lstat *s, double latency,
+                   double u) {
+  double n = s->n + 1.0;
+  double dx = latency - s->mean; /* against the mean before this sample */
+  double du_old = u - d->umean;
+  d->umean += du_old / n;
+  double du = u - d->umean; /* against the mean with it */
+  d->um2 += du_old * du;
+  d->cov += dx * du;
+  rp_lhull_add(&d->lo, u, latency, 0);
+  rp_lhull_add(&d->hi, u, latency, 1);
+}
+
+double rp_drift_rate(double off0, double off1, double rtt0, double rtt1,
+                     double span) {
+  double change = off1 - off0;
+  if (!(span > 0.0) || !isfinite(change) ||
+      fabs(change) <= 0.5 * (fabs(rtt0) + fabs(rtt1)))
+    return 0.0;
+  return change / span;
+}
+
+double rp_lstat_undrift(rp_lstat *s, const rp_ldrift *d, double c,
+                        double k) {
+  if (!(s->n > 0.0) || !isfinite(c) || !isfinite(k) || (c == 0.0 && k == 0.0))
+    return 0.0;
+  double shift = c * d->umean + k;
+  s->mean += shift;
+  s->m2 += 2.0 * c * d->cov + c * c * d->um2;
+  if (s->m2 < 0.0) /* rounding */
+    s->m2 = 0.0;
+  double lo = rp_lhull_extreme(&d->lo, c, 0), hi = rp_lhull_extreme(&d->hi, c, 1);
+  if (!isnan(lo))
+    s->min = fmin(lo + k, s->mean);
+  if (!isnan(hi))
+    s->max = fmax(hi + k, s->mean);
+  return shift;
+}
+
 /* --------------------------------------------------------------- analyses */
 
 static const struct {

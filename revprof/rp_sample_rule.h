@@ -171,6 +171,66 @@ double rp_lstat_sd(const rp_lstat *s);
  * histogram is empty. Within one bucket width of the true median. */
 double rp_lstat_median(const rp_lstat *s);
 
+/* ------------------------------------------------------------ clock drift */
+
+/* A latency is the receiver's clock minus the sender's, both made global
+ * with the offsets measured at MPI_Init; a clock that drifts from rank 0's
+ * (offset o(t) = o0 + a t, a in s per s, measured again at MPI_Finalize)
+ * adds a u to a sample taken u seconds into the run. Over a class (one
+ * sender, one receiver) a sample's error is c u + k, c = a_receiver -
+ * a_sender, k a constant, so what its statistics need to be corrected at
+ * the end, when c and k are known, is kept beside them. */
+
+/* The smallest (lower) or largest (upper) of x + c u over the samples
+ * (u, x) seen, for any c, is taken at a vertex of their lower or upper
+ * convex hull: the hull is kept as samples come (u not decreasing: a
+ * rank's receive times), at most RP_LHULL_N vertices (beyond, the vertex
+ * whose removal changes the hull least goes: then the extreme is within
+ * that change). */
+#define RP_LHULL_N 16
+typedef struct rp_lhull {
+  int n;
+  double u[RP_LHULL_N], x[RP_LHULL_N];
+} rp_lhull;
+
+/* Adds (u, x) to the lower hull (upper = 0) or the upper one (1). */
+void rp_lhull_add(rp_lhull *h, double u, double x, int upper);
+
+/* min (upper = 0) or max (1) of x + c u over the hull's vertices; NAN when
+ * empty. */
+double rp_lhull_extreme(const rp_lhull *h, double c, int upper);
+
+typedef struct rp_ldrift {
+  double umean;     /* mean of u (s since the receiver's offset at
+                       MPI_Init) */
+  double um2;       /* sum of squared deviations of u, s^2 */
+  double cov;       /* sum of (latency - mean)(u - umean), s^2 */
+  rp_lhull lo, hi;  /* the samples' lower and upper hulls */
+} rp_ldrift;
+
+void rp_ldrift_init(rp_ldrift *d);
+
+/* Adds a sample (latency, u) to d; s is its class's statistics before
+ * rp_lstat_add adds the same sample (Welford's co-moment update). */
+void rp_ldrift_add(rp_ldrift *d, const rp_lstat *s, double latency,
+                   double u);
+
+/* A clock's drift rate against rank 0's, s per s: its offset's change
+ * (off1 - off0) over span seconds; 0 when the change is within the two
+ * measurements' uncertainty (half of each one's round trip, rtt0 and rtt1)
+ * or span is not positive. */
+double rp_drift_rate(double off0, double off1, double rtt0, double rtt1,
+                     double span);
+
+/* Corrects s (with d, its drift record) for a receiver-minus-sender drift
+ * rate c and a constant k: every sample's latency becomes latency + c u +
+ * k (k: the sender's drift over the time between the two ranks' offset
+ * measurements, u counting from the receiver's). Mean, standard deviation,
+ * min and max exactly (min and max from the hulls); the histogram is not
+ * corrected (a sample's bucket is not kept). Returns the correction of
+ * the mean, c * umean + k. */
+double rp_lstat_undrift(rp_lstat *s, const rp_ldrift *d, double c, double k);
+
 /* ------------------------------------------------------------- analyses */
 
 /* What sample mode does with a sampled message (REVPROF_ANALYSIS). */

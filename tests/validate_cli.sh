@@ -5,7 +5,8 @@
 # against a copy whose latency constants are 10 times larger; a model
 # without a latency row and an extrapolated class said in the first lines;
 # --csv; bad inputs rejected with exit 2 naming the file and line; the send
-# calls' own time of calls.csv beside the model rows they are costed by.
+# calls' own time of calls.csv beside the model rows they are costed by;
+# the sampled run's flags (a corrected clock drift) said before the table.
 #   validate_cli.sh REVPROF SOURCE_DIR
 set -u
 rp=$1 src=$2
@@ -75,6 +76,15 @@ grep -q "^ *23  .* yes  (extrapolated)$" "$tmp/out" || fail "class 23 not marked
   || fail "--csv rows: $(cat "$tmp/v.csv")"
 "$rp" validate --model "$ship" "$tmp/run/latency.csv" > "$tmp/out2" || fail "validate of DIR/latency.csv failed"
 [ "$(tail -n +2 "$tmp/out2")" = "$(tail -n +2 "$tmp/out")" ] || fail "DIR/latency.csv and DIR differ"
+
+# the sampled run's flags (latency.csv's "# flag: " lines) are said first
+mkdir -p "$tmp/flagged"
+{ head -n 1 "$tmp/run/latency.csv"
+  echo "# flag: clock-drift: the clocks drifted during the run: latencies corrected by up to 0.002 s"
+  tail -n +2 "$tmp/run/latency.csv"; } > "$tmp/flagged/latency.csv"
+"$rp" validate --model "$ship" "$tmp/flagged" > "$tmp/out3" || fail "validate of a flagged run failed"
+sed -n 2p "$tmp/out3" | grep -q "^note: the sampled run is flagged: clock-drift: the clocks drifted during the run" \
+  || fail "the run's flag is not said first: $(head -n 3 "$tmp/out3")"
 
 # no calls.csv (an older run): said after the latency table, nothing else
 grep -q "^calls: $tmp/run/calls.csv: No such file or directory: send calls not compared" "$tmp/out" \

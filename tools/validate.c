@@ -142,6 +142,24 @@ static const char *bytes_range(int k, char *buf, size_t len) {
   return buf;
 }
 
+/* The sampled run's own flags (latency.csv's "# flag: " lines: a clock
+ * drift whose correction the histograms lack, samples lost), each said as
+ * a note before the table. */
+static void run_flags(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return;
+  char line[1024];
+  static const char tag[] = "# flag: ";
+  while (fgets(line, sizeof line, f) && line[0] == '#') {
+    if (strncmp(line, tag, sizeof tag - 1) != 0)
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    printf("note: the sampled run is flagged: %s\n", line + sizeof tag - 1);
+  }
+  fclose(f);
+}
+
 /* The lines above the table that say what the comparison lacks: no row,
  * no range, extrapolated classes, classes without a histogram or without
  * messages. */
@@ -409,6 +427,7 @@ int rp_cmd_validate(int argc, char **argv) {
   printf("validate: %s: %ld rows, %.0f messages sampled; model %s (%s), "
          "latency at p = %g\n", path, nrows, msgs, model, m->machine_name,
          P2P_RANKS);
+  run_flags(path);
   notes(model, m, row, "latency", cls, v, n);
   table(v, n, "");
   status = calls(model, m, path, calls_csv);

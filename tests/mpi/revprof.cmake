@@ -83,12 +83,13 @@ endforeach()
 revprof_test(revprof_wildcard_cancel_np3 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 3 cancel)
 # sample mode (issue 10): every message counted at "all", the binomial
-# count at random:0.5, a receiver late by a known sleep, aliasing of a
+# count at random:0.5, a receiver late by a known sleep, latencies
+# corrected for a drifting clock (REVPROF_TEST_DRIFT), aliasing of a
 # counter with a periodic program and what jitter changes, partitioned
 # messages (MPI 4) sampled like the others, the runtime
 # switch (linked build), a bad REVPROF_SAMPLE refused, and the semantics
 # suite in sample mode
-foreach(v count-all count-random delay burst bad partitioned)
+foreach(v count-all count-random delay burst drift bad partitioned)
   revprof_test(revprof_sample_${v}_np3 sample
                $<TARGET_FILE:rp_sample_native> 3 ${v})
 endforeach()

@@ -377,6 +377,26 @@ sample)
     # receiver (half of it, for a loaded host's skew between the ranks)
     awk -F, '/^#/ || /^src,/ { next } $5 == 12 { n += $9; if (min == "" || $11 < min) min = $11 } END { exit !(n == 10 && min >= 0.01) }' $lc \
       || { cat $lc; fail "delayed messages' latency"; } ;;
+  drift)
+    # a clock drifting by 5 % (REVPROF_TEST_DRIFT: odd ranks' clocks run
+    # fast, every rank measures its own offset): the offsets at MPI_Init
+    # and MPI_Finalize give each rank's rate, and the latencies are
+    # corrected: every class's mean (which, uncorrected, holds half the
+    # drift over the run, milliseconds) stays under a tenth of that drift,
+    # min <= mean <= max; the correction is flagged
+    export REVPROF_SAMPLE=all REVPROF_TEST_DRIFT=0.05
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burst || { cat out err; fail "run failed"; }
+    unset REVPROF_TEST_DRIFT
+    cat $st
+    d=$(sed -n 's/^clocks: .* largest drift over the run \([^ ]*\) s .*/\1/p' $st)
+    awk -v d="$d" 'BEGIN { exit !(d + 0 <= -1e-3 || d + 0 >= 1e-3) }' \
+      || fail "a drift of $d s over the run, not the 5 % of it"
+    grep -q "^  clock-drift: the clocks drifted during the run: latencies corrected" $st \
+      || fail "the correction is not flagged"
+    awk -F, -v d="$d" 'BEGIN { if (d < 0) d = -d } /^#/ || /^src,/ { next }
+      { n += $9; if (!($10 < 0.1 * d && $10 > -0.1 * d && $11 <= $10 && $10 <= $12)) bad = 1 }
+      END { exit !(n == 320 && !bad) }' $lc \
+      || { cat $lc; fail "latencies not corrected for the drift ($d s over the run)"; } ;;
   burst)
     export REVPROF_SAMPLE=counter:8
     run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burst || { cat out err; fail "run failed"; }

@@ -662,6 +662,122 @@ static int cmp_double(const void *p, const void *q) {
   return (x > y) - (x < y);
 }
 
+/* ------------------------------------------------------------ clock drift */
+
+/* A class whose samples x_i were taken with a clock drifting by -c per
+ * second (measured x_i - c u_i - k): corrected by c and k, its mean, sd,
+ * min and max are those of the x_i, computed directly, to rounding. The
+ * x_i: a few microseconds with outliers early and late, u_i over 100 s;
+ * for drifts of both signs and none. */
+static void test_sample_rule_undrift_exact(void **state) {
+  (void)state;
+  enum { N = 5000 };
+  static double x[N], u[N];
+  unsigned long r = 12345;
+  for (int i = 0; i < N; i++) {
+    r = r * 6364136223846793005UL + 1442695040888963407UL;
+    x[i] = 2e-6 + 3e-6 * (double)(r >> 11) / 9007199254740992.0;
+    u[i] = 100.0 * i / N + 1e-3 * (double)(r & 7);
+  }
+  x[3] = 9e-4;     /* early outliers */
+  x[17] = 1e-7;
+  x[N - 5] = 7e-4; /* late ones */
+  x[N - 9] = 5e-8;
+  double mean = 0, m2 = 0, mn = INFINITY, mx = -INFINITY;
+  for (int i = 0; i < N; i++) {
+    mean += x[i];
+    mn = fmin(mn, x[i]);
+    mx = fmax(mx, x[i]);
+  }
+  mean /= N;
+  for (int i = 0; i < N; i++)
+    m2 += (x[i] - mean) * (x[i] - mean);
+  static const double cs[] = {1e-5, -1e-5, 3e-3, 0.0};
+  for (size_t t = 0; t < sizeof cs / sizeof *cs; t++) {
+    double c = cs[t], k = 2e-6;
+    rp_lstat st;
+    rp_ldrift d;
+    rp_lstat_init(&st);
+    rp_ldrift_init(&d);
+    for (int i = 0; i < N; i++) {
+      double raw = x[i] - c * u[i] - k;
+      rp_ldrift_add(&d, &st, raw, u[i]);
+      rp_lstat_add(&st, raw, 8, 1);
+    }
+    double shift = rp_lstat_undrift(&st, &d, c, k);
+    assert_near(shift, c * 50.0 + k, fabs(c) * 0.1 + 1e-12);
+    assert_near(st.mean, mean, 1e-12);
+    assert_near(rp_lstat_sd(&st), sqrt(m2 / (N - 1)), 1e-11);
+    assert_near(st.min, mn, 1e-12);
+    assert_near(st.max, mx, 1e-12);
+    assert_true(d.lo.n <= RP_LHULL_N && d.hi.n <= RP_LHULL_N);
+  }
+}
+
+/* The hulls: for any c the extreme of x + c u over their vertices is the
+ * extreme over all points, checked against the brute force on random
+ * points (a few vertices: the cap is not reached); at the cap the
+ * extreme found is within the removed vertices' distance to the hull. */
+static void test_sample_rule_hull_extremes(void **state) {
+  (void)state;
+  enum { N = 2000 };
+  static double u[N], x[N];
+  unsigned long r = 99;
+  rp_lhull lo = {0}, hi = {0};
+  for (int i = 0; i < N; i++) {
+    r = r * 6364136223846793005UL + 1442695040888963407UL;
+    u[i] = (double)i;
+    x[i] = (double)(r >> 11) / 9007199254740992.0;
+    rp_lhull_add(&lo, u[i], x[i], 0);
+    rp_lhull_add(&hi, u[i], x[i], 1);
+  }
+  for (double c = -0.01; c <= 0.01; c += 0.00037) {
+    double mn = INFINITY, mx = -INFINITY;
+    for (int i = 0; i < N; i++) {
+      mn = fmin(mn, x[i] + c * u[i]);
+      mx = fmax(mx, x[i] + c * u[i]);
+    }
+    assert_near(rp_lhull_extreme(&lo, c, 0), mn, 1e-9);
+    assert_near(rp_lhull_extreme(&hi, c, 1), mx, 1e-9);
+  }
+  /* a convex curve: every point is a vertex of its lower hull, the cap
+     drops the flattest; the minimum then stays within that flatness */
+  rp_lhull h = {0};
+  for (int i = 0; i <= 100; i++) {
+    double v = (i - 50) / 50.0;
+    rp_lhull_add(&h, v, v * v, 0);
+  }
+  assert_int_equal(h.n, RP_LHULL_N);
+  assert_near(h.u[0], -1.0, 0);
+  assert_near(h.u[h.n - 1], 1.0, 0);
+  for (double c = -2.0; c <= 2.0; c += 0.25) /* min of v^2 + c v: -c^2/4 */
+    assert_near(rp_lhull_extreme(&h, c, 0), -c * c / 4.0, 0.02);
+  rp_lhull empty = {0};
+  assert_true(isnan(rp_lhull_extreme(&empty, 1.0, 0)));
+}
+
+/* The drift rate: the offset's change over the span, none within the
+ * measurements' uncertainty (one clock, or a round trip that hides it). */
+static void test_sample_rule_drift_rate(void **state) {
+  (void)state;
+  assert_near(rp_drift_rate(1.0, 1.001, 1e-6, 1e-6, 100.0), 1e-5, 1e-15);
+  assert_near(rp_drift_rate(1.0, 0.999, 1e-6, 1e-6, 100.0), -1e-5, 1e-15);
+  assert_near(rp_drift_rate(0.0, 0.0, 0.0, 0.0, 100.0), 0.0, 0);
+  assert_near(rp_drift_rate(1.0, 1.0 + 4e-6, 5e-6, 4e-6, 10.0), 0.0, 0);
+  assert_near(rp_drift_rate(1.0, 2.0, 0.0, 0.0, 0.0), 0.0, 0);
+  assert_near(rp_drift_rate(1.0, NAN, 0.0, 0.0, 1.0), 0.0, 0);
+  /* no drift and no constant: the statistics are untouched */
+  rp_lstat st;
+  rp_ldrift d;
+  rp_lstat_init(&st);
+  rp_ldrift_init(&d);
+  rp_ldrift_add(&d, &st, 1e-6, 1.0);
+  rp_lstat_add(&st, 1e-6, 8, 1);
+  rp_lstat before = st;
+  assert_near(rp_lstat_undrift(&st, &d, 0.0, 0.0), 0.0, 0);
+  assert_memory_equal(&st, &before, sizeof st);
+}
+
 /* The histogram's median is in the true median's bucket or within one
  * bucket width of it. */
 static void check_median(const double *x, int n) {
@@ -774,6 +890,9 @@ int main(void) {
       cmocka_unit_test(test_sample_rule_welford_matches_two_pass),
       cmocka_unit_test(test_sample_rule_merge_halves_equals_whole),
       cmocka_unit_test(test_sample_rule_median_within_a_bucket),
+      cmocka_unit_test(test_sample_rule_undrift_exact),
+      cmocka_unit_test(test_sample_rule_hull_extremes),
+      cmocka_unit_test(test_sample_rule_drift_rate),
       cmocka_unit_test(test_sample_rule_analysis_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
