@@ -26,6 +26,7 @@ it with KIND=DIR. Kinds and what they need:
   npb-mg      NPB 3.4 MPI, MG, Fortran (power-of-two ranks)
   comd        ECP-copa/CoMD        (uses src-mpi/)
   miniamr     Mantevo/miniAMR      (uses ref/)
+  cloverleaf  UK-MAC/CloverLeaf_ref, Fortran 90 with "USE MPI" (any ranks)
 A folder holding NPB gives npb-cg; write npb-mg=DIR for MG.
 
 options:
@@ -153,6 +154,7 @@ detect() { # detect DIR: prints the kind
   elif [ -f "$d/CG/cg.f" ] && [ -f "$d/sys/setparams.c" ]; then echo npb-cg
   elif [ -f "$d/src-mpi/CoMD.c" ]; then echo comd
   elif [ -f "$d/ref/check_sum.c" ] && [ -f "$d/ref/stencil.c" ]; then echo miniamr
+  elif [ -f "$d/clover_leaf.f90" ]; then echo cloverleaf
   else return 1
   fi
 }
@@ -308,6 +310,51 @@ check_miniamr() {
   echo "ok $(echo "$sm" | sed -n 's/.*\(blocks\/ts [^ ]* max_blocks [^ ]*\).*/\1/p' | tr ' ' '_')"
 }
 
+# CloverLeaf (ref): Fortran 90 (USE MPI), 2-D hydrodynamics, halo
+# exchanges by MPI_Isend/MPI_Irecv/MPI_Waitall and reductions, any rank
+# count. It reads clover.in from the folder it runs in (prep_cloverleaf
+# writes it) and writes clover.out there; its own "test problem" check
+# holds only for the benchmark decks, so the answer is the last field
+# summary (step, then volume, mass, density, pressure, internal, kinetic
+# and total energy), which must be the deck's last step and finite.
+exe_cloverleaf=clover_leaf
+build_cloverleaf() {
+  (cd "$1" && make COMPILER=GNU MPI_COMPILER="$MPIF90" C_MPI_COMPILER="$MPICC" \
+     OMP_GNU= FLAGS_GNU="-O2 -g" CFLAGS_GNU="-O2 -g" >/dev/null && cp clover_leaf "$2/")
+}
+clover_steps() { if [ "$size" = tiny ]; then echo 20; else echo 100; fi; }
+args_cloverleaf() { echo ""; }
+prep_cloverleaf() { # prep_cloverleaf RUNDIR NP
+  local n=480
+  [ "$size" = tiny ] && n=120
+  cat >"$1/clover.in" <<EOF
+*clover
+ state 1 density=0.2 energy=1.0
+ state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
+ x_cells=$n
+ y_cells=$n
+ xmin=0.0
+ ymin=0.0
+ xmax=10.0
+ ymax=10.0
+ initial_timestep=0.04
+ timestep_rise=1.5
+ max_timestep=0.04
+ end_step=$(clover_steps)
+*endclover
+EOF
+}
+check_cloverleaf() {
+  local f l
+  f=$(dirname "$1")/clover.out
+  [ -f "$f" ] || { echo "FAIL no clover.out written"; return; }
+  l=$(grep '^ step:' "$f" | tail -n 1)
+  [ -n "$l" ] || { echo "FAIL no field summary in clover.out"; return; }
+  echo "$l" | awk -v n="$(clover_steps)" '{ if ($2 != n) exit 1; for (i = 3; i <= 9; i++) if ($i !~ /^[0-9.E+-]+$/) exit 1 }' ||
+    { echo "FAIL last summary: $l"; return; }
+  echo "ok $(echo "$l" | awk '{ print "ie=" $7 ",ke=" $8 }')"
+}
+
 # -------------------------------------------------------------- helpers
 
 # the shim that measures the native span
@@ -349,7 +396,7 @@ for a in "${apps[@]}"; do
     *) d=$a; k=$(detect "$d") || die "$d: not a known proxy app (see --help; force with KIND=DIR)" ;;
   esac
   [ -d "$d" ] || die "$d: no such folder"
-  case $k in lulesh|hpccg|minife|amg|npb-cg|npb-mg|comd|miniamr) ;; *) die "unknown kind $k" ;; esac
+  case $k in lulesh|hpccg|minife|amg|npb-cg|npb-mg|comd|miniamr|cloverleaf) ;; *) die "unknown kind $k" ;; esac
   kk=${k//-/_}
   d=$(cd "$d" && pwd)
   b=$work/$mpi/$k
@@ -386,6 +433,7 @@ for i in "${!kind[@]}"; do
     args=$("args_$kk" "$p")
     rd=$work/$mpi/$k/np$p
     mkdir -p "$rd"
+    if declare -F "prep_$kk" >/dev/null; then "prep_$kk" "$rd" "$p"; fi
     over=; [ "$p" -gt "$cores" ] && over=over
     note "== $k np=$p: $exe $args"
     : >"$rd/native.t"; : >"$rd/native.cpu"
