@@ -72,6 +72,8 @@ static struct {
                             fast by skew s per s from host time skew_ref */
   int own_offsets;       /* REVPROF_TEST_DRIFT set: every rank measures its
                             own offset (on every rank, collectively) */
+  int one_clock;         /* every rank on one node: no drift to correct,
+                            nothing kept for it */
   double u0; /* global time at this rank's MPI_Init: a sample's u is its
                 receive time less u0 */
   int have_sampler;
@@ -232,7 +234,8 @@ void rp_sample_in_slow(const double *pb, double bytes) {
   if (an & (RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ)) {
     cls *c = class_of(src, rp_size_class(bytes), ssite, rsite);
     if (c) {
-      rp_ldrift_add(&c->dr, &c->st, lat, t - S.u0);
+      if (!S.one_clock)
+        rp_ldrift_add(&c->dr, &c->st, lat, t - S.u0);
       rp_lstat_add(&c->st, lat, bytes, (an & RP_ANALYSIS_FREQ) != 0);
     } else
       rp_report_flag("out-of-memory", "out of memory for message classes: "
@@ -295,8 +298,12 @@ static void measure_offset(double *offset, double *rtt, double *when) {
   else if (PMPI_Comm_split_type(S.comm, MPI_COMM_TYPE_SHARED, 0,
                                 MPI_INFO_NULL, &node) != MPI_SUCCESS)
     node = MPI_COMM_NULL; /* then every rank measures its own */
-  if (node != MPI_COMM_NULL)
+  int nsize = 0;
+  if (node != MPI_COMM_NULL) {
     PMPI_Comm_rank(node, &nrank);
+    PMPI_Comm_size(node, &nsize);
+  }
+  S.one_clock = nsize == rp_g.size; /* the same on every rank */
   PMPI_Comm_split(S.comm, nrank == 0 ? 0 : MPI_UNDEFINED, rp_g.rank, &lead);
   if (lead != MPI_COMM_NULL) {
     cristian(lead, v);

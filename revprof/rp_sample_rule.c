@@ -516,15 +516,15 @@ void rp_lhull_add(rp_lhull *h, double u, double x, int upper) {
     return;
   }
   if (h->n == RP_LHULL_N) {
-    /* full: the inner vertex whose triangle with its neighbours is the
-       smallest (it is the closest to the chord that replaces it) goes */
+    /* full: the inner vertex whose neighbours are the closest in u goes
+       (the hull stays spread over the run; a subtraction a vertex, as
+       this runs for every sampled message once the hull is full) */
     int best = 1;
-    double area = INFINITY;
+    double gap = INFINITY;
     for (int i = 1; i + 1 < h->n; i++) {
-      double a = fabs(cross3(h->u[i - 1], h->x[i - 1], h->u[i], h->x[i],
-                             h->u[i + 1], h->x[i + 1]));
-      if (a < area) {
-        area = a;
+      double g = h->u[i + 1] - h->u[i - 1];
+      if (g < gap) {
+        gap = g;
         best = i;
       }
     }

@@ -184,9 +184,9 @@ double rp_lstat_median(const rp_lstat *s);
 /* The smallest (lower) or largest (upper) of x + c u over the samples
  * (u, x) seen, for any c, is taken at a vertex of their lower or upper
  * convex hull: the hull is kept as samples come (u not decreasing: a
- * rank's receive times), at most RP_LHULL_N vertices (beyond, the vertex
- * whose removal changes the hull least goes: then the extreme is within
- * that change). */
+ * rank's receive times), at most RP_LHULL_N vertices (beyond, the inner
+ * vertex whose neighbours are the closest in u goes: then the extreme is
+ * within what that vertex added). */
 #define RP_LHULL_N 16
 typedef struct rp_lhull {
   int n;

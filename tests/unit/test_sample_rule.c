@@ -741,7 +741,8 @@ static void test_sample_rule_hull_extremes(void **state) {
     assert_near(rp_lhull_extreme(&hi, c, 1), mx, 1e-9);
   }
   /* a convex curve: every point is a vertex of its lower hull, the cap
-     drops the flattest; the minimum then stays within that flatness */
+     drops the vertex whose neighbours are the closest in u; the minimum
+     stays within what the dropped ones added */
   rp_lhull h = {0};
   for (int i = 0; i <= 100; i++) {
     double v = (i - 50) / 50.0;
