@@ -1141,13 +1141,22 @@ static void probe_step(int cmd, int events, double interval, int scheme,
   *r0 += n;
 }
 
+/* The probe's front-end: per profile size, R times (REVPROF_MONITOR_PROBE's
+ * fifth field, default 1) the resting phase, the BOI search and the
+ * figures at the BOI; probe.csv gets the medians over the R searches and
+ * the BOI's least and largest (on a loaded machine one search's BOI moves
+ * by several times from run to run: R > 1 says by how much, and its median
+ * moves less). */
+enum { PROBE_REPEAT_MAX = 100 };
 static void probe_fe(const char *spec) {
-  int emin = 16, emax = 1024, l = RP_BOI_L;
+  int emin = 16, emax = 1024, l = RP_BOI_L, reps = 1;
   double k = RP_BOI_K;
-  if (sscanf(spec, "%d:%d:%d:%lf", &emin, &emax, &l, &k) < 2 || emin < 1 ||
-      emax < emin || l < 2 || !(k >= 0.0)) {
+  int got = sscanf(spec, "%d:%d:%d:%lf:%d", &emin, &emax, &l, &k, &reps);
+  if (got < 2 || emin < 1 || emax < emin || l < 2 || !(k >= 0.0) ||
+      reps < 1 || reps > PROBE_REPEAT_MAX) {
     fprintf(stderr, "revprof: monitoring: REVPROF_MONITOR_PROBE='%s': "
-                    "expected EMIN:EMAX[:L[:K]]\n", spec);
+                    "expected EMIN:EMAX[:L[:K[:R]]], R from 1 to %d\n", spec,
+            PROBE_REPEAT_MAX);
     emin = emax = 0;
   }
   revprof_model *model = NULL;
@@ -1163,67 +1172,90 @@ static void probe_fe(const char *spec) {
   if (f)
     fprintf(f, "apps,tools,fanout,filter,offload,events,rest_owd_s,"
                "rest_sd_s,boi_s,owd_s,oc_s,lo_pct,steps,model_boi_s,"
-               "model_oc_s,model_lo_pct\n");
+               "model_oc_s,model_lo_pct,repeats,boi_min_s,boi_max_s\n");
   if (s)
     fprintf(s, "events,step,interval_s,mean_owd_s,growth_s,queued,"
-               "mean_oc_s\n");
+               "mean_oc_s,repeat\n");
   double *owd = xrealloc(NULL, (size_t)(l + REST_WARM) * sizeof *owd);
   double r0 = 0.0, low = 0.0;
   /* the pause between resting rounds: the tool ranks go to sleep (poll)
      as they do between the rounds of a search step */
   double rest_pause = fmax(1e-3, 20e-6 * M.cfg.poll_us);
+  /* per search: restOWD, restSD, BOI, OWD and OC there, steps */
+  double v[6][PROBE_REPEAT_MAX];
   for (int e = emin; emin > 0 && e <= emax; e *= 2) {
-    double rest, sd, oc;
-    /* resting phase: stop and go with a pause, the first rounds (first
-       touches) left out, median and robust spread */
-    probe_step(CMD_REST, e, rest_pause, -1, l + REST_WARM, &r0, owd, &oc);
-    rp_mon_median_mad(owd + REST_WARM, l, &rest, &sd);
-    rp_boi_search bs;
-    rp_boi_init(&bs, rest, sd, low, k);
-    int step = 0;
-    for (;;) {
-      double cur = bs.cur;
-      /* non-blocking: queuing shows in the OWD (a blocking offload would
-         hold the application back instead, as TCP's buffers did not) */
-      probe_step(CMD_RUN, e, cur, RP_MON_NONBLOCKING, l, &r0, owd, &oc);
-      int done = rp_boi_step(&bs, owd, l);
-      if (s)
-        fprintf(s, "%d,%d,%.9g,%.9g,%.9g,%d,%.9g\n", e, ++step, cur, bs.mean,
-                bs.growth, bs.last_queued, oc);
-      if (done)
-        break;
+    for (int rep = 0; rep < reps; rep++) {
+      double rest, sd, oc;
+      /* resting phase: stop and go with a pause, the first rounds (first
+         touches) left out, median and robust spread */
+      probe_step(CMD_REST, e, rest_pause, -1, l + REST_WARM, &r0, owd, &oc);
+      rp_mon_median_mad(owd + REST_WARM, l, &rest, &sd);
+      rp_boi_search bs;
+      rp_boi_init(&bs, rest, sd, low, k);
+      int step = 0;
+      for (;;) {
+        double cur = bs.cur;
+        /* non-blocking: queuing shows in the OWD (a blocking offload would
+           hold the application back instead, as TCP's buffers did not) */
+        probe_step(CMD_RUN, e, cur, RP_MON_NONBLOCKING, l, &r0, owd, &oc);
+        int done = rp_boi_step(&bs, owd, l);
+        if (s)
+          fprintf(s, "%d,%d,%.9g,%.9g,%.9g,%d,%.9g,%d\n", e, ++step, cur,
+                  bs.mean, bs.growth, bs.last_queued, oc, rep + 1);
+        if (done)
+          break;
+      }
+      /* OWD and OC at the BOI */
+      double owd_boi, sd_boi, oc_boi;
+      probe_step(CMD_RUN, e, bs.boi, -1, l, &r0, owd, &oc_boi);
+      rp_mon_mean_sd(owd, l, &owd_boi, &sd_boi);
+      v[0][rep] = rest;
+      v[1][rep] = sd;
+      v[2][rep] = bs.boi;
+      v[3][rep] = owd_boi;
+      v[4][rep] = oc_boi;
+      v[5][rep] = step;
     }
-    /* OWD and OC at the BOI */
-    double owd_boi, sd_boi, oc_boi;
-    probe_step(CMD_RUN, e, bs.boi, -1, l, &r0, owd, &oc_boi);
-    rp_mon_mean_sd(owd, l, &owd_boi, &sd_boi);
+    double med[6], spread, bmin = v[2][0], bmax = v[2][0];
+    for (int q = 0; q < 6; q++)
+      rp_mon_median_mad(v[q], reps, &med[q], &spread);
+    for (int rep = 1; rep < reps; rep++) {
+      bmin = fmin(bmin, v[2][rep]);
+      bmax = fmax(bmax, v[2][rep]);
+    }
+    double rest = med[0], sd = med[1], boi = med[2], owd_boi = med[3],
+           oc_boi = med[4];
+    int steps = (int)lround(med[5]);
     rp_mon_pred pr = {0};
     if (model)
       rp_mon_predict_model(model, M.apps, M.tools, M.cfg.fanout, e,
                            M.cfg.filter, (int)cores, &pr);
-    char line[600];
+    char line[700];
     snprintf(line, sizeof line,
              "%d,%d,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.4g,%d,%.9g,%.9g,"
-             "%.4g\n",
+             "%.4g,%d,%.9g,%.9g\n",
              M.apps, M.tools, M.cfg.fanout, rp_mon_filter_name(M.cfg.filter),
-             rp_mon_offload_name(M.cfg.offload), e, rest, sd, bs.boi,
-             owd_boi, oc_boi, rp_mon_lo(oc_boi, bs.boi), step,
-             model ? pr.boi : NAN, model ? pr.oc : NAN,
-             model ? rp_mon_lo(pr.oc, pr.boi) : NAN);
+             rp_mon_offload_name(M.cfg.offload), e, rest, sd, boi, owd_boi,
+             oc_boi, rp_mon_lo(oc_boi, boi), steps, model ? pr.boi : NAN,
+             model ? pr.oc : NAN, model ? rp_mon_lo(pr.oc, pr.boi) : NAN,
+             reps, bmin, bmax);
     if (f) {
       fputs(line, f);
       fflush(f);
     }
     printf("monitor-probe: events %d: restOWD %.3g ms (sd %.3g), BOI %.3g ms "
            "after %d steps, OWD %.3g ms, OC %.3g ms, LO %.2f %%",
-           e, rest * 1e3, sd * 1e3, bs.boi * 1e3, step, owd_boi * 1e3,
-           oc_boi * 1e3, rp_mon_lo(oc_boi, bs.boi));
+           e, rest * 1e3, sd * 1e3, boi * 1e3, steps, owd_boi * 1e3,
+           oc_boi * 1e3, rp_mon_lo(oc_boi, boi));
+    if (reps > 1)
+      printf(" (medians of %d searches; BOI %.3g..%.3g ms)", reps,
+             bmin * 1e3, bmax * 1e3);
     if (model)
       printf("; model BOI %.3g ms, LO %.2f %%", pr.boi * 1e3,
              rp_mon_lo(pr.oc, pr.boi));
     printf("\n");
     fflush(stdout);
-    low = 0.5 * bs.boi; /* the next size's search starts below */
+    low = 0.5 * boi; /* the next size's search starts below */
   }
   double end[CTRL_N] = {CMD_END, 0, 0, 0, 0, 0, 0};
   probe_send_all(end);

@@ -137,6 +137,10 @@ static void probe_usage(FILE *f) {
           "  --rounds L         rounds per search step (default %d)\n"
           "  --k K              OWD threshold restOWD + K restSD (default "
           "%g)\n"
+          "  --repeat R         R searches per size (1 to 100, default 1): "
+          "probe.csv\n"
+          "                     gets their medians and the BOI's least and "
+          "largest\n"
           "  --offload S        blocking, nonblocking or lossy[:B]\n"
           "  --filter S         stats or hist\n"
           "  --predict          also the BOI and LO the machine model "
@@ -194,7 +198,7 @@ static int model_only(const char *model, int n, int k, int f, int emin,
 
 int rp_cmd_monitor_probe(int argc, char **argv) {
   int n = 2, emin = 16, emax = 1024, rounds = RP_BOI_L, predict = 0,
-      only = 0;
+      only = 0, repeat = 1;
   double k = RP_BOI_K;
   const char *model = getenv("REVPROF_MODEL"), *dir = "revprof-out";
   if (!getenv("REVPROF_MONITOR"))
@@ -242,6 +246,13 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
       if (end == v || *end || !(k >= 0.0) || !isfinite(k)) {
         fprintf(stderr, "revprof monitor-probe: --k needs a number >= 0, "
                         "not '%s'\n", v);
+        return 2;
+      }
+      i++;
+    } else if (strcmp(a, "--repeat") == 0 && v) {
+      if (parse_int(v, 1, &repeat) != 0 || repeat > 100) {
+        fprintf(stderr, "revprof monitor-probe: --repeat needs a count from "
+                        "1 to 100, not '%s'\n", v);
         return 2;
       }
       i++;
@@ -300,7 +311,8 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
     fprintf(stderr, "revprof monitor-probe: %s: %s\n", dir, strerror(errno));
     return 1;
   }
-  snprintf(spec, sizeof spec, "%d:%d:%d:%.17g", emin, emax, rounds, k);
+  snprintf(spec, sizeof spec, "%d:%d:%d:%.17g:%d", emin, emax, rounds, k,
+           repeat);
   setenv("REVPROF_MONITOR_PROBE", spec, 1);
   setenv("REVPROF_OUTPUT_DIR", dir, 1);
   setenv("REVPROF_MODE", "off", 1); /* the transport is probed, not MPI */
@@ -309,8 +321,9 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
   else
     unsetenv("REVPROF_MODEL");
   fprintf(stderr, "revprof monitor-probe: %d application ranks, %d tool "
-          "ranks, fanout %d, events %d..%d, %d rounds per step\n",
-          n, tools, c.fanout, emin, emax, rounds);
+          "ranks, fanout %d, events %d..%d, %d rounds per step, %d "
+          "search(es) per size\n",
+          n, tools, c.fanout, emin, emax, rounds, repeat);
   char *app[] = {exe, NULL};
   int st = rp_launch(lib, n + tools, app, NULL);
   if (st != 0) {

@@ -1225,7 +1225,19 @@ monitor)
       || { cat probe/monitor/probe.csv; fail "probe.csv"; }
     "$tool" monitor-probe --monitor 1 -np 2 --events 16:64 --model-only --model "$RP_MODEL" > out 2> err || { cat err; fail "--model-only failed"; }
     [ "$(grep -c '^ *[0-9][0-9]* ' out)" -eq 3 ] || { cat out; fail "--model-only rows"; }
-    echo "monitor probe: BOI found for 2 sizes, the model's beside it"
+    # --repeat: three searches per size, their medians and the BOI's range
+    "$tool" monitor-probe --monitor 1 -np 1 --events 16:16 --rounds 4 --repeat 3 -o rep > out 2> err \
+      || { cat out err; fail "monitor-probe --repeat 3 failed"; }
+    cat out
+    grep -q "BOI .* ms after [0-9]* steps.*(medians of 3 searches; BOI .*\.\..* ms)" out || fail "--repeat not said"
+    [ "$(awk -F, '$1 == "events" && $8 == "repeat"' rep/monitor/probe-steps.csv | wc -l)" -eq 1 ] \
+      && awk -F, 'NR > 1 { r[$8] = 1 } END { exit !(length(r) == 3) }' rep/monitor/probe-steps.csv \
+      || { cat rep/monitor/probe-steps.csv; fail "probe-steps.csv: not 3 searches"; }
+    awk -F, 'NR > 1 { n++; if (!($17 == 3 && $18 > 0 && $18 <= $9 && $9 <= $19)) bad = 1 } END { exit bad || n != 1 }' rep/monitor/probe.csv \
+      || { cat rep/monitor/probe.csv; fail "probe.csv: repeats, boi_min <= boi <= boi_max"; }
+    "$tool" monitor-probe --repeat 0 > out 2> err && fail "--repeat 0 taken"
+    grep -q "\-\-repeat needs a count from 1 to 100, not '0'" err || { cat err; fail "--repeat 0: no message"; }
+    echo "monitor probe: BOI found for 2 sizes, the model's beside it; --repeat 3 gives medians and the range"
     ;;
   bad) # bad settings stop the job, or the tool before it
     tool=$1 exe=$2
