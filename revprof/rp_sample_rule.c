@@ -582,7 +582,8 @@ double rp_lstat_undrift(rp_lstat *s, const rp_ldrift *d, double c,
   s->m2 += 2.0 * c * d->cov + c * c * d->um2;
   if (s->m2 < 0.0) /* rounding */
     s->m2 = 0.0;
-  double lo = rp_lhull_extreme(&d->lo, c, 0), hi = rp_lhull_extreme(&d->hi, c, 1);
+  double lo = rp_lhull_extreme(&d->lo, c, 0);
+  double hi = rp_lhull_extreme(&d->hi, c, 1);
   if (!isnan(lo))
     s->min = fmin(lo + k, s->mean);
   if (!isnan(hi))
