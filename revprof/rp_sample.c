@@ -49,7 +49,7 @@ enum { OFFSET_ROUNDS = 16, OFFSET_TAG = 7 };
    received with a stamp, its clock offset at MPI_Init and MPI_Finalize,
    the best round trips of the two measurements, the time between them */
 enum { Q_SEEN, Q_SAMPLED, Q_RECEIVED, Q_OFF0, Q_OFF1, Q_RTT0, Q_RTT1,
-       Q_SPAN, Q_SHIFT, Q_LEN };
+       Q_SPAN, Q_SHIFT, Q_U0, Q_LEN };
 
 /* Both travel with a class's statistics from their _N on: n, mean, m2,
    min, max, bytes, then the histogram. */
@@ -754,14 +754,16 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
              "latencies corrected for it by up to %.3e s (a class's mean)\n",
           off, drift, drift_shift_max);
   fprintf(f, "\nrank       sent    sampled   received   offset s    drift s   "
-             "best round trip s   drift rate s/s\n");
+             "best round trip s   drift rate s/s   u0 s (measured at, on rank "
+             "0's clock)\n");
   for (int r = 0; r < rp_g.size; r++) {
     const double *q = per_rank + Q_LEN * r;
-    fprintf(f, "%4d %10.0f %10.0f %10.0f %10.3e %10.3e %10.3e %16.3e\n", r,
-            q[Q_SEEN], q[Q_SAMPLED], q[Q_RECEIVED], q[Q_OFF0],
+    fprintf(f, "%4d %10.0f %10.0f %10.0f %10.3e %10.3e %10.3e %16.3e %.9f\n",
+            r, q[Q_SEEN], q[Q_SAMPLED], q[Q_RECEIVED], q[Q_OFF0],
             q[Q_OFF1] - q[Q_OFF0], q[Q_RTT0],
             rp_drift_rate(q[Q_OFF0], q[Q_OFF1], q[Q_RTT0], q[Q_RTT1],
-                          q[Q_SPAN]));
+                          q[Q_SPAN]),
+            q[Q_U0]);
   }
   qsort(rows, (size_t)nrows, W_LEN * sizeof *rows, by_total);
   fprintf(f, "\nclasses with the highest total latency (count x mean):\n");
@@ -783,8 +785,9 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
               ? ", samples.rank<N>.csv (every sample)" : "");
   if (rp_g.cfg.analysis & RP_ANALYSIS_WRITE)
     fprintf(f, "           samples.rank<N>.csv holds the latencies as "
-               "measured: latency_s + (rate[dst] - rate[src]) x (t_send_s - "
-               "%.9f) corrects one for the drift (rates above)\n", S.u0);
+               "measured: latency_s + rate[dst] x (t_send_s + latency_s - "
+               "u0[dst]) - rate[src] x (t_send_s - u0[src]) corrects one "
+               "for the drift (rates and u0 above)\n");
   fclose(f);
   if (!rp_g.cfg.quiet) /* stderr, as the predict report: stdout is the
                           program's */
@@ -869,7 +872,8 @@ static void sm_report(void) {
   char *all = gather(text ? text : "", text ? tlen : 0, MPI_CHAR, 1, &counts,
                      &displs, &total);
   double q[Q_LEN] = {S.seen, S.sampled, S.received, S.offset, S.offset_end,
-                     S.rtt, S.rtt_end, S.t_end - S.t_init, shift_max};
+                     S.rtt, S.rtt_end, S.t_end - S.t_init, shift_max,
+                     S.u0};
   double *per_rank = rp_g.rank == 0 ? malloc(Q_LEN * sizeof *per_rank *
                                              (size_t)rp_g.size) : NULL;
   PMPI_Gather(q, Q_LEN, MPI_DOUBLE, per_rank, Q_LEN, MPI_DOUBLE, 0, S.comm);
