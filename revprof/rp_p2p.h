@@ -141,6 +141,14 @@ static inline void rp_copy(void *dst, const void *src, size_t n) {
 static inline void rp_send_clock(revprof_fn fn, double bytes, double *pb,
                                  double *left) {
   double cost[RP_NB], gap[RP_NB];
+  if (RP_UNLIKELY(rp_g.clockless)) { /* what zero costs would give */
+    for (int b = 0; b < RP_NB; b++) {
+      pb[b] = rp_g.clk.now[b];
+      if (left)
+        left[b] = pb[b];
+    }
+    return;
+  }
   rp_cost_fast(fn, 2.0, bytes, cost);
   if (!rp_g.p2p_overlap) {
     rp_clock_send(&rp_g.clk, cost, pb);
@@ -306,9 +314,12 @@ static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
     rp_copy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
     rp_match_got(pb);
     rp_sample_in(pb, d);
-    rp_cost_fast(r->fn, 2.0, d, cost);
-    rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
-    rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
+    if (RP_LIKELY(!rp_g.clockless)) {
+      rp_cost_fast(r->fn, 2.0, d, cost);
+      rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
+      rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
+    } else /* sample mode: no clock (pb's clock slots carry the stamp) */
+      lat[0] = lat[1] = lat[2] = 0.0;
     rp_t.cur_bytes += d;
     if (r->peer_spec == MPI_ANY_SOURCE || rp_g.tracing)
       rp_recv_after(r, st, pb, lat, d);

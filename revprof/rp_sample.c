@@ -369,6 +369,7 @@ static int sm_startup(char *err, size_t errlen) {
     fprintf(S.wf, "src,dst,send_site,recv_site,bytes,t_send_s,latency_s\n");
   }
   rp_g.sampling = 1;
+  rp_g.clockless = 1;
   return 0;
 }
 

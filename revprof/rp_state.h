@@ -319,6 +319,9 @@ typedef struct rp_state {
   int wild_open;        /* deferred ones not completed yet (pending or
                            left to the MPI) */
   int sampling;         /* sample mode: messages stamped (rp_sample.c) */
+  int clockless;        /* sample mode: no model, so no simulated clock to
+                           keep (it would stay at 0): the point-to-point
+                           paths skip its arithmetic */
   /* with deferred wildcard receives pending, a wrapper that may block on
      other ranks first lets the MPI have them (a sender waiting for their
      match must not wait for ever): defer_block, set by the point-to-point
