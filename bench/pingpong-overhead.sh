@@ -9,7 +9,10 @@
 #        MPIFLAGS (extra launcher flags), ROUNDS (default 300),
 #        BUDGET (ping-pongs per round at 8 B, default 2000: short rounds, so
 #        that some fall between other processes' time slices),
-#        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua)
+#        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua),
+#        HEADERS (header sizes of the candidates, in doubles, default "5",
+#        revprof's; e.g. "5 2 1": one candidates table per size, one after
+#        the other, to see what the header's bytes weigh)
 set -eu
 . "$(dirname "$0")/common.sh"
 overhead=$build/revprof/rp_bench_overhead
@@ -27,6 +30,8 @@ echo "## librevprof against native, same program, alternating rounds"
 # shellcheck disable=SC2086
 "$MPIEXEC" ${MPIFLAGS:-} -n 2 "$overhead" "$rounds" "${BUDGET:-2000}" 2>/dev/null
 echo
-echo "## piggyback candidates (plain MPI, no revprof)"
-# shellcheck disable=SC2086
-"$MPIEXEC" ${MPIFLAGS:-} -n 2 "$candidates" 2000 $((rounds > 40 ? 40 : rounds))
+for h in ${HEADERS:-5}; do
+  echo "## piggyback candidates (plain MPI, no revprof), a header of $h doubles"
+  # shellcheck disable=SC2086
+  "$MPIEXEC" ${MPIFLAGS:-} -n 2 "$candidates" 2000 $((rounds > 40 ? 40 : rounds)) "$h"
+done

@@ -18,9 +18,12 @@ enum { NATIVE, SHADOW, PACK, COPY, STRUCT_CACHED, STRUCT_PERCALL, NCAND };
 static const char *cand_name[NCAND] = {"native", "shadow-msg", "pack", "copy",
                                        "struct-cached", "struct-percall"};
 
-#define NPB 5                      /* RP_PB_DOUBLES (rp_state.h) */
+/* NPB: RP_PB_DOUBLES (rp_state.h), 5, or the third argument (1 to 8): how
+   much the header's size weighs against the mechanism's */
+enum { NPB_MAX = 8 };
+static int NPB = 5;
 #define PBB ((int)(NPB * sizeof(double)))
-static double pb_out[NPB], pb_in[NPB];
+static double pb_out[NPB_MAX], pb_in[NPB_MAX];
 static char *packbuf;
 
 static MPI_Datatype make_struct(void *buf, int n, double *slot) {
@@ -113,6 +116,13 @@ int main(int argc, char **argv) {
   static const int sizes[] = {8, 1024, 2048, 4096, 8192, 16384, 65536, 1048576};
   int rank, reps = argc > 1 ? atoi(argv[1]) : 2000;
   int rounds = argc > 2 ? atoi(argv[2]) : 7;
+  if (argc > 3)
+    NPB = atoi(argv[3]);
+  if (NPB < 1 || NPB > NPB_MAX) {
+    fprintf(stderr, "usage: rp_bench_piggyback [REPS [ROUNDS [DOUBLES]]] "
+                    "(DOUBLES of header, 1 to %d)\n", NPB_MAX);
+    return 2;
+  }
   MPI_Comm shadow;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
