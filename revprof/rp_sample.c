@@ -47,7 +47,8 @@ enum { OFFSET_ROUNDS = 16, OFFSET_TAG = 7 };
 
 /* what each rank sends rank 0 at the end: messages seen, sampled and
    received with a stamp, its clock offset at MPI_Init and MPI_Finalize,
-   the best round trips of the two measurements, the time between them */
+   the best round trips of the two measurements, the time between them,
+   the largest correction of a class's mean for drift, and u0 */
 enum { Q_SEEN, Q_SAMPLED, Q_RECEIVED, Q_OFF0, Q_OFF1, Q_RTT0, Q_RTT1,
        Q_SPAN, Q_SHIFT, Q_U0, Q_LEN };
 
@@ -635,6 +636,8 @@ static void write_plot(const double *rows, int nrows, char *how,
  * since the histograms (and the medians of revprof validate) stay as
  * sampled. Returns the largest |correction| of a mean, seconds. */
 static double undrift(void) {
+  if (S.one_clock) /* on every rank: one clock, no drift, nothing kept */
+    return 0.0;
   double me[2] = {rp_drift_rate(S.offset, S.offset_end, S.rtt, S.rtt_end,
                                 S.t_end - S.t_init), S.u0};
   double *all = malloc(2 * sizeof *all * (size_t)rp_g.size);
