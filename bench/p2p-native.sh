@@ -27,13 +27,18 @@
 #        iteration, default 0.0005), RUNS (default 5), MODEL (default
 #        models/machines/debian12-2core-openmpi.lua), CHARACTERIZE=1 first
 #        characterizes this machine (revprof-characterize on NP ranks, the
-#        functions bench/smpi-p2p.sh times, sizes 0:1M) and predicts from
+#        functions bench/smpi-p2p.sh times and gap_all, for
+#        REVPROF_CONTENTION=world; sizes 0:1M) and predicts from
 #        that model instead, KEEP=1 keeps the work folder, MPIEXEC,
 #        MPIFLAGS (launcher and its flags; Open MPI gets --oversubscribe),
 #        WITHOUT (model rows, comma-separated, e.g. "post": each repetition
 #        also runs under the same model without them, printed as a second
 #        row per case, named CASE-no-ROWS, with its own summary: what the
-#        rows bring, measured side by side)
+#        rows bring, measured side by side), ALSO (environment
+#        assignments, space-separated, e.g. "REVPROF_ENDPOINT=cpu": each
+#        repetition also runs with them, printed as a second row per case,
+#        CASE-also, with its own summary; with WITHOUT, the second run
+#        uses both)
 set -eu
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -56,7 +61,7 @@ if [ "${CHARACTERIZE:-0}" = 1 ]; then
   echo "characterizing this machine on $np ranks ..." >&2
   # shellcheck disable=SC2086
   "$MPIEXEC" $flags -n "$np" "$char" --sizes "0:1M" --no-datasheet -q \
-    --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,post,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime \
+    --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,gap_all,post,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime \
     -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
   model=$w/char/model.lua
   echo "# model: this machine, characterized now on $np ranks (sizes 0:1M)"
@@ -74,6 +79,14 @@ if [ -n "${WITHOUT:-}" ]; then
   cmp -s "$model" "$w/without.lua" && { echo "p2p-native: the model has none of the rows $WITHOUT" >&2; exit 2; }
   echo "# and, side by side, the same model without the rows $WITHOUT (cases named CASE-no-...)"
 fi
+[ -n "${ALSO:-}" ] && echo "# and, side by side, the same runs with $ALSO (cases named CASE-also)"
+model2=$model
+[ -n "${WITHOUT:-}" ] && model2=$w/without.lua
+second=0
+[ -n "${WITHOUT:-}${ALSO:-}" ] && second=1
+name2=also
+[ -n "${WITHOUT:-}" ] && name2=no-$(echo "$WITHOUT" | tr , -)
+[ -n "${WITHOUT:-}" ] && [ -n "${ALSO:-}" ] && name2=$name2-also
 echo "# $iters iterations per run, median of $runs runs; stencil $work s of busy loop per iteration; REVPROF_COMPUTE=measure"
 
 "$mpicc" -O2 "$here/bench/smpi/halo_p2p.c" -o "$w/p2p" || exit 1
@@ -91,10 +104,10 @@ run() { # case k d: one table row, its |error| appended to $w/errors
     "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$model" \
       REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
       "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | p2p_timed >> "$w/rp"
-    if [ -n "${WITHOUT:-}" ]; then
+    if [ "$second" = 1 ]; then
       # shellcheck disable=SC2086
-      "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$w/without.lua" \
-        REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
+      "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$model2" \
+        ${ALSO:-} REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
         "$w/p2p" "$c" "$d" "$iters" "$k" "$work" 2> "$w/rp.err" | p2p_timed >> "$w/rp2"
     fi
     r=$((r + 1))
@@ -103,10 +116,10 @@ run() { # case k d: one table row, its |error| appended to $w/errors
   [ -n "$nat" ] || { tail -n 5 "$w/nat.err" >&2; echo "p2p-native: native $c $k $d failed" >&2; exit 1; }
   [ -n "$pred" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof $c $k $d failed" >&2; exit 1; }
   echo "$c $np $k $d $nat $pred" | bench_error_row "$w/errors"
-  if [ -n "${WITHOUT:-}" ]; then
+  if [ "$second" = 1 ]; then
     pred2=$(median < "$w/rp2")
-    [ -n "$pred2" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof without $WITHOUT failed" >&2; exit 1; }
-    echo "$c-no-$(echo "$WITHOUT" | tr , -) $np $k $d $nat $pred2" | bench_error_row "$w/errors2"
+    [ -n "$pred2" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof's second run ($name2) failed" >&2; exit 1; }
+    echo "$c-$name2 $np $k $d $nat $pred2" | bench_error_row "$w/errors2"
   fi
 }
 
@@ -120,7 +133,7 @@ for c in $cases; do
   done
 done
 bench_error_summary "$w/errors" 10
-if [ -n "${WITHOUT:-}" ]; then
-  printf 'without %s: ' "$WITHOUT"
+if [ "$second" = 1 ]; then
+  printf '%s: ' "$name2"
   bench_error_summary "$w/errors2" 10
 fi
