@@ -1747,7 +1747,7 @@ void rp_p2p_startup(void) {
                                                       : -1.0;
   rp_g.p2p_overlap = revprof_model_has(rp_g.model, REVPROF_FN_GAP);
   rp_g.load_p = rp_g.p2p_overlap && rp_g.cfg.contention &&
-                        rp_g.size > 2 &&
+                        rp_g.size > 1 &&
                         revprof_model_has(rp_g.model, REVPROF_FN_GAP_ALL)
                     ? (double)rp_g.size
                     : 0.0;

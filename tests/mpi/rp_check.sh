@@ -498,11 +498,11 @@ rma-exact)
   sed 's/^    MPI_Put = lin/    gap = lin(4e-7, 5e-10, 2e-7, 2.5e-10, 8e-7, 1e-9),\n&/' "$RP_MODEL" > gap.lua
   grep -q "^    gap = lin" gap.lua || fail "could not add the gap row"
   exact_with gap.lua gap "rma exact (gap row)"
-  # with gap_all too and REVPROF_CONTENTION=world: above 2 ranks the bytes
-  # drain at the rate of all ranks sending at once (at 2, as without)
+  # with gap_all too and REVPROF_CONTENTION=world: the bytes drain at the
+  # rate of all ranks sending at once (2 ranks too: both ways at once)
   # (gap_all measured at p = 2 only: beyond, every cost it enters is
   # extrapolated)
-  sed 's/^    MPI_Put = lin/    gap_all = { range = { p = { 2, 2 }, d = { 0, 1048576 } }, { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 4e-7, 2.5e-10 }, min = { 2e-7, 1.25e-10 }, max = { 8e-7, 5e-10 } } },\n&/' gap.lua > load.lua
+  sed 's/^    MPI_Put = lin/    gap_all = { range = { p = { 2, 2 }, d = { 0, 1048576 } }, { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 4e-7, 4e-10 }, min = { 2e-7, 2e-10 }, max = { 8e-7, 8e-10 } } },\n&/' gap.lua > load.lua
   grep -q "^    gap_all = " load.lua || fail "could not add the gap_all row"
   export REVPROF_CONTENTION=world
   exact_with load.lua load "rma exact (load)"
