@@ -242,9 +242,12 @@ void rp_sample_in_slow(const double *pb, double bytes) {
       rp_report_flag("out-of-memory", "out of memory for message classes: "
                      "some samples were not counted");
   }
-  if (S.wf && fprintf(S.wf, "%d,%d,0x%lx,0x%lx,%.0f,%.9f,%.9e\n", src,
+  /* the latency twice: as measured, and corrected for the clocks' drift
+     (the same until MPI_Finalize knows the drift: correct_written) */
+  if (S.wf && fprintf(S.wf, "%d,%d,0x%lx,0x%lx,%.0f,%.9f,%.9e,%.9e\n", src,
                       rp_g.rank, (unsigned long)ssite, (unsigned long)rsite,
-                      bytes, pb[RP_PB_STAMP], lat) < 0 && !S.write_failed++)
+                      bytes, pb[RP_PB_STAMP], lat, lat) < 0 &&
+      !S.write_failed++)
     rp_report_flag("sample-write", "samples.rank%d.csv could not be "
                    "written to the end (%s)", rp_g.rank, strerror(errno));
 }
@@ -367,7 +370,8 @@ static int sm_startup(char *err, size_t errlen) {
                strerror(errno));
       return REVPROF_EIO;
     }
-    fprintf(S.wf, "src,dst,send_site,recv_site,bytes,t_send_s,latency_s\n");
+    fprintf(S.wf, "src,dst,send_site,recv_site,bytes,t_send_s,latency_s,"
+                  "latency_corrected_s\n");
   }
   rp_g.sampling = 1;
   rp_g.clockless = 1;
@@ -629,6 +633,63 @@ static void write_plot(const double *rows, int nrows, char *how,
                                             : "it failed");
 }
 
+/* samples.rank<N>.csv's last column corrected for the drift: latency_s +
+ * rate[dst] (t_send_s + latency_s - u0[dst]) - rate[src] (t_send_s -
+ * u0[src]) (all: every rank's rate and u0), by rewriting the file beside
+ * it and renaming it over it; the file stays as it was when that fails
+ * (flagged). Closes S.wf. */
+static void correct_written(const double *all) {
+  char path[RP_PATH_MAX + 64], tmp[RP_PATH_MAX + 80], line[512];
+  int any = 0;
+  for (int r = 0; r < rp_g.size; r++)
+    any |= all[2 * r] != 0.0;
+  if (S.wf == NULL || !any)
+    return;
+  snprintf(path, sizeof path, "%s/samples.rank%d.csv", rp_g.cfg.outdir,
+           rp_g.rank);
+  snprintf(tmp, sizeof tmp, "%s.drift", path);
+  FILE *wf = S.wf;
+  S.wf = NULL;
+  if (fclose(wf) != 0 && !S.write_failed++) {
+    rp_warn("sample mode: samples.rank%d.csv: %s", rp_g.rank,
+            strerror(errno));
+    return;
+  }
+  FILE *in = fopen(path, "r"), *out = in ? fopen(tmp, "w") : NULL;
+  const double rd = all[2 * rp_g.rank], u0d = all[2 * rp_g.rank + 1];
+  long bad = 0, n = 0;
+  int ok = in && out;
+  while (ok && fgets(line, sizeof line, in)) {
+    int src;
+    double t_send, lat;
+    char *last = strrchr(line, ',');
+    if (n++ == 0 || last == NULL ||
+        sscanf(line, "%d,%*d,%*[^,],%*[^,],%*[^,],%lf,%lf", &src, &t_send,
+               &lat) != 3 || src < 0 || src >= rp_g.size) {
+      bad += n > 1; /* the header, or a line left as it is */
+      ok = fputs(line, out) >= 0;
+      continue;
+    }
+    double rs = all[2 * src], u0s = all[2 * src + 1];
+    double c = lat + rd * (t_send + lat - u0d) - rs * (t_send - u0s);
+    ok = fprintf(out, "%.*s,%.9e\n", (int)(last - line), line, c) >= 0;
+  }
+  ok = ok && !ferror(in);
+  if (in)
+    fclose(in);
+  if (out && fclose(out) != 0)
+    ok = 0;
+  if (!ok || rename(tmp, path) != 0) {
+    rp_report_flag("sample-write", "samples.rank%d.csv: the latencies "
+                   "could not be corrected for the drift (%s); its last "
+                   "column is as measured", rp_g.rank, strerror(errno));
+    remove(tmp);
+  } else if (bad)
+    rp_report_flag("sample-write", "samples.rank%d.csv: %ld lines not "
+                   "corrected for the drift (not as written)", rp_g.rank,
+                   bad);
+}
+
 /* At the end, on every rank: its classes' statistics corrected for the
  * drift of its clock against each sender's (rp_lstat_undrift), from every
  * rank's offsets at MPI_Init and MPI_Finalize (collective over S.comm);
@@ -652,6 +713,7 @@ static double undrift(void) {
     free(all);
     return 0.0;
   }
+  correct_written(all);
   double shift_max = 0.0, worst_mean = 0.0;
   int worst_src = -1, matters = 0;
   for (size_t i = 0; i < S.cap; i++) {
@@ -762,7 +824,7 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
              "0's clock)\n");
   for (int r = 0; r < rp_g.size; r++) {
     const double *q = per_rank + Q_LEN * r;
-    fprintf(f, "%4d %10.0f %10.0f %10.0f %10.3e %10.3e %10.3e %16.3e %.9f\n",
+    fprintf(f, "%4d %10.0f %10.0f %10.0f %10.3e %10.3e %10.3e %16.9e %.9f\n",
             r, q[Q_SEEN], q[Q_SAMPLED], q[Q_RECEIVED], q[Q_OFF0],
             q[Q_OFF1] - q[Q_OFF0], q[Q_RTT0],
             rp_drift_rate(q[Q_OFF0], q[Q_OFF1], q[Q_RTT0], q[Q_RTT1],
@@ -788,10 +850,10 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
           rp_g.cfg.analysis & RP_ANALYSIS_WRITE
               ? ", samples.rank<N>.csv (every sample)" : "");
   if (rp_g.cfg.analysis & RP_ANALYSIS_WRITE)
-    fprintf(f, "           samples.rank<N>.csv holds the latencies as "
-               "measured: latency_s + rate[dst] x (t_send_s + latency_s - "
-               "u0[dst]) - rate[src] x (t_send_s - u0[src]) corrects one "
-               "for the drift (rates and u0 above)\n");
+    fprintf(f, "           samples.rank<N>.csv: latency_s as measured, "
+               "latency_corrected_s = latency_s + rate[dst] x (t_send_s + "
+               "latency_s - u0[dst]) - rate[src] x (t_send_s - u0[src]) "
+               "(the drift's correction; rates and u0 above)\n");
   fclose(f);
   if (!rp_g.cfg.quiet) /* stderr, as the predict report: stdout is the
                           program's */

@@ -383,8 +383,9 @@ sample)
     # and MPI_Finalize give rank 1 a rate near -0.5 / 1.5 (its offset to
     # rank 0 falls as its clock runs ahead; within the measurements' round
     # trips, which a loaded host makes milliseconds), and latency.csv's
-    # means are the samples' own (samples.rank1.csv, as measured)
-    # corrected by that rate, as sample.txt's formula says. (Not "small":
+    # means are the samples' own (samples.rank1.csv's latency_s, as
+    # measured) corrected by that rate, as sample.txt's formula says and
+    # samples.rank1.csv's latency_corrected_s gives. (Not "small":
     # on a loaded host the true latencies are milliseconds too.) The
     # correction is flagged; min <= mean <= max.
     export REVPROF_SAMPLE=all REVPROF_ANALYSIS=stat,freq,write REVPROF_TEST_DRIFT=0.5
@@ -400,9 +401,16 @@ sample)
       || fail "the correction is not flagged"
     grep -q "latency_s + rate\[dst\] x (t_send_s + latency_s - u0\[dst\]) - rate\[src\] x (t_send_s - u0\[src\])" $st \
       || fail "no correction formula for samples.rank<N>.csv"
-    # over all the samples (rank 0's rate is 0): the formula's mean and
-    # the correction's size
-    exp=$(awk -F, -v r="$rate" -v u0="$u0" '$1 == 0 { n++; c += $7 + r * ($6 + $7 - u0); d += r * ($6 + $7 - u0) }
+    # every written sample's latency_corrected_s is the formula's (rank
+    # 0's rate is 0)
+    head -n 1 revprof-out/samples.rank1.csv | grep -q ',latency_s,latency_corrected_s$' \
+      || fail "samples.rank1.csv has no latency_corrected_s column"
+    awk -F, -v r="$rate" -v u0="$u0" '$1 == 0 { n++; c = $7 + r * ($6 + $7 - u0); d = $8 - c; if (d < 0) d = -d
+      if (d > 1e-9) { print "line " NR ": " $0 " want " c; bad = 1 } }
+      END { exit !(n == 320 && !bad) }' revprof-out/samples.rank1.csv \
+      || fail "samples.rank1.csv's latency_corrected_s is not the formula's"
+    # over all the samples: the corrected mean and the correction's size
+    exp=$(awk -F, '$1 == 0 { n++; c += $8; d += $8 - $7 }
       END { if (n != 320) print "none"; else printf "%.9e %.9e\n", c / n, (d < 0 ? -d : d) / n }' \
       revprof-out/samples.rank1.csv)
     got=$(awk -F, '/^#/ || /^src,/ { next } { n += $9; s += $9 * $10; if (!($11 <= $10 && $10 <= $12)) bad = 1 }
