@@ -41,8 +41,9 @@ options:
                   count it cannot use, and runs at 8 when it can use none
                   above 1 (LULESH: cubes). Counts above the cores are marked
                   "over" (oversubscribed)
-  --mode LIST     predict and/or compensate, comma-separated (default
-                  predict,compensate); one table per mode
+  --mode LIST     predict, compensate, sample and/or bounded, comma-
+                  separated (default predict,compensate); one table per
+                  mode
   --monitor K     every revprof run with online monitoring: K tool ranks
                   beside the app's (revprof run --monitor K; default 0, none);
                   the app's verification then shows that it saw its own world
@@ -68,6 +69,15 @@ whether both runs computed the same answer (figure the app prints).
 Compensate mode: REVPROF_MODE=compensate, the parallel-compensated elapsed
 time of compensate.csv ((program) row, latest over the ranks) against the
 native time, and the uncompensated one.
+Sample mode (REVPROF_MODE=sample, revprof's default technique random:0.1
+and analyses stat,freq): the wall time of the whole mpiexec against the
+native one's (start-up and revprof's calibration included: sample mode
+keeps MPI_Wtime real, so this is what it costs the app), the messages
+sent and sampled (sample.txt) and the classes of latency.csv.
+Bounded: compensate mode under REVPROF_MAX_OVERHEAD=5% (revprof run
+--max-overhead 5%), the wall time against native's, the observed
+instrumentation cost (cost.csv's total rows, largest over the ranks, % of
+one CPU) and the regulation's decisions (cost.txt).
 Exit status: 0 when the table was printed (even with failing apps), 2 for
 usage errors.
 EOF
@@ -110,7 +120,7 @@ for p in ${nplist//,/ }; do
   case $p in ''|*[!0-9]*|0) die "--np $nplist: expected positive integers, comma-separated" ;; esac
 done
 for m in ${modes//,/ }; do
-  case $m in predict|compensate) ;; *) die "--mode $m: expected predict or compensate" ;; esac
+  case $m in predict|compensate|sample|bounded) ;; *) die "--mode $m: expected predict, compensate, sample or bounded" ;; esac
 done
 [ -n "$build" ] || build=$here/build-$mpi
 case $build in /*) ;; *) build=$(pwd)/$build ;; esac
@@ -373,11 +383,16 @@ run_native() { # run_native NP OUT BIN ARGS...
   timeout 600 "$MPIEXEC" $over_flag -n "$np" env LD_PRELOAD="$span" "$@" >"$out" 2>&1
 }
 run_revprof() { # run_revprof MODE NP OUT RPDIR BIN ARGS...
-  local mode=$1 np=$2 out=$3 rp=$4; shift 4
+  local mode=$1 np=$2 out=$3 rp=$4 bound=; shift 4
   rm -rf "$rp"
+  [ "$mode" = bounded ] && mode=compensate bound="--max-overhead 5%"
+  # shellcheck disable=SC2086
   REVPROF_MODE=$mode timeout 600 "$revprof" run --model "$model" -np "$np" \
-    --compute measure --monitor "$monitor" -o "$rp" -- "$@" >"$out" 2>&1
+    --compute measure --monitor "$monitor" $bound -o "$rp" -- "$@" >"$out" 2>&1
 }
+# seconds since the epoch, to the nanosecond (wall time around a run)
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f\n", b - a }'; }
 # what a failed run said: the status, a signal, the first error-ish line
 why() { # why STATUS OUT
   local s=$1 l
@@ -436,7 +451,7 @@ for i in "${!kind[@]}"; do
     if declare -F "prep_$kk" >/dev/null; then "prep_$kk" "$rd" "$p"; fi
     over=; [ "$p" -gt "$cores" ] && over=over
     note "== $k np=$p: $exe $args"
-    : >"$rd/native.t"; : >"$rd/native.cpu"
+    : >"$rd/native.t"; : >"$rd/native.cpu"; : >"$rd/native.w"
     nat_ok=0 nat_fail= answer=
     for mode in ${modes//,/ }; do : >"$rd/$mode.lo"; : >"$rd/$mode.av"; : >"$rd/$mode.hi"; : >"$rd/$mode.calls"; done
     declare -A mfail=() mok=() msame=()
@@ -444,8 +459,9 @@ for i in "${!kind[@]}"; do
     while [ $r -lt "$runs" ]; do
       # native
       # shellcheck disable=SC2086
+      t0=$(now)
       (cd "$rd" && rm -f ./*.yaml && run_native "$p" "$rd/native.$r.out" "$exe" $args)
-      s=$?
+      s=$? t1=$(now)
       c=$(check_"$kk" "$rd/native.$r.out")
       if [ $s -ne 0 ] || [ "${c%% *}" != ok ]; then
         [ -n "$nat_fail" ] || nat_fail="native: $( [ $s -ne 0 ] && why $s "$rd/native.$r.out" ) ${c#ok *}"
@@ -453,12 +469,14 @@ for i in "${!kind[@]}"; do
         nat_ok=$((nat_ok + 1)); answer=${c#ok }
         sed -n 's/^proxy-span: \([0-9.e+-]*\) s.*/\1/p' "$rd/native.$r.out" >>"$rd/native.t"
         sed -n 's/^proxy-span: .* cpu \([0-9.e+-]*\) s.*/\1/p' "$rd/native.$r.out" >>"$rd/native.cpu"
+        since "$t0" "$t1" >>"$rd/native.w"
       fi
       for mode in ${modes//,/ }; do
         o=$rd/$mode.$r.out rp=$rd/rp-$mode.$r
         # shellcheck disable=SC2086
+        t0=$(now)
         (cd "$rd" && rm -f ./*.yaml && run_revprof "$mode" "$p" "$o" "$rp" "$exe" $args)
-        s=$?
+        s=$? t1=$(now)
         c=$(check_"$kk" "$o")
         if [ $s -ne 0 ] || [ "${c%% *}" != ok ]; then
           [ -n "${mfail[$mode]:-}" ] || mfail[$mode]="$mode: $( [ $s -ne 0 ] && why $s "$o" ) ${c#ok *}"
@@ -471,6 +489,19 @@ for i in "${!kind[@]}"; do
             $1 == "elapsed" { print $6 >> (d ".lo"); print $7 >> (d ".av"); print $8 >> (d ".hi") }
             $1 == "function" && $2 == "all" { n += $4 }
             END { print n + 0 >> (d ".calls") }' "$rp/report.csv"
+        elif [ "$mode" = sample ] && [ -f "$rp/sample.txt" ]; then
+          # wall time; messages sent and sampled; classes
+          since "$t0" "$t1" >>"$rd/$mode.av"
+          sed -n 's/^messages: *\([0-9]*\) sent, \([0-9]*\) sampled.*/\1/p' "$rp/sample.txt" >>"$rd/$mode.lo"
+          sed -n 's/^messages: *\([0-9]*\) sent, \([0-9]*\) sampled.*/\2/p' "$rp/sample.txt" >>"$rd/$mode.hi"
+          grep -vc '^#\|^src,' "$rp/latency.csv" >>"$rd/$mode.calls"
+        elif [ "$mode" = bounded ] && [ -f "$rp/cost.csv" ] && [ -f "$rp/cost.txt" ]; then
+          # wall time; observed cost (largest total over the ranks);
+          # the regulation's decisions
+          since "$t0" "$t1" >>"$rd/$mode.av"
+          awk -F, '$2 == "total" && $7 > m { m = $7 } END { print m + 0 }' "$rp/cost.csv" >>"$rd/$mode.lo"
+          sed -n 's/^regulation: .*; \([0-9]*\) decisions.*/\1/p' "$rp/cost.txt" >>"$rd/$mode.hi"
+          echo 0 >>"$rd/$mode.calls"
         elif [ "$mode" = compensate ] && [ -f "$rp/compensate.csv" ]; then
           # (program) rows: rank,(program),count,incl_s,excl_s,incl_local_s,excl_local_s,incl_parallel_s,...
           awk -F, -v d="$rd/$mode" '
@@ -480,7 +511,10 @@ for i in "${!kind[@]}"; do
           awk -F, -v d="$rd/$mode" '$2 ~ /^MPI_/ { n += $3 } END { print n + 0 >> (d ".calls") }' \
             "$rp/compensate.csv"
         else
-          f=report.csv; [ "$mode" = compensate ] && f=compensate.csv
+          case $mode in
+            compensate) f=compensate.csv ;; sample) f=sample.txt ;;
+            bounded) f=cost.csv ;; *) f=report.csv ;;
+          esac
           if grep -q '^revprof: \|==== revprof' "$o"; then
             mfail[$mode]="${mfail[$mode]:-$mode: no $f in $rp}"
           else # the wrappers never ran: no message from librevprof at all
@@ -491,13 +525,15 @@ for i in "${!kind[@]}"; do
       r=$((r + 1))
     done
     nat=$(median <"$rd/native.t") cpu=$(median <"$rd/native.cpu")
+    natw=$(median <"$rd/native.w")
     for mode in ${modes//,/ }; do
       lo=$(median <"$rd/$mode.lo") av=$(median <"$rd/$mode.av") hi=$(median <"$rd/$mode.hi")
       calls=$(median <"$rd/$mode.calls")
       v="native $nat_ok/$runs ok, $mode ${mok[$mode]:-0}/$runs ok"
       problems="${nat_fail} ${mfail[$mode]:-} ${msame[$mode]:-}"
+      n=$nat; case $mode in sample|bounded) n=$natw ;; esac
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$k" "$p" "$over" \
-        "${nat:--}" "${av:--}" "${lo:--}" "${hi:--}" "${calls:--}" "$v" "$(printf '%s' "$problems" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')" "${cpu:--}" >>"$res"
+        "${n:--}" "${av:--}" "${lo:--}" "${hi:--}" "${calls:--}" "$v" "$(printf '%s' "$problems" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')" "${cpu:--}" >>"$res"
     done
     unset mfail mok msame
   done
@@ -510,10 +546,16 @@ for mode in ${modes//,/ }; do
   echo
   if [ "$mode" = predict ]; then
     echo "predict: native elapsed (MPI_Init..MPI_Finalize, latest rank) vs revprof's predicted elapsed avg [min, max]"
-    printf '%-8s %6s %8s %7s %28s %8s %4s %8s  %s\n' app ranks native "(cpu)" "predicted avg [min, max]" error in calls verify
+    printf '%-10s %6s %8s %7s %28s %8s %4s %8s  %s\n' app ranks native "(cpu)" "predicted avg [min, max]" error in calls verify
+  elif [ "$mode" = sample ]; then
+    echo "sample: wall time of mpiexec, native vs sample mode (REVPROF_SAMPLE random:0.1), messages sent and sampled, latency classes"
+    printf '%-10s %6s %8s %8s %7s %10s %10s %8s  %s\n' app ranks native sample ratio sent sampled classes verify
+  elif [ "$mode" = bounded ]; then
+    echo "bounded: wall time of mpiexec, native vs compensate mode under --max-overhead 5%, observed cost (% of one CPU, largest rank), decisions"
+    printf '%-10s %6s %8s %8s %7s %9s %9s  %s\n' app ranks native bounded ratio "cost %" decisions verify
   else
     echo "compensate: native elapsed vs compensate mode's measured (uncompensated) and parallel-compensated elapsed"
-    printf '%-8s %6s %8s %7s %9s %8s %11s %8s %8s  %s\n' app ranks native "(cpu)" measured error compensated error calls verify
+    printf '%-10s %6s %8s %7s %9s %8s %11s %8s %8s  %s\n' app ranks native "(cpu)" measured error compensated error calls verify
   fi
   awk -F'\t' -v mode="$mode" '
     function f3(v) { return (v == "-" || v == "") ? "-" : sprintf("(%.2f)", v) }
@@ -525,9 +567,17 @@ for mode in ${modes//,/ }; do
       if (mode == "predict") {
         iv = ($6 == "-") ? "-" : sprintf("%.3f [%.3f, %.3f]", $6, $7, $8)
         inn = ($6 == "-" || $5 == "-") ? "-" : (($5 >= $7 && $5 <= $8) ? "yes" : "no")
-        printf "%-8s %6s %8s %7s %28s %8s %4s %8s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), f3($12), iv, err($6, $5), inn, $9, ver
+        printf "%-10s %6s %8s %7s %28s %8s %4s %8s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), f3($12), iv, err($6, $5), inn, $9, ver
+      } else if (mode == "sample" || mode == "bounded") {
+        ratio = ($6 == "-" || $5 == "-" || $5 == 0) ? "-" : sprintf("%.2f", $6 / $5)
+        w = ($6 == "-") ? "-" : sprintf("%.3f", $6)
+        if (mode == "sample")
+          printf "%-10s %6s %8s %8s %7s %10s %10s %8s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), w, ratio, $7, $8, $9, ver
+        else
+          printf "%-10s %6s %8s %8s %7s %9s %9s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), w, ratio,
+            ($7 == "-") ? "-" : sprintf("%.2f", $7), $8, ver
       } else {
-        printf "%-8s %6s %8s %7s %9s %8s %11s %8s %8s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), f3($12),
+        printf "%-10s %6s %8s %7s %9s %8s %11s %8s %8s  %s\n", $2, r, ($5 == "-") ? "-" : sprintf("%.3f", $5), f3($12),
           ($7 == "-") ? "-" : sprintf("%.3f", $7), err($7, $5), ($6 == "-") ? "-" : sprintf("%.3f", $6), err($6, $5), $9, ver
       }
       if ($11 != "") fails = fails sprintf("  %s np=%s: %s (%s)\n", $2, $3, $11, $10)
