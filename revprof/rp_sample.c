@@ -738,8 +738,9 @@ static double undrift(void) {
     rp_report_flag("clock-drift", "the clocks drifted during the run: "
                    "latencies corrected by up to %.3g s (messages %d->%d, "
                    "mean %.3g s after it); means, sds, min and max are "
-                   "corrected for a linear drift, the histograms (and the "
-                   "medians of revprof validate) are not",
+                   "corrected for a linear drift, the histograms are not "
+                   "(revprof validate's medians are where "
+                   "REVPROF_ANALYSIS has write)",
                    shift_max, worst_src, rp_g.rank, worst_mean);
   return shift_max;
 }

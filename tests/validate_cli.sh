@@ -6,7 +6,8 @@
 # without a latency row and an extrapolated class said in the first lines;
 # --csv; bad inputs rejected with exit 2 naming the file and line; the send
 # calls' own time of calls.csv beside the model rows they are costed by;
-# the sampled run's flags (a corrected clock drift) said before the table.
+# the sampled run's flags (a corrected clock drift) said before the table;
+# the exact medians of the written samples where a run kept them.
 #   validate_cli.sh REVPROF SOURCE_DIR
 set -u
 rp=$1 src=$2
@@ -85,6 +86,37 @@ mkdir -p "$tmp/flagged"
 "$rp" validate --model "$ship" "$tmp/flagged" > "$tmp/out3" || fail "validate of a flagged run failed"
 sed -n 2p "$tmp/out3" | grep -q "^note: the sampled run is flagged: clock-drift: the clocks drifted during the run" \
   || fail "the run's flag is not said first: $(head -n 3 "$tmp/out3")"
+
+# the written samples (REVPROF_ANALYSIS=write): where they hold the
+# class's count, the exact median of their latency_corrected_s (the drift
+# corrected) stands for the histogram's: class 4's samples at twice the
+# model's latency (their latency_s, as measured, far off); class 10 one
+# sample short, the others without any: their histograms' medians, said
+mkdir -p "$tmp/written"
+cp "$tmp/run/latency.csv" "$tmp/written/"
+t4=$(awk '$1 == 4 { print $5 }' "$tmp/want") t10=$(awk '$1 == 10 { print $5 }' "$tmp/want")
+{ echo "src,dst,send_site,recv_site,bytes,t_send_s,latency_s,latency_corrected_s"
+  awk -v t="$t4" 'BEGIN { for (i = 0; i < 1000; i++) printf "0,1,0x1,0x2,12,%.9f,1.0,%.9e\n", i * 1e-3, t * (1.5 + i / 999) }'
+  awk -v t="$t10" 'BEGIN { for (i = 0; i < 999; i++) printf "0,1,0x1,0x2,700,%.9f,1.0,%.9e\n", i * 1e-3, 5 * t }'
+} > "$tmp/written/samples.rank1.csv"
+echo "src,dst,send_site,recv_site,bytes,t_send_s,latency_s,latency_corrected_s" > "$tmp/written/samples.rank0.csv"
+"$rp" validate --model "$ship" --csv "$tmp/w.csv" "$tmp/written" > "$tmp/out4" 2> "$tmp/err" || fail "validate with written samples: $(cat "$tmp/err")"
+cat "$tmp/out4"
+grep -q "^note: medians of 1 of 7 classes from the 1999 written samples (2 files $tmp/written/samples.rank\*.csv): exact, corrected for the clocks' drift (latency_corrected_s)$" "$tmp/out4" \
+  || fail "the written samples not said: $(head -n 4 "$tmp/out4")"
+grep -q "^note: the written samples do not hold latency.csv's count in class 0 (0 of 1000), 10 (999 of 1000), 12 (0 of 1000), 17 (0 of 1000), 20 (0 of 1000), 23 (0 of 1000): their medians are the histograms' (or means)$" "$tmp/out4" \
+  || fail "the classes the samples do not match not said: $(head -n 4 "$tmp/out4")"
+grep -q "^ *4  8\.\.15 .* +100\.0 %  no$" "$tmp/out4" || fail "class 4 not the samples' median: $(grep '^ *4  ' "$tmp/out4")"
+grep -q "^ *10  .* [+-]0\.[0-9] %  yes$" "$tmp/out4" || fail "class 10 not the histogram's: $(grep '^ *10  ' "$tmp/out4")"
+grep -q "^4,8,15,12,1000,.*,samples," "$tmp/w.csv" && grep -q "^10,512,1023,700,1000,.*,median," "$tmp/w.csv" \
+  || fail "--csv measured_from: $(cat "$tmp/w.csv")"
+# files from before latency_corrected_s: their latency_s
+awk -F, 'NR == 1 { print "src,dst,send_site,recv_site,bytes,t_send_s,latency_s"; next }
+  $5 == 12 { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $8 }' "$tmp/written/samples.rank1.csv" > "$tmp/written/old"
+mv "$tmp/written/old" "$tmp/written/samples.rank1.csv"
+"$rp" validate --model "$ship" "$tmp/written" > "$tmp/out4" 2> "$tmp/err" || fail "validate with old written samples: $(cat "$tmp/err")"
+grep -q "^note: medians of 1 of 7 classes from the 1000 written samples (2 files .*): exact, as measured (files without latency_corrected_s)$" "$tmp/out4" \
+  && grep -q "^ *4  8\.\.15 .* +100\.0 %  no$" "$tmp/out4" || fail "old written samples: $(head -n 5 "$tmp/out4")"
 
 # no calls.csv (an older run): said after the latency table, nothing else
 grep -q "^calls: $tmp/run/calls.csv: No such file or directory: send calls not compared" "$tmp/out" \

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <glob.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -34,9 +35,13 @@ static void usage(FILE *f) {
           "and pairs:\n"
           "the measured median (from the latency histogram; the mean where "
           "the run kept\n"
-          "none), the predicted avg [min, max] at the class's mean size, the "
-          "error\n"
-          "(median / avg - 1) and whether the median lies inside [min, max]; "
+          "none; exact, from DIR/samples.rank<N>.csv, where the run wrote "
+          "its samples:\n"
+          "their latency_corrected_s, corrected for the clocks' drift), "
+          "the predicted\n"
+          "avg [min, max] at the class's mean size, the error "
+          "(median / avg - 1) and\n"
+          "whether the median lies inside [min, max]; "
           "then a\n"
           "summary: median |error| and how many classes lie inside. The "
           "first lines say\n"
@@ -72,7 +77,8 @@ typedef struct verdict {
   double bytes;    /* bytes: the class's count-weighted mean size */
   double count;    /* messages sampled */
   double measured; /* seconds: the histogram's median, else the mean */
-  int from_hist;   /* 1 when measured is the histogram's median */
+  int from_hist;   /* 1 when measured is the histogram's median, 2 the
+                      written samples' (exact_medians), 0 the mean */
   double t[3];     /* seconds: predicted min, avg, max (REVPROF_MIN...) */
   int where;       /* revprof_model_eval_x's answer (REVPROF_INSIDE,
                       _OUTSIDE, _RANGE_UNKNOWN), REVPROF_ENOFUNC: no row */
@@ -80,6 +86,15 @@ typedef struct verdict {
   double error;    /* measured / predicted avg - 1; NAN when unknown */
   int inside;      /* predicted min <= measured <= predicted max */
 } verdict;
+
+/* x's error and inside from its measured value and prediction */
+static void compare(verdict *x) {
+  x->error = x->where >= 0 && x->t[REVPROF_AVG] > 0
+                 ? x->measured / x->t[REVPROF_AVG] - 1
+                 : NAN;
+  x->inside = x->where >= 0 && x->t[REVPROF_MIN] <= x->measured &&
+              x->measured <= x->t[REVPROF_MAX];
+}
 
 /* Each class of cls that holds messages, judged against row (of m; none
  * when REVPROF_FN_COUNT) into v. Returns the number of classes judged. */
@@ -104,11 +119,7 @@ static int judge(const revprof_model *m, revprof_fn row,
                    ? REVPROF_ENOFUNC
                    : revprof_model_eval_x(m, row, P2P_RANKS, x->bytes, x->t,
                                           x->far);
-    x->error = x->where >= 0 && x->t[REVPROF_AVG] > 0
-                   ? x->measured / x->t[REVPROF_AVG] - 1
-                   : NAN;
-    x->inside = x->where >= 0 && x->t[REVPROF_MIN] <= x->measured &&
-                x->measured <= x->t[REVPROF_MAX];
+    compare(x);
   }
   return n;
 }
@@ -140,6 +151,108 @@ static const char *bytes_range(int k, char *buf, size_t len) {
   else
     snprintf(buf, len, "%.0f..%.0f", lo, hi);
   return buf;
+}
+
+/* Size class of a message of b bytes: 0 for none, else k with 2^(k-1)
+ * <= b < 2^k (rp_latency_class_bytes) */
+static int class_of(double b) {
+  int e = 0;
+  if (!(b >= 1.0))
+    return 0;
+  frexp(b, &e);
+  return e < RP_LATENCY_CLASSES ? e : RP_LATENCY_CLASSES - 1;
+}
+
+#define MAX_WRITTEN (1L << 26) /* samples read at most (512 MiB) */
+
+/* The written samples (REVPROF_ANALYSIS=write: dir/samples.rank<N>.csv,
+ * their latency_corrected_s, corrected for the clocks' drift as the
+ * histograms are not; latency_s in files written before that column),
+ * each class's exact median in place of the histogram's where the files
+ * hold as many samples of the class as latency.csv counts; said in a note
+ * (and where they disagree). Nothing when there are no such files. */
+static void exact_medians(const char *dir, verdict v[], int n) {
+  char pat[PATH_MAX + 32];
+  glob_t g;
+  snprintf(pat, sizeof pat, "%s/samples.rank*.csv", dir);
+  if (glob(pat, 0, NULL, &g) != 0)
+    return; /* none (or unreadable): the histograms stand */
+  double *val[RP_LATENCY_CLASSES] = {0};
+  size_t cnt[RP_LATENCY_CLASSES] = {0}, cap[RP_LATENCY_CLASSES] = {0};
+  long total = 0, bad = 0, old = 0;
+  int fail = 0;
+  char line[1024], why[PATH_MAX + 64] = "";
+  for (size_t f = 0; f < g.gl_pathc && !fail; f++) {
+    FILE *in = fopen(g.gl_pathv[f], "r");
+    if (in == NULL) {
+      snprintf(why, sizeof why, "%s: %s", g.gl_pathv[f], strerror(errno));
+      fail = 1;
+      break;
+    }
+    while (fgets(line, sizeof line, in)) {
+      double bytes, lat, cor;
+      if (strncmp(line, "src,", 4) == 0)
+        continue;
+      int got = sscanf(line, "%*d,%*d,%*[^,],%*[^,],%lf,%*f,%lf,%lf", &bytes,
+                       &lat, &cor);
+      if (got < 2 || !isfinite(lat)) {
+        bad++;
+        continue;
+      }
+      old += got == 2;
+      int k = class_of(bytes);
+      if (cnt[k] == cap[k]) {
+        size_t nc = cap[k] ? 2 * cap[k] : 1024;
+        double *nv = total < MAX_WRITTEN ? realloc(val[k], nc * sizeof *nv)
+                                         : NULL;
+        if (nv == NULL) {
+          snprintf(why, sizeof why, "more than %ld samples, or out of "
+                   "memory", total);
+          fail = 1;
+          break;
+        }
+        val[k] = nv;
+        cap[k] = nc;
+      }
+      val[k][cnt[k]++] = got == 3 && isfinite(cor) ? cor : lat;
+      total++;
+    }
+    fclose(in);
+  }
+  if (fail)
+    printf("note: the written samples (%s) were not read: %s; the medians "
+           "are the histograms'\n", pat, why);
+  else {
+    int used = 0, off = 0;
+    for (int i = 0; i < n; i++) {
+      int k = v[i].k;
+      if ((double)cnt[k] != v[i].count) {
+        printf("%s %d (%zu of %.0f)", off++ ? "," : "note: the written "
+               "samples do not hold latency.csv's count in class", k, cnt[k],
+               v[i].count);
+        continue;
+      }
+      qsort(val[k], cnt[k], sizeof *val[k], by_value);
+      size_t h = cnt[k] / 2;
+      v[i].measured =
+          cnt[k] % 2 ? val[k][h] : 0.5 * (val[k][h - 1] + val[k][h]);
+      v[i].from_hist = 2;
+      compare(&v[i]);
+      used++;
+    }
+    if (off)
+      printf(": their medians are the histograms' (or means)\n");
+    printf("note: medians of %d of %d classes from the %ld written samples "
+           "(%zu files %s): exact, %s\n", used, n, total, g.gl_pathc, pat,
+           old ? "as measured (files without latency_corrected_s)"
+               : "corrected for the clocks' drift (latency_corrected_s)");
+    if (bad)
+      printf("note: %ld lines of the written samples not read (not as "
+             "revprof writes them)\n", bad);
+  }
+  for (int k = 0; k < RP_LATENCY_CLASSES; k++)
+    free(val[k]);
+  globfree(&g);
 }
 
 /* The sampled run's own flags (latency.csv's "# flag: " lines: a clock
@@ -265,7 +378,9 @@ static void csv_rows(FILE *f, const char *prefix, const verdict v[], int n) {
     rp_latency_class_bytes(x->k, &lo, &hi);
     fprintf(f, "%s%d,%.0f,%.0f,%.9g,%.0f,%.9g,%s,", prefix, x->k, lo, hi,
             x->bytes, x->count, x->measured,
-            x->from_hist ? "median" : "mean");
+            x->from_hist == 2 ? "samples"
+            : x->from_hist    ? "median"
+                              : "mean");
     if (x->where < 0) {
       fprintf(f, ",,,,,\n");
       continue;
@@ -428,6 +543,13 @@ int rp_cmd_validate(int argc, char **argv) {
          "latency at p = %g\n", path, nrows, msgs, model, m->machine_name,
          P2P_RANKS);
   run_flags(path);
+  char wdir[PATH_MAX];
+  const char *slash = strrchr(path, '/');
+  if (slash)
+    snprintf(wdir, sizeof wdir, "%.*s", (int)(slash - path), path);
+  else
+    snprintf(wdir, sizeof wdir, ".");
+  exact_medians(wdir, v, n);
   notes(model, m, row, "latency", cls, v, n);
   table(v, n, "");
   status = calls(model, m, path, calls_csv);
