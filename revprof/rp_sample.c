@@ -686,8 +686,8 @@ static void correct_written(const double *all) {
     remove(tmp);
   } else if (bad)
     rp_report_flag("sample-write", "samples.rank%d.csv: %ld lines not "
-                   "corrected for the drift (not as written)", rp_g.rank,
-                   bad);
+                   "corrected for the drift (not as revprof wrote them)",
+                   rp_g.rank, bad);
 }
 
 /* At the end, on every rank: its classes' statistics corrected for the

@@ -4,11 +4,11 @@
  * time (DIR/calls.csv) beside the model rows they are costed by: does the
  * characterization still describe the machine the program ran on? */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <glob.h>
 #include <string.h>
 #include <sys/stat.h>
 
