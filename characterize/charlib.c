@@ -74,6 +74,10 @@
     "fitting method (see revprof fit --help)")                                 \
   X(NAME, NULL, "--name", "MACHINE",                                           \
     "machine name in the model (default: host name)")                          \
+  X(CHECKPOINT, NULL, "--checkpoint", "SECONDS",                              \
+    "rewrite DIR/raw.partial.csv with the points measured so far\n"           \
+    "every SECONDS (default 10; 0 = after every point): what a run\n"        \
+    "that dies (MPI error, time limit, signal) leaves for revprof fit")       \
   X(RAW_ONLY, NULL, "--raw-only", NULL, "stop after raw.csv (no fit)")         \
   X(NO_DATASHEET, NULL, "--no-datasheet", NULL, "fit the model, no datasheet") \
   X(NO_PDF, NULL, "--no-pdf", NULL, "datasheet without running pdflatex")      \
@@ -114,6 +118,7 @@ void rp_char_options_init(rp_char_options *o, rp_preset preset) {
   o->peer = 1;
   o->rse = 0.05;
   o->point_time = 0.1;
+  o->checkpoint = 10.0;
   o->min_reps = 10;
   o->max_reps = 1000;
   o->warmup = 2;
@@ -502,6 +507,8 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     return parse_int(v, 0, 1000000, &o->warmup, name, err, errlen);
   case OPT_BUDGET:
     return parse_seconds(v, 1e-3, &o->budget, name, err, errlen);
+  case OPT_CHECKPOINT:
+    return parse_seconds(v, 0.0, &o->checkpoint, name, err, errlen);
   case OPT_SYNC:
     if (strcmp(v, "barrier") == 0)
       o->sync = RP_SYNC_BARRIER;

@@ -41,6 +41,8 @@ typedef struct rp_char_options {
   long max_reps;        /* hard limit of repetitions per point */
   int warmup;           /* untimed repetitions before each point */
   double budget;        /* seconds for all measurements; 0 = no limit */
+  double checkpoint;    /* seconds between rewrites of raw.partial.csv;
+                           0 = after every point */
   uint64_t seed;        /* order of points; used when seed_set */
   int seed_set;
   rp_sync sync;

@@ -61,6 +61,9 @@ typedef struct run {
   size_t samples_cap, work_cap;
   /* rank 0 only */
   double t_begin, t_progress; /* Wtime at the start, at the last line */
+  double t_checkpoint;        /* Wtime of raw.partial.csv's last writing */
+  int checkpoint_failed;      /* said once */
+  long abort_after;           /* REVPROF_TEST_CHAR_ABORT (tests): 0 off */
   size_t done, total;         /* points over all rounds, for progress */
   result *res;
   size_t nres, capres;
@@ -370,6 +373,8 @@ static void progress(run *r, int force) {
           left);
 }
 
+static void checkpoint(run *r);
+
 static void record(run *r, const rp_char_spec *s, int rc, const rp_stats *st,
                    rp_stop why, int shrunk, int round) {
   r->done++;
@@ -407,6 +412,12 @@ static void record(run *r, const rp_char_spec *s, int rc, const rp_stats *st,
             revprof_fn_name(s->fn), s->p, s->d, st->median * 1e6,
             100.0 * st->rse, st->n, st->nrejected, rp_stop_name(why));
   progress(r, 0);
+  checkpoint(r);
+  if (r->abort_after > 0 && (long)r->done >= r->abort_after) {
+    fprintf(stderr, PROG ": REVPROF_TEST_CHAR_ABORT: aborting after %zu "
+                    "points\n", r->done);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
 }
 
 /* Runs the points of plan in its order; every rank walks the same list.
@@ -525,32 +536,34 @@ static int cmp_result(const void *a, const void *b) {
 
 /* Merges the results of the same point from several passes into one
  * (rp_char_merge_passes); results measured once stay as they are. */
-static void merge_results(run *r) {
-  if (r->nres < 2)
-    return;
-  qsort(r->res, r->nres, sizeof *r->res, cmp_result);
-  revprof_point *grp = malloc(r->nres * sizeof *grp);
+static size_t merge_array(result *res, size_t n) {
+  if (n < 2)
+    return n;
+  qsort(res, n, sizeof *res, cmp_result);
+  revprof_point *grp = malloc(n * sizeof *grp);
   if (grp == NULL)
     oom("merging passes");
   size_t out = 0;
-  for (size_t i = 0; i < r->nres;) {
+  for (size_t i = 0; i < n;) {
     size_t j = i;
-    result merged = r->res[i];
-    while (j < r->nres && cmp_result(&r->res[i], &r->res[j]) == 0) {
-      grp[j - i] = r->res[j].pt;
+    result merged = res[i];
+    while (j < n && cmp_result(&res[i], &res[j]) == 0) {
+      grp[j - i] = res[j].pt;
       if (j > i) {
-        merged.nrejected += r->res[j].nrejected;
-        merged.shrunk |= r->res[j].shrunk;
+        merged.nrejected += res[j].nrejected;
+        merged.shrunk |= res[j].shrunk;
       }
       j++;
     }
     rp_char_merge_passes(grp, j - i, &merged.pt);
-    r->res[out++] = merged;
+    res[out++] = merged;
     i = j;
   }
   free(grp);
-  r->nres = out;
+  return out;
 }
+
+static void merge_results(run *r) { r->nres = merge_array(r->res, r->nres); }
 
 static int cmp_spec(const void *a, const void *b) {
   const rp_char_spec *x = a, *y = b;
@@ -729,6 +742,59 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
 
 /* Rank 0 after measuring: raw.csv, run.txt, then the fit and datasheet.
  * Returns the exit status. */
+/* The machine, for 'revprof fit raw.csv' later (models/raw.c). */
+static void describe_raw(const run *r, revprof_raw *raw) {
+  if (r->o.name[0])
+    snprintf(raw->machine_name, sizeof raw->machine_name, "%s", r->o.name);
+  else if (gethostname(raw->machine_name, sizeof raw->machine_name - 1) != 0)
+    raw->machine_name[0] = '\0';
+  mpi_library(raw->machine_mpi, sizeof raw->machine_mpi);
+  snprintf(raw->machine_filesystem, sizeof raw->machine_filesystem, "%s",
+           r->io_fs);
+  today(raw->machine_date, sizeof raw->machine_date);
+  raw->machine_ranks = r->world;
+  rp_char_describe(&r->o, r->world, raw->machine_notes,
+                   sizeof raw->machine_notes);
+}
+
+/* Rank 0, after a point: every --checkpoint seconds (and after the first
+ * point) DIR/raw.partial.csv gets the points measured so far, their passes
+ * merged, as raw.csv would have them (written beside it and renamed, so
+ * that it is whole whenever the run dies: an MPI error, a batch system's
+ * time limit, a signal). finish() removes it once raw.csv is written. */
+static void checkpoint(run *r) {
+  char path[PATHLEN], err[ERRLEN] = "";
+  double now = MPI_Wtime();
+  if (r->nres == 0 || (r->t_checkpoint > 0.0 &&
+                       now - r->t_checkpoint < r->o.checkpoint))
+    return;
+  r->t_checkpoint = now;
+  result *c = malloc(r->nres * sizeof *c);
+  revprof_raw *raw = c ? revprof_raw_alloc() : NULL;
+  int rc = raw ? 0 : REVPROF_ENOMEM;
+  if (c) {
+    memcpy(c, r->res, r->nres * sizeof *c);
+    size_t n = merge_array(c, r->nres);
+    for (size_t i = 0; i < n && rc == 0 && raw; i++)
+      rc = revprof_raw_add(raw, &c[i].pt) != 0 ? REVPROF_ENOMEM : 0;
+  }
+  snprintf(path, sizeof path, "%s/raw.partial.csv", r->o.outdir);
+  if (rc == 0) {
+    describe_raw(r, raw);
+    size_t used = strlen(raw->machine_notes);
+    snprintf(raw->machine_notes + used, sizeof raw->machine_notes - used,
+             "; PARTIAL: %zu of %zu points when written, the run had not "
+             "finished", r->done, r->total);
+    rc = revprof_raw_write(raw, path, err, sizeof err);
+  } else
+    snprintf(err, sizeof err, "out of memory");
+  if (rc != 0 && !r->checkpoint_failed++)
+    fprintf(stderr, PROG ": warning: the points so far could not be saved "
+                    "(%s); they are kept in memory until raw.csv\n", err);
+  revprof_raw_free(raw);
+  free(c);
+}
+
 static int finish(run *r) {
   char path[PATHLEN], err[ERRLEN] = "";
   const char *dir = r->o.outdir;
@@ -766,24 +832,16 @@ static int finish(run *r) {
     revprof_raw_free(raw);
     return 1;
   }
-  /* the machine, for 'revprof fit raw.csv' later (models/raw.c) */
-  if (r->o.name[0])
-    snprintf(raw->machine_name, sizeof raw->machine_name, "%s", r->o.name);
-  else if (gethostname(raw->machine_name, sizeof raw->machine_name - 1) != 0)
-    raw->machine_name[0] = '\0';
-  mpi_library(raw->machine_mpi, sizeof raw->machine_mpi);
-  snprintf(raw->machine_filesystem, sizeof raw->machine_filesystem, "%s",
-           r->io_fs);
-  today(raw->machine_date, sizeof raw->machine_date);
-  raw->machine_ranks = r->world;
-  rp_char_describe(&r->o, r->world, raw->machine_notes,
-                   sizeof raw->machine_notes);
+  describe_raw(r, raw);
   snprintf(path, sizeof path, "%s/raw.csv", dir);
   if ((rc = revprof_raw_write(raw, path, err, sizeof err)) != 0) {
     rp_perror(PROG, rc, err);
     revprof_raw_free(raw);
     return 1;
   }
+  snprintf(path, sizeof path, "%s/raw.partial.csv", dir);
+  remove(path); /* raw.csv holds it all now */
+  snprintf(path, sizeof path, "%s/raw.csv", dir);
   printf("%s: results in %s\n  raw data   %s (%zu points)\n  summary    "
          "%s/run.txt\n",
          PROG, dir, path, raw->n, dir);
@@ -888,6 +946,11 @@ static int characterize(run *r) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   r->t_begin = r->t_progress = MPI_Wtime();
+  r->t_checkpoint = 0.0;
+  if (r->rank == 0) {
+    const char *ab = getenv("REVPROF_TEST_CHAR_ABORT");
+    r->abort_after = ab ? atol(ab) : 0;
+  }
   run_passes(r, &plan, 0);
   for (int round = 1; round <= r->o.refine && r->o.jump > 1.0; round++) {
     rp_char_plan extra = {0};

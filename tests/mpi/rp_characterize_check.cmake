@@ -14,6 +14,9 @@
 #       keep:  exit status not 0, output matches REGEX, raw.csv valid (a
 #              failure after measuring keeps the data)
 #       help:  exit 0 and output matches REGEX
+#       partial: exit status not 0 (REVPROF_TEST_CHAR_ABORT), output matches
+#              REGEX, no raw.csv, raw.partial.csv valid, says PARTIAL, and
+#              'revprof fit' makes a model of it that says so too
 #   -DNP=n -DFUNCTIONS=all|any|LIST   for rp_raw_check
 #   -DRAWCHECK=path -DREVPROF=path -DREGEX=... -DMAKE_FILE=path (created
 #   as a plain file first, to make an output path that cannot be a folder)
@@ -76,6 +79,9 @@ function(check_raw)
   if(tmps)
     fail_test("temporary files left: ${tmps}")
   endif()
+  if(EXISTS ${OUT}/raw.partial.csv)
+    fail_test("raw.partial.csv left beside raw.csv")
+  endif()
 endfunction()
 
 # Every file the file I/O rows made in IODIR is gone (probe included).
@@ -98,6 +104,44 @@ endfunction()
 
 if(IODIR)
   check_iodir_empty()
+endif()
+
+if(MODE STREQUAL "partial")
+  if(rc EQUAL 0)
+    fail_test("exit status 0, expected the test abort")
+  endif()
+  if(NOT all MATCHES "${REGEX}")
+    fail_test("output does not match '${REGEX}'")
+  endif()
+  if(EXISTS ${OUT}/raw.csv)
+    fail_test("raw.csv written by a run that did not finish")
+  endif()
+  if(NOT EXISTS ${OUT}/raw.partial.csv)
+    fail_test("no ${OUT}/raw.partial.csv")
+  endif()
+  execute_process(COMMAND ${RAWCHECK} ${OUT}/raw.partial.csv ${NP} ${FUNCTIONS}
+                  RESULT_VARIABLE crc OUTPUT_VARIABLE cout
+                  ERROR_VARIABLE cerr)
+  message("${cout}${cerr}")
+  if(NOT crc EQUAL 0)
+    fail_test("raw.partial.csv rows do not check out")
+  endif()
+  file(READ ${OUT}/raw.partial.csv raw)
+  if(NOT raw MATCHES "\n# machine.notes: [^\n]*; PARTIAL: [0-9]+ of [0-9]+ points when written")
+    fail_test("raw.partial.csv does not say it is partial")
+  endif()
+  execute_process(COMMAND ${REVPROF} fit ${OUT}/raw.partial.csv -o ${OUT}/partial.lua
+                  RESULT_VARIABLE frc OUTPUT_VARIABLE fout ERROR_VARIABLE ferr)
+  message("${fout}${ferr}")
+  if(NOT frc EQUAL 0)
+    fail_test("'revprof fit ${OUT}/raw.partial.csv' failed")
+  endif()
+  check_model(${OUT}/partial.lua)
+  file(READ ${OUT}/partial.lua model)
+  if(NOT model MATCHES "notes = \"[^\n]*PARTIAL: ")
+    fail_test("the model fitted from raw.partial.csv does not say PARTIAL")
+  endif()
+  return()
 endif()
 
 if(MODE STREQUAL "fail" OR MODE STREQUAL "keep")

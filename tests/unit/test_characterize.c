@@ -64,6 +64,7 @@ static void test_characterize_parse_defaults(void **state) {
   assert_near(o.rse, 0.05, 1e-12);
   assert_string_equal(o.outdir, "revprof-out");
   assert_string_equal(o.method, "default");
+  assert_near(o.checkpoint, 10.0, 0);
   assert_int_equal(o.sync, RP_SYNC_BARRIER);
   assert_int_equal(o.raw_only, 0);
   assert_int_equal(o.seed_set, 0);
@@ -94,7 +95,8 @@ static void test_characterize_parse_all_options(void **state) {
   int rc = parse(&o, err, sizeof err, "-o", "out/dir", "--sizes", "1K:2M",
                  "--procs", "8,2,4,4", "--peer", "3", "--point-time",
                  "250ms", "--min-reps", "4", "--max-reps", "99", "--warmup",
-                 "0", "--budget", "2min", "--sync", "window", "--seed",
+                 "0", "--budget", "2min", "--checkpoint", "30s", "--sync",
+                 "window", "--seed",
                  "42", "--jump", "2", "--refine", "2", "--max-extra", "5",
                  "--max-buffer", "64M", "--method", "paper", "--name",
                  "t3d", "--raw-only", "--no-datasheet", "--no-pdf", "-v",
@@ -114,6 +116,7 @@ static void test_characterize_parse_all_options(void **state) {
   assert_int_equal(o.max_reps, 99);
   assert_int_equal(o.warmup, 0);
   assert_near(o.budget, 120.0, 1e-9);
+  assert_near(o.checkpoint, 30.0, 1e-9);
   assert_int_equal(o.sync, RP_SYNC_WINDOW);
   assert_int_equal(o.seed_set, 1);
   assert_int_equal(o.seed, 42);
@@ -172,6 +175,9 @@ static void test_characterize_parse_bad_ranges(void **state) {
   parse_bad(REVPROF_EINVAL, "not a whole number", "--procs", "2,x", NULL);
   parse_bad(REVPROF_ERANGE, "out of range", "--rse", "-1", NULL);
   parse_bad(REVPROF_ERANGE, "out of range", "--point-time", "-1", NULL);
+  parse_bad(REVPROF_ERANGE, "out of range", "--checkpoint", "-1", NULL);
+  parse_bad(REVPROF_EINVAL, "not a time in seconds", "--checkpoint", "often",
+            NULL);
   parse_bad(REVPROF_ERANGE, "out of range", "--max-reps", "1", NULL);
   parse_bad(REVPROF_ERANGE, "larger than --max-reps", "--min-reps", "50",
             "--max-reps", "10", NULL);
@@ -306,6 +312,7 @@ static void test_characterize_usage_documents_options(void **state) {
   fclose(f);
   const char *must[] = {"--output", "--functions", "--list", "--sizes",
                         "--procs", "--rse", "--point-time", "--budget",
+                        "--checkpoint",
                         "--sync", "--seed", "--method", "--raw-only",
                         "--no-datasheet", "--quick", "--full", "--help",
                         "--io-dir", "MPI_UNSIGNED_CHAR"};
