@@ -600,6 +600,16 @@ static int cmd_characterize(int argc, char **argv) {
   }
   if (status == 0 && !help)
     status = overhead_into_model(argc, argv, mpiexec, exe);
+  else if (status != 0 && !help) { /* what a run that died kept */
+    int no_model = 0;
+    char partial[PATH_MAX + 32];
+    snprintf(partial, sizeof partial, "%s/raw.partial.csv",
+             characterize_outdir(argc, argv, &no_model));
+    if (access(partial, R_OK) == 0)
+      fprintf(stderr, "%s characterize: the run did not finish; the points "
+              "it measured are in %s: '%s fit %s -o MODEL.lua' makes a "
+              "(partial) model of them\n", prog, partial, prog, partial);
+  }
   free(args);
   return status;
 }
