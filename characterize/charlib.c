@@ -78,6 +78,9 @@
     "rewrite DIR/raw.partial.csv with the points measured so far\n"           \
     "every SECONDS (default 10; 0 = after every point): what a run\n"        \
     "that dies (MPI error, time limit, signal) leaves for revprof fit")       \
+  X(RESUME, NULL, "--resume", NULL,                                           \
+    "continue a run that died: the points of DIR/raw.partial.csv\n"          \
+    "are kept, not measured again (the same settings and ranks)")            \
   X(RAW_ONLY, NULL, "--raw-only", NULL, "stop after raw.csv (no fit)")         \
   X(NO_DATASHEET, NULL, "--no-datasheet", NULL, "fit the model, no datasheet") \
   X(NO_PDF, NULL, "--no-pdf", NULL, "datasheet without running pdflatex")      \
@@ -574,6 +577,9 @@ static int apply_option(int id, const char *v, rp_char_options *o,
     return 0;
   case OPT_RAW_ONLY:
     o->raw_only = 1;
+    return 0;
+  case OPT_RESUME:
+    o->resume = 1;
     return 0;
   case OPT_NO_DATASHEET:
     o->no_datasheet = 1;

@@ -57,6 +57,7 @@ typedef struct rp_char_options {
   char io_dir[1024];    /* --io-dir: where the file I/O rows are timed;
                            "" = they are not */
   int raw_only;         /* stop after raw.csv */
+  int resume;           /* --resume: keep DIR/raw.partial.csv's points */
   int no_datasheet;     /* fit and write the model, no datasheet */
   int no_pdf;           /* datasheet without running pdflatex */
   int verbose;          /* -1 quiet, 0 progress, 1 every point */

@@ -64,6 +64,7 @@ typedef struct run {
   double t_checkpoint;        /* Wtime of raw.partial.csv's last writing */
   int checkpoint_failed;      /* said once */
   long abort_after;           /* REVPROF_TEST_CHAR_ABORT (tests): 0 off */
+  size_t nresumed;            /* --resume: points of raw.partial.csv kept */
   size_t done, total;         /* points over all rounds, for progress */
   result *res;
   size_t nres, capres;
@@ -631,6 +632,9 @@ static int write_summary(const run *r, const char *path, double seconds,
     fprintf(f, "file system: %s (--io-dir)\n", r->io_fs);
   fprintf(f, "points measured: %zu (%zu at extra sizes)\n", r->nres,
           r->nextra);
+  if (r->nresumed)
+    fprintf(f, "resumed: %zu of them from raw.partial.csv (--resume: "
+               "measured by the run that died, not again)\n", r->nresumed);
   fprintf(f, "stopped by: rse target %zu, time cap %zu, max reps %zu\n",
           r->nstop[RP_STOP_RSE], r->nstop[RP_STOP_TIME],
           r->nstop[RP_STOP_REPS]);
@@ -911,6 +915,80 @@ static int io_timed(const rp_char_options *o) {
   return io;
 }
 
+/* Is (fn, p, d) a point of raw? */
+static int raw_has(const revprof_raw *raw, const rp_char_spec *s) {
+  for (size_t i = 0; i < raw->n; i++)
+    if (raw->pt[i].fn == s->fn && raw->pt[i].p == s->p &&
+        raw->pt[i].d == (double)s->d)
+      return 1;
+  return 0;
+}
+
+/* --resume: rank 0 reads DIR/raw.partial.csv, which must come from a run
+ * with the same settings (its notes start as rp_char_describe's), keeps
+ * its points as results, and every rank drops them from plan. Collective;
+ * 0, or 2 when there is nothing to resume or it does not match (said). */
+static int resume(run *r, rp_char_plan *plan) {
+  char path[PATHLEN], err[ERRLEN] = "", desc[1024];
+  unsigned char *keep = calloc(plan->n ? plan->n : 1, 1);
+  int status = keep ? 0 : 1;
+  if (r->rank == 0 && keep) {
+    revprof_raw *raw = NULL;
+    snprintf(path, sizeof path, "%s/raw.partial.csv", r->o.outdir);
+    rp_char_describe(&r->o, r->world, desc, sizeof desc);
+    int rc = revprof_raw_read(path, &raw, err, sizeof err);
+    const char *notes = rc == 0 ? raw->machine_notes : "";
+    const char *cut = strstr(notes, "; PARTIAL: ");
+    if (rc != 0) {
+      rp_perror(PROG, rc, err);
+      fprintf(stderr, PROG ": --resume: nothing to resume in %s (a run "
+                      "that finished removes raw.partial.csv)\n",
+              r->o.outdir);
+      status = 2;
+    } else if (cut == NULL || strlen(desc) != (size_t)(cut - notes) ||
+               strncmp(desc, notes, (size_t)(cut - notes)) != 0 ||
+               raw->machine_ranks != r->world) {
+      fprintf(stderr, PROG ": --resume: %s was measured with other "
+                      "settings or ranks; resume with the same ones, or "
+                      "start again without --resume\n  it:  %.*s (ranks "
+                      "%d)\n  now: %s (ranks %d)\n",
+              path, cut ? (int)(cut - notes) : (int)strlen(notes), notes,
+              raw->machine_ranks, desc, r->world);
+      status = 2;
+    } else {
+      for (size_t i = 0; i < raw->n; i++) {
+        result *rs = rp_grow(r->res, &r->capres, r->nres + 1, sizeof *rs);
+        if (rs == NULL)
+          oom("results");
+        r->res = rs;
+        memset(&r->res[r->nres], 0, sizeof *r->res);
+        r->res[r->nres].pt = raw->pt[i];
+        r->res[r->nres++].stop = RP_STOP_NO;
+      }
+      r->nresumed = raw->n;
+      for (size_t i = 0; i < plan->n; i++)
+        keep[i] = !raw_has(raw, &plan->pt[i]);
+    }
+    revprof_raw_free(raw);
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (status == 0) {
+    MPI_Bcast(keep, (int)(plan->n ? plan->n : 1), MPI_UNSIGNED_CHAR, 0,
+              MPI_COMM_WORLD);
+    size_t out = 0;
+    for (size_t i = 0; i < plan->n; i++)
+      if (keep[i])
+        plan->pt[out++] = plan->pt[i];
+    if (r->rank == 0 && r->o.verbose >= 0)
+      fprintf(stderr, "characterize: resuming %s/raw.partial.csv: %zu "
+                      "points kept, %zu of %zu to measure\n",
+              r->o.outdir, r->nresumed, out, plan->n);
+    plan->n = out;
+  }
+  free(keep);
+  return status;
+}
+
 /* Everything after the checks: plan, groups, sweeps, outputs. */
 static int characterize(run *r) {
   char err[ERRLEN] = "";
@@ -934,6 +1012,10 @@ static int characterize(run *r) {
     return 2;
   }
   r->nlimited = plan.nlimited;
+  if (r->o.resume && (rc = resume(r, &plan)) != 0) {
+    rp_char_plan_free(&plan);
+    return rc;
+  }
   make_groups(r);
   r->slack = 100e-6;
   if (r->rank == 0) {

@@ -608,7 +608,8 @@ static int cmd_characterize(int argc, char **argv) {
     if (access(partial, R_OK) == 0)
       fprintf(stderr, "%s characterize: the run did not finish; the points "
               "it measured are in %s: '%s fit %s -o MODEL.lua' makes a "
-              "(partial) model of them\n", prog, partial, prog, partial);
+              "(partial) model of them, the same command with --resume "
+              "measures the rest\n", prog, partial, prog, partial);
   }
   free(args);
   return status;

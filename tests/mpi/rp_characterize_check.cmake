@@ -14,6 +14,11 @@
 #       keep:  exit status not 0, output matches REGEX, raw.csv valid (a
 #              failure after measuring keeps the data)
 #       help:  exit 0 and output matches REGEX
+#       resume: as partial, then the same command with --resume (and
+#              without REVPROF_TEST_CHAR_ABORT): exit 0, raw.csv valid,
+#              run.txt says how many points were resumed, no
+#              raw.partial.csv left; then another abort, and --resume
+#              with other --functions refused (exit 2, said)
 #       partial: exit status not 0 (REVPROF_TEST_CHAR_ABORT), output matches
 #              REGEX, no raw.csv, raw.partial.csv valid, says PARTIAL, and
 #              'revprof fit' makes a model of it that says so too
@@ -104,6 +109,39 @@ endfunction()
 
 if(IODIR)
   check_iodir_empty()
+endif()
+
+if(MODE STREQUAL "resume")
+  if(rc EQUAL 0 OR NOT EXISTS ${OUT}/raw.partial.csv OR EXISTS ${OUT}/raw.csv)
+    fail_test("the first run did not die leaving raw.partial.csv alone")
+  endif()
+  file(STRINGS ${OUT}/raw.partial.csv kept REGEX "^[A-Za-z_]+,[0-9]")
+  list(LENGTH kept nkept)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=REVPROF_TEST_CHAR_ABORT
+                          ${cmd} --resume
+                  RESULT_VARIABLE rrc OUTPUT_VARIABLE rout ERROR_VARIABLE rerr)
+  message("--- resumed: exit ${rrc}\n${rout}${rerr}---")
+  if(NOT rrc EQUAL 0)
+    fail_test("--resume: exit status ${rrc}")
+  endif()
+  if(NOT "${rout}${rerr}" MATCHES "resuming ${OUT}/raw.partial.csv: ${nkept} points kept")
+    fail_test("--resume did not say it kept the ${nkept} points")
+  endif()
+  check_raw()
+  file(READ ${OUT}/run.txt summary)
+  if(NOT summary MATCHES "\nresumed: ${nkept} of them from raw.partial.csv")
+    fail_test("run.txt does not say ${nkept} points were resumed")
+  endif()
+  # a partial run of other settings is refused
+  execute_process(COMMAND ${cmd} RESULT_VARIABLE arc OUTPUT_QUIET ERROR_QUIET)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=REVPROF_TEST_CHAR_ABORT
+                          ${cmd} --resume --functions latency
+                  RESULT_VARIABLE mrc OUTPUT_VARIABLE mout ERROR_VARIABLE merr)
+  message("--- other settings: exit ${mrc}\n${mout}${merr}---")
+  if(mrc EQUAL 0 OR NOT "${mout}${merr}" MATCHES "--resume: ${OUT}/raw.partial.csv was measured with other settings")
+    fail_test("--resume with other --functions not refused")
+  endif()
+  return()
 endif()
 
 if(MODE STREQUAL "partial")

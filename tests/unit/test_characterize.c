@@ -65,6 +65,7 @@ static void test_characterize_parse_defaults(void **state) {
   assert_string_equal(o.outdir, "revprof-out");
   assert_string_equal(o.method, "default");
   assert_near(o.checkpoint, 10.0, 0);
+  assert_int_equal(o.resume, 0);
   assert_int_equal(o.sync, RP_SYNC_BARRIER);
   assert_int_equal(o.raw_only, 0);
   assert_int_equal(o.seed_set, 0);
@@ -99,7 +100,8 @@ static void test_characterize_parse_all_options(void **state) {
                  "window", "--seed",
                  "42", "--jump", "2", "--refine", "2", "--max-extra", "5",
                  "--max-buffer", "64M", "--method", "paper", "--name",
-                 "t3d", "--raw-only", "--no-datasheet", "--no-pdf", "-v",
+                 "t3d", "--raw-only", "--resume", "--no-datasheet",
+                 "--no-pdf", "-v",
                  "-n", "4", "--rse=0.01", NULL);
   if (rc)
     fail_msg("%s", err);
@@ -117,6 +119,7 @@ static void test_characterize_parse_all_options(void **state) {
   assert_int_equal(o.warmup, 0);
   assert_near(o.budget, 120.0, 1e-9);
   assert_near(o.checkpoint, 30.0, 1e-9);
+  assert_int_equal(o.resume, 1);
   assert_int_equal(o.sync, RP_SYNC_WINDOW);
   assert_int_equal(o.seed_set, 1);
   assert_int_equal(o.seed, 42);
@@ -312,7 +315,7 @@ static void test_characterize_usage_documents_options(void **state) {
   fclose(f);
   const char *must[] = {"--output", "--functions", "--list", "--sizes",
                         "--procs", "--rse", "--point-time", "--budget",
-                        "--checkpoint",
+                        "--checkpoint", "--resume",
                         "--sync", "--seed", "--method", "--raw-only",
                         "--no-datasheet", "--quick", "--full", "--help",
                         "--io-dir", "MPI_UNSIGNED_CHAR"};
