@@ -744,8 +744,6 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
 }
 #endif
 
-/* Rank 0 after measuring: raw.csv, run.txt, then the fit and datasheet.
- * Returns the exit status. */
 /* The machine, for 'revprof fit raw.csv' later (models/raw.c). */
 static void describe_raw(const run *r, revprof_raw *raw) {
   if (r->o.name[0])
@@ -799,6 +797,8 @@ static void checkpoint(run *r) {
   free(c);
 }
 
+/* Rank 0 after measuring: raw.csv, run.txt, then the fit and datasheet.
+ * Returns the exit status. */
 static int finish(run *r) {
   char path[PATHLEN], err[ERRLEN] = "";
   const char *dir = r->o.outdir;
@@ -931,8 +931,10 @@ static int raw_has(const revprof_raw *raw, const rp_char_spec *s) {
 static int resume(run *r, rp_char_plan *plan) {
   char path[PATHLEN], err[ERRLEN] = "", desc[1024];
   unsigned char *keep = calloc(plan->n ? plan->n : 1, 1);
-  int status = keep ? 0 : 1;
-  if (r->rank == 0 && keep) {
+  int status = 0;
+  if (keep == NULL)
+    oom("--resume");
+  if (r->rank == 0) {
     revprof_raw *raw = NULL;
     snprintf(path, sizeof path, "%s/raw.partial.csv", r->o.outdir);
     rp_char_describe(&r->o, r->world, desc, sizeof desc);
