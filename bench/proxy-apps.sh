@@ -458,8 +458,8 @@ for i in "${!kind[@]}"; do
     r=0
     while [ $r -lt "$runs" ]; do
       # native
-      # shellcheck disable=SC2086
       t0=$(now)
+      # shellcheck disable=SC2086
       (cd "$rd" && rm -f ./*.yaml && run_native "$p" "$rd/native.$r.out" "$exe" $args)
       s=$? t1=$(now)
       c=$(check_"$kk" "$rd/native.$r.out")
@@ -473,8 +473,8 @@ for i in "${!kind[@]}"; do
       fi
       for mode in ${modes//,/ }; do
         o=$rd/$mode.$r.out rp=$rd/rp-$mode.$r
-        # shellcheck disable=SC2086
         t0=$(now)
+        # shellcheck disable=SC2086
         (cd "$rd" && rm -f ./*.yaml && run_revprof "$mode" "$p" "$o" "$rp" "$exe" $args)
         s=$? t1=$(now)
         c=$(check_"$kk" "$o")
