@@ -605,6 +605,17 @@ extrapolated)
   sed '/^$/q' revprof-out/report.txt | grep -q "low-confidence: $n2 calls of 1 function(s) costed by equations that miss their own measurements by more than 20 %.*MPI_Allreduce $n2 (cv up to 35 %)" \
     || { sed '/^$/q' revprof-out/report.txt; fail "the header lacks the low-confidence MPI_Allreduce calls"; }
   grep -q '^flag,all,"\?low-confidence: ' revprof-out/report.csv || fail "report.csv lacks the low-confidence flag"
+  grep -q "partial-model" revprof-out/report.txt && fail "partial-model flag with a finished model"
+  # a model fitted from a characterization that had not finished (its
+  # notes as raw.partial.csv leaves them): said in the first lines
+  sed 's|notes = "tests/mpi/rp_exact_model.lua"|notes = "preset quick; PARTIAL: 12 of 40 points when written, the run had not finished"|' \
+    "$RP_MODEL" > "$RP_WORK/partial.lua"
+  grep -q 'PARTIAL: 12 of 40' "$RP_WORK/partial.lua" || fail "could not mark the model partial"
+  REVPROF_MODEL=$RP_WORK/partial.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+    run "$np" "$exe" || { cat out err; fail "run with partial.lua failed"; }
+  sed '/^$/q' revprof-out/report.txt | grep -q "partial-model: the model was fitted from a characterization that had not finished (12 of 40 points when written)" \
+    || { sed '/^$/q' revprof-out/report.txt; fail "the header lacks the partial-model flag"; }
+  grep -q '^flag,all,"\?partial-model: ' revprof-out/report.csv || fail "report.csv lacks the partial-model flag"
   ;;
 fault)
   kind=$1 native=$2 np=$3
