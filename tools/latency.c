@@ -18,6 +18,16 @@ void rp_latency_class_bytes(int k, double *lo, double *hi) {
   *hi = k == 0 ? 0 : ldexp(1, k) - 1;
 }
 
+int rp_latency_class_of(double b) {
+  int e = 0;
+  if (!(b >= 1.0))
+    return 0;
+  if (b >= ldexp(1.0, 62))
+    return 63;
+  frexp(b, &e);
+  return e;
+}
+
 void rp_latency_bucket_edges(int k, double *lo, double *hi) {
   *lo = k == 0 ? 0 : 1e-7 * pow(10, (k - 1) / 4.0);
   *hi = k >= RP_LATENCY_BUCKETS - 1 ? HUGE_VAL : 1e-7 * pow(10, k / 4.0);

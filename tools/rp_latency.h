@@ -44,6 +44,11 @@ typedef struct rp_latency_class {
  * 2^(k-1)..2^k - 1. */
 void rp_latency_class_bytes(int k, double *lo, double *hi);
 
+/* The size class of a message of b bytes, the inverse of
+ * rp_latency_class_bytes: 0 below 1 byte, then k with 2^(k-1) <= b < 2^k
+ * (librevprof's rp_size_class: its last class, 63, takes all above). */
+int rp_latency_class_of(double b);
+
 /* Edges of histogram bucket k in seconds: [*lo, *hi); 0 for the lower edge
  * of bucket 0, HUGE_VAL for the upper edge of bucket 33. */
 void rp_latency_bucket_edges(int k, double *lo, double *hi);

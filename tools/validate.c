@@ -153,16 +153,6 @@ static const char *bytes_range(int k, char *buf, size_t len) {
   return buf;
 }
 
-/* Size class of a message of b bytes: 0 for none, else k with 2^(k-1)
- * <= b < 2^k (rp_latency_class_bytes) */
-static int class_of(double b) {
-  int e = 0;
-  if (!(b >= 1.0))
-    return 0;
-  frexp(b, &e);
-  return e < RP_LATENCY_CLASSES ? e : RP_LATENCY_CLASSES - 1;
-}
-
 #define MAX_WRITTEN (1L << 26) /* samples read at most (512 MiB) */
 
 /* The written samples (REVPROF_ANALYSIS=write: dir/samples.rank<N>.csv,
@@ -200,7 +190,7 @@ static void exact_medians(const char *dir, verdict v[], int n) {
         continue;
       }
       old += got == 2;
-      int k = class_of(bytes);
+      int k = rp_latency_class_of(bytes);
       if (cnt[k] == cap[k]) {
         size_t nc = cap[k] ? 2 * cap[k] : 1024;
         double *nv = total < MAX_WRITTEN ? realloc(val[k], nc * sizeof *nv)

@@ -40,6 +40,15 @@ static void test_latency_class_bytes_and_bucket_edges(void **state) {
   assert_true(lo == 8 && hi == 15);
   rp_latency_class_bytes(21, &lo, &hi);
   assert_true(lo == 1048576 && hi == 2097151);
+  /* the class of a size is the inverse, at both ends of each class */
+  assert_int_equal(rp_latency_class_of(0), 0);
+  assert_int_equal(rp_latency_class_of(0.5), 0);
+  for (int k = 1; k <= 53; k++) { /* (2^k - 1 exact in a double) */
+    rp_latency_class_bytes(k, &lo, &hi);
+    assert_int_equal(rp_latency_class_of(lo), k);
+    assert_int_equal(rp_latency_class_of(hi), k);
+  }
+  assert_int_equal(rp_latency_class_of(ldexp(1.0, 70)), 63);
   rp_latency_bucket_edges(0, &lo, &hi);
   assert_true(lo == 0);
   assert_rel(hi, 1e-7, 1e-15);
