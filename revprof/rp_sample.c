@@ -242,11 +242,14 @@ void rp_sample_in_slow(const double *pb, double bytes) {
       rp_report_flag("out-of-memory", "out of memory for message classes: "
                      "some samples were not counted");
   }
-  /* the latency twice: as measured, and corrected for the clocks' drift
-     (the same until MPI_Finalize knows the drift: correct_written) */
-  if (S.wf && fprintf(S.wf, "%d,%d,0x%lx,0x%lx,%.0f,%.9f,%.9e,%.9e\n", src,
-                      rp_g.rank, (unsigned long)ssite, (unsigned long)rsite,
-                      bytes, pb[RP_PB_STAMP], lat, lat) < 0 &&
+  /* the latency twice, formatted once: as measured, and corrected for
+     the clocks' drift (the same until MPI_Finalize knows the drift:
+     correct_written) */
+  char l[32];
+  if (S.wf && snprintf(l, sizeof l, "%.9e", lat) > 0 &&
+      fprintf(S.wf, "%d,%d,0x%lx,0x%lx,%.0f,%.9f,%s,%s\n", src, rp_g.rank,
+              (unsigned long)ssite, (unsigned long)rsite, bytes,
+              pb[RP_PB_STAMP], l, l) < 0 &&
       !S.write_failed++)
     rp_report_flag("sample-write", "samples.rank%d.csv could not be "
                    "written to the end (%s)", rp_g.rank, strerror(errno));

@@ -595,27 +595,29 @@ extrapolated)
   grep -q "^extrapolated: not detected (the model records no measured ranges" revprof-out/report.txt \
     || fail "a model without ranges must say that extrapolation is not detected"
   grep -q "low-confidence" revprof-out/report.txt && fail "low-confidence flag with a model of no cross-validated errors"
-  # the same model with a cross-validated error of 35 % on MPI_Allreduce's
-  # equation: the calls it costs are flagged low-confidence
-  sed 's/^    MPI_Allreduce = { { dmin = 0, n = 0,/    MPI_Allreduce = { { dmin = 0, n = 0, cv_error = 0.35,/' \
-    "$RP_MODEL" > "$RP_WORK/lowconf.lua"
-  grep -q 'cv_error = 0.35' "$RP_WORK/lowconf.lua" || fail "could not add a cv_error to the model"
-  REVPROF_MODEL=$RP_WORK/lowconf.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
-    run "$np" "$exe" || { cat out err; fail "run with lowconf.lua failed"; }
-  sed '/^$/q' revprof-out/report.txt | grep -q "low-confidence: $n2 calls of 1 function(s) costed by equations that miss their own measurements by more than 20 %.*MPI_Allreduce $n2 (cv up to 35 %)" \
-    || { sed '/^$/q' revprof-out/report.txt; fail "the header lacks the low-confidence MPI_Allreduce calls"; }
-  grep -q '^flag,all,"\?low-confidence: ' revprof-out/report.csv || fail "report.csv lacks the low-confidence flag"
   grep -q "partial-model" revprof-out/report.txt && fail "partial-model flag with a finished model"
+  # flagged_model NAME SED MARK FLAG WANT: the exact model edited by SED
+  # (MARK proves the edit) runs the same program; the report's first lines
+  # say WANT and report.csv has the FLAG row
+  flagged_model() {
+    sed "$2" "$RP_MODEL" > "$RP_WORK/$1.lua"
+    grep -q "$3" "$RP_WORK/$1.lua" || fail "could not make $1.lua"
+    REVPROF_MODEL=$RP_WORK/$1.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+      run "$np" "$exe" || { cat out err; fail "run with $1.lua failed"; }
+    sed '/^$/q' revprof-out/report.txt | grep -q "$5" \
+      || { sed '/^$/q' revprof-out/report.txt; fail "the header lacks the $4 flag ($5)"; }
+    grep -q "^flag,all,\"\\?$4: " revprof-out/report.csv || fail "report.csv lacks the $4 flag"
+  }
+  # a cross-validated error of 35 % on MPI_Allreduce's equation: the calls
+  # it costs are flagged low-confidence
+  flagged_model lowconf 's/^    MPI_Allreduce = { { dmin = 0, n = 0,/    MPI_Allreduce = { { dmin = 0, n = 0, cv_error = 0.35,/' \
+    'cv_error = 0.35' low-confidence \
+    "low-confidence: $n2 calls of 1 function(s) costed by equations that miss their own measurements by more than 20 %.*MPI_Allreduce $n2 (cv up to 35 %)"
   # a model fitted from a characterization that had not finished (its
-  # notes as raw.partial.csv leaves them): said in the first lines
-  sed 's|notes = "tests/mpi/rp_exact_model.lua"|notes = "preset quick; PARTIAL: 12 of 40 points when written, the run had not finished"|' \
-    "$RP_MODEL" > "$RP_WORK/partial.lua"
-  grep -q 'PARTIAL: 12 of 40' "$RP_WORK/partial.lua" || fail "could not mark the model partial"
-  REVPROF_MODEL=$RP_WORK/partial.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
-    run "$np" "$exe" || { cat out err; fail "run with partial.lua failed"; }
-  sed '/^$/q' revprof-out/report.txt | grep -q "partial-model: the model was fitted from a characterization that had not finished (12 of 40 points when written)" \
-    || { sed '/^$/q' revprof-out/report.txt; fail "the header lacks the partial-model flag"; }
-  grep -q '^flag,all,"\?partial-model: ' revprof-out/report.csv || fail "report.csv lacks the partial-model flag"
+  # notes as raw.partial.csv leaves them)
+  flagged_model partial 's|notes = "tests/mpi/rp_exact_model.lua"|notes = "preset quick; PARTIAL: 12 of 40 points when written, the run had not finished"|' \
+    'PARTIAL: 12 of 40' partial-model \
+    "partial-model: the model was fitted from a characterization that had not finished (12 of 40 points when written)"
   ;;
 fault)
   kind=$1 native=$2 np=$3
