@@ -484,15 +484,83 @@ static int cmd_time(const revprof_raw *raw, int runs) {
   return 0;
 }
 
+/* ------------------------------------------------- in-sample, top of range */
+
+/* The default fit of all points, then each point's relative error
+ * (predicted - measured median) / measured median: per function the mean
+ * |error| and the error at its largest measured size (the largest p
+ * there), and over all functions the mean, the share of points off by
+ * more than 25 %, and the same at the largest sizes. */
+static int cmd_fitted(const revprof_raw *raw) {
+  revprof_model *m = revprof_model_alloc();
+  revprof_fit_options o;
+  char err[512];
+  if (m == NULL)
+    return 1;
+  revprof_fit_options_init(&o);
+  if (revprof_fit(raw, &o, m, err, sizeof err)) {
+    fprintf(stderr, "bench_fit: %s\n", err);
+    revprof_model_free(m);
+    return 1;
+  }
+  double sum = 0.0, tsum = 0.0;
+  size_t n = 0, over = 0, tn = 0, tover = 0;
+  printf("%-26s %6s %9s   %10s %9s\n", "function", "points", "mean|e|",
+         "top bytes", "e at top");
+  for (int f = 0; f < REVPROF_FN_COUNT; f++) {
+    double fs = 0.0, top = -1.0, topp = 0.0, tope = NAN;
+    size_t fn = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+      const revprof_point *q = &raw->pt[i];
+      double out[3];
+      if ((int)q->fn != f || q->median <= 0.0 ||
+          revprof_model_eval(m, q->fn, q->p, q->d, out) != 0)
+        continue;
+      double e = (out[REVPROF_AVG] - q->median) / q->median;
+      fs += fabs(e);
+      fn++;
+      over += fabs(e) > 0.25;
+      if (q->d > top || (q->d == top && q->p > topp)) {
+        top = q->d;
+        topp = q->p;
+        tope = e;
+      }
+    }
+    if (fn == 0)
+      continue;
+    sum += fs;
+    n += fn;
+    if (top > 0.0) {
+      tsum += fabs(tope);
+      tn++;
+      tover += fabs(tope) > 0.25;
+    }
+    printf("%-26s %6zu %8.1f%%   %10.0f %+8.1f%%\n",
+           revprof_fn_name((revprof_fn)f), fn, 100.0 * fs / (double)fn, top,
+           100.0 * tope);
+  }
+  printf("\nall %zu points: mean |error| %.1f %%, %zu (%.1f %%) off by more "
+         "than 25 %%\n",
+         n, n ? 100.0 * sum / (double)n : 0.0, over,
+         n ? 100.0 * (double)over / (double)n : 0.0);
+  printf("largest size of each of %zu functions: mean |error| %.1f %%, %zu "
+         "off by more than 25 %%\n",
+         tn, tn ? 100.0 * tsum / (double)tn : 0.0, tover);
+  revprof_model_free(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   char err[512];
   revprof_raw *raw = NULL;
   if (argc >= 3 && strcmp(argv[1], "gen") == 0)
     return cmd_gen(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 2024);
   if (argc < 3 || (strcmp(argv[1], "accuracy") != 0 &&
+                   strcmp(argv[1], "fitted") != 0 &&
                    strcmp(argv[1], "time") != 0)) {
     fprintf(stderr, "usage: bench_fit gen OUT.csv [SEED]\n"
                     "       bench_fit accuracy RAW.csv\n"
+                    "       bench_fit fitted RAW.csv\n"
                     "       bench_fit time RAW.csv [RUNS]\n");
     return 2;
   }
@@ -500,8 +568,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_fit: %s\n", err);
     return 1;
   }
-  int rc = strcmp(argv[1], "accuracy") == 0
-               ? cmd_accuracy(raw)
+  int rc = strcmp(argv[1], "accuracy") == 0 ? cmd_accuracy(raw)
+           : strcmp(argv[1], "fitted") == 0
+               ? cmd_fitted(raw)
                : cmd_time(raw, argc > 3 ? atoi(argv[3]) : 7);
   revprof_raw_free(raw);
   return rc;

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Prints the fitter's figures for a raw CSV: held-out accuracy of the paper
-# and default methods side by side, and the time each takes to fit it.
+# and default methods side by side, the default fit's errors on the points
+# it was fitted to (per function, its largest size apart), and the time
+# each method takes to fit it.
 #   bench/fit-accuracy.sh RAW.csv          real characterization data
 #   bench/fit-accuracy.sh --synthetic      a generated 16-rank data set
 # BENCH_FIT names the bench_fit program (default: the first of
@@ -34,4 +36,7 @@ fi
 
 echo "raw data: $label, $(($(grep -vc '^#' "$raw") - 1)) points"
 "$bin" accuracy "$raw"
+echo
+echo "default method fitted to all points, each point against it:"
+"$bin" fitted "$raw"
 "$bin" time "$raw" "${RUNS:-7}"

@@ -56,6 +56,14 @@ static const double pivot_tol = 1e-10;
 static const double svd_tol = 1e-12;
 /* A point with leverage above this makes the leave-one-out error undefined. */
 static const double leverage_max = 1.0 - 1e-8;
+/* The top of the measured range: its largest sizes (fewer than min_sizes)
+ * become a regime of their own when the last regime's equation misses each
+ * of them, on the same side, by more than tail_min and tail_factor times
+ * its CV error, and their fastest (slowest) repetition is still above
+ * (below) the equation: a cache or protocol cliff at the end of the range,
+ * which no segment may hold, not a size measured while the machine was
+ * busy. */
+static const double tail_min = 0.25, tail_factor = 3.0;
 /* Distinct message sizes are merged into at most this many groups before the
  * breakpoint search (its table is groups^2). */
 #define MAX_GROUPS 160
@@ -648,6 +656,16 @@ static double quantile(double *v, size_t n, double q) {
   return v[r > 0 ? r - 1 : 0];
 }
 
+/* The points' own spread around their medians: mean of 1 - min/median
+ * (wlo) and of max/median - 1 (whi), added to *wlo and *whi. */
+static void spread_widths(const fpt *pt, size_t n, double *wlo, double *whi) {
+  for (size_t i = 0; i < n; i++) {
+    double y = pt[i].yw[COL_MED];
+    *wlo += (1.0 - pt[i].y[COL_MIN] / y) / (double)n;
+    *whi += (pt[i].y[COL_MAX] / y - 1.0) / (double)n;
+  }
+}
+
 /* The bounds of a regime: relative half-widths below (wlo) and above (whi)
  * its equation c such that min = c (1 - wlo) and max = c (1 + whi) hold the
  * measured medians the equation did not see. Each point's leave-one-out
@@ -687,11 +705,7 @@ static void bound_widths(fitws *ws, const fpt *pt, size_t n, const form *f,
     *wlo = -quantile(e, k, bound_lo);
     *whi = quantile(e, k, bound_hi);
   } else
-    for (size_t i = 0; i < n; i++) {
-      double y = pt[i].yw[COL_MED];
-      *wlo += (1.0 - pt[i].y[COL_MIN] / y) / (double)n;
-      *whi += (pt[i].y[COL_MAX] / y - 1.0) / (double)n;
-    }
+    spread_widths(pt, n, wlo, whi);
   *wlo = *wlo > 0.0 ? (*wlo < 1.0 ? *wlo : 1.0) : 0.0;
   *whi = *whi > 0.0 && isfinite(*whi) ? *whi : 0.0;
   free(e);
@@ -780,6 +794,94 @@ static double regime_switch(double lo, double hi) {
   while (s <= lo && s < 0x1p62)
     s *= 2.0;
   return s <= hi ? s : hi;
+}
+
+/* --------------------------------------------- default: top of the range */
+
+static double regime_eval(const revprof_regime *rg, double p, double d) {
+  double t = 0.0;
+  for (int a = 0; a < rg->nterms; a++)
+    t += rg->avg[a] * revprof_basis_eval(rg->form[a], p, d);
+  return t;
+}
+
+/* Side on which point q lies off the equation rg: +1 above (median above
+ * by more than thr and min above), -1 below (median below by more than thr
+ * and max below), else 0. */
+static int off_side(const fpt *q, const revprof_regime *rg, double thr) {
+  double t = regime_eval(rg, q->p, q->d);
+  if (!(t > 0.0))
+    return 0;
+  if (q->y[COL_MED] > t * (1.0 + thr) && q->y[COL_MIN] > t)
+    return 1;
+  if (q->y[COL_MED] < t * (1.0 - thr) && q->y[COL_MAX] < t)
+    return -1;
+  return 0;
+}
+
+/* Median ratio of the medians of pt[0..n) to the equation rg (0 when out
+ * of memory). */
+static double tail_scale(const fpt *pt, size_t n, const revprof_regime *rg) {
+  double *ratio = malloc(n * sizeof *ratio), s;
+  if (ratio == NULL)
+    return 0.0;
+  for (size_t i = 0; i < n; i++)
+    ratio[i] = pt[i].y[COL_MED] / regime_eval(rg, pt[i].p, pt[i].d);
+  qsort(ratio, n, sizeof *ratio, cmp_double);
+  s = (ratio[(n - 1) / 2] + ratio[n / 2]) / 2.0;
+  free(ratio);
+  return s;
+}
+
+/* 1 when every point of pt[0..n) lies off the equation rg on one same
+ * side (off_side, with the threshold thr of the top-of-range rule) and rg
+ * scaled by their median ratio to it (tail_scale) is within thr of each
+ * (a cliff, then one slope; not two steps). */
+static int all_off(const fpt *pt, size_t n, const revprof_regime *rg) {
+  double cv = rg->cv_error > 0.0 ? rg->cv_error : 0.0;
+  double thr = tail_factor * cv > tail_min ? tail_factor * cv : tail_min;
+  int side = off_side(&pt[0], rg, thr);
+  for (size_t i = 1; i < n && side != 0; i++)
+    if (off_side(&pt[i], rg, thr) != side)
+      side = 0;
+  double s = side != 0 ? tail_scale(pt, n, rg) : 0.0;
+  if (!(s > 0.0 && isfinite(s)))
+    return 0;
+  for (size_t i = 0; i < n; i++) {
+    double t = s * regime_eval(rg, pt[i].p, pt[i].d);
+    if (!(fabs(pt[i].y[COL_MED] / t - 1.0) <= thr))
+      return 0;
+  }
+  return 1;
+}
+
+/* Appends to out, whose last regime rg was fitted below pt[it], the
+ * top-of-range regime of pt[it..n): rg's equation scaled by tail_scale (one
+ * coefficient, the form's p-dependence kept), bounds from their own
+ * spread, no CV error. */
+static int add_top_tail(const fpt *pt, size_t it, size_t n,
+                        revprof_fnmodel *out) {
+  revprof_regime *rg = &out->regime[out->nregimes - 1], tail = *rg;
+  size_t nt = n - it;
+  double s = tail_scale(pt + it, nt, rg), wlo = 0.0, whi = 0.0;
+  if (!(s > 0.0))
+    return REVPROF_ENOMEM;
+  spread_widths(pt + it, nt, &wlo, &whi);
+  wlo = wlo > 0.0 ? (wlo < 1.0 ? wlo : 1.0) : 0.0;
+  whi = whi > 0.0 && isfinite(whi) ? whi : 0.0;
+  for (int a = 0; a < tail.nterms; a++) {
+    tail.avg[a] = rg->avg[a] * s;
+    tail.err[a] = rg->err[a] * s;
+    tail.min[a] = tail.avg[a] * (1.0 - wlo);
+    tail.max[a] = tail.avg[a] * (1.0 + whi);
+  }
+  tail.n = (int)nt;
+  tail.cv_error = -1.0;
+  rg->dmax = regime_switch(pt[it - 1].d, pt[it].d) - 1.0;
+  tail.dmin = rg->dmax + 1.0;
+  tail.dmax = HUGE_VAL;
+  out->regime[out->nregimes++] = tail;
+  return 0;
 }
 
 /* --------------------------------------------- default: breakpoint search */
@@ -871,10 +973,10 @@ static int significantly_better(const double *e0, const double *e1,
   return mean >= split_t * se;
 }
 
-/* The default method on ws->pt[0..n), sorted by d: see README.md, "Fitting:
- * the exact algorithm". */
-static int fit_default_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
-                             revprof_fnmodel *out) {
+/* The breakpoint search and the regimes' fits on ws->pt[0..n), sorted by
+ * d: see README.md, "Fitting: the exact algorithm". */
+static int segment_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
+                         revprof_fnmodel *out) {
   fpt *pt = ws->pt;
   size_t npv = 0, m = 0, md = 0;
   int rc = 0;
@@ -1040,6 +1142,68 @@ done:
   return rc;
 }
 
+/* Mean relative error |t - median| / median of fm's equations over
+ * pt[0..n). */
+static double fit_error(const fpt *pt, size_t n, const revprof_fnmodel *fm) {
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    int k = 0;
+    while (k + 1 < fm->nregimes && pt[i].d > fm->regime[k].dmax)
+      k++;
+    double t = regime_eval(&fm->regime[k], pt[i].p, pt[i].d);
+    sum += fabs(t - pt[i].y[COL_MED]) / pt[i].yw[COL_MED];
+  }
+  return n ? sum / (double)n : 0.0;
+}
+
+/* The default method on ws->pt[0..n), sorted by d: the regimes of all sizes
+ * (segment_sizes), then the top of the range: for t = min_sizes - 1 down to
+ * 1 the regimes are fitted without the t largest sizes; if each of those lies
+ * off the last regime's equation on one same side and one scale of that
+ * equation fits them (all_off), they become a regime of their own
+ * (add_top_tail). The candidate with the least mean relative error over
+ * all points replaces the first fit if it has less than it. */
+static int fit_default_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
+                             revprof_fnmodel *out) {
+  const fpt *pt = ws->pt;
+  int kmax = o->max_regimes < REVPROF_MAX_REGIMES ? o->max_regimes
+                                                  : REVPROF_MAX_REGIMES;
+  int md = 0, rc = segment_sizes(ws, n, o, out);
+  if (rc || kmax < 2 || !(o->regime_gain < 1.0) || n == 0)
+    return rc;
+  for (size_t i = 0; i < n; i++)
+    md += i == 0 || pt[i].d != pt[i - 1].d;
+  revprof_fnmodel *alt = malloc(2 * sizeof *alt), *best = alt + 1;
+  if (alt == NULL)
+    return REVPROF_ENOMEM;
+  double ebest = fit_error(pt, n, out);
+  int found = 0;
+  for (int t = o->min_sizes - 1; t >= 1 && rc == 0; t--) {
+    if (md - t < o->min_sizes)
+      continue;
+    size_t it = n;
+    for (int k = 0; k < t; k++) /* first point of the t largest sizes */
+      for (double d = pt[it - 1].d; it > 0 && pt[it - 1].d == d;)
+        it--;
+    revprof_fit_options o1 = *o;
+    o1.max_regimes = kmax - 1; /* the tail takes one */
+    if ((rc = segment_sizes(ws, it, &o1, alt)) ||
+        !all_off(pt + it, n - it, &alt->regime[alt->nregimes - 1]) ||
+        (rc = add_top_tail(pt, it, n, alt)))
+      continue;
+    double e = fit_error(pt, n, alt);
+    if (e < ebest) {
+      ebest = e;
+      *best = *alt;
+      found = 1;
+    }
+  }
+  if (rc == 0 && found)
+    *out = *best;
+  free(alt);
+  return rc;
+}
+
 /* Empty messages can be a case of their own: MPI libraries short-cut them
  * (a 0-byte MPI_Allreduce of Open MPI takes a tenth of a 1-byte one), and a
  * relative-weighted fit through d = 0 then pulls every small size towards
@@ -1080,9 +1244,7 @@ static int fit_default(fitws *ws, size_t n, const revprof_fit_options *o,
     const revprof_regime *r1 = &out->regime[0];
     double e0 = 0.0, cv1 = r1->cv_error > 0.0 ? r1->cv_error : 0.0;
     for (size_t i = 0; i < n0; i++) {
-      double t = 0.0;
-      for (int a = 0; a < r1->nterms; a++)
-        t += r1->avg[a] * revprof_basis_eval(r1->form[a], all[i].p, 0.0);
+      double t = regime_eval(r1, all[i].p, 0.0);
       e0 += fabs(t - all[i].y[COL_MED]) / all[i].yw[COL_MED] / (double)n0;
     }
     if (!(e0 > zero_factor * cv1 && e0 > zero_min)) {
@@ -1309,12 +1471,24 @@ static void print_choice(revprof_fn fn, const revprof_fit_options *o,
     f.k = r->nterms;
     memcpy(f.t, r->form, sizeof f.t);
     form_text(&f, buf, sizeof buf);
+    char top[32] = "inf";
+    if (isfinite(r->dmax))
+      snprintf(top, sizeof top, "%.0f", r->dmax);
+    const revprof_regime *below = i > 0 ? r - 1 : NULL;
     if (r->cv_error >= 0.0)
-      fprintf(stderr, "  d %.0f..%g: %s  (%d points, CV error %.2f %%)\n",
-              r->dmin, r->dmax, buf, r->n, r->cv_error * 100.0);
+      fprintf(stderr, "  d %.0f..%s: %s  (%d points, CV error %.2f %%)\n",
+              r->dmin, top, buf, r->n, r->cv_error * 100.0);
+    else if (i == fm->nregimes - 1 && below && below->dmax > 0.0 &&
+             below->nterms == r->nterms &&
+             !memcmp(below->form, r->form, sizeof r->form) &&
+             below->avg[0] > 0.0)
+      fprintf(stderr,
+              "  d %.0f..%s: %s  (%d points, top of the range: the "
+              "equation below x %.3g)\n",
+              r->dmin, top, buf, r->n, r->avg[0] / below->avg[0]);
     else
-      fprintf(stderr, "  d %.0f..%g: %s  (%d points, no CV error)\n",
-              r->dmin, r->dmax, buf, r->n);
+      fprintf(stderr, "  d %.0f..%s: %s  (%d points, no CV error)\n",
+              r->dmin, top, buf, r->n);
   }
 }
 

@@ -611,6 +611,102 @@ static void test_fit_default_no_spurious_breakpoint(void **state) {
   }
 }
 
+/* ------------------------------------------------------ top of the range */
+
+/* A cache cliff at the top of the measured range: from 2 MiB on, 1.6 times
+ * the equation below (2 sizes, fewer than min_sizes = 4, so no segment of
+ * the breakpoint search can hold them). */
+static double eq_cliff(double p, double d) {
+  return (d >= 2097152.0 ? 1.6 : 1.0) * eq_startup(p, d);
+}
+static double eq_cliff_coll(double p, double d) {
+  return (d >= 4194304.0 ? 1.8 : 1.0) * eq_log(p, d);
+}
+
+/* The top sizes get a regime of their own: the equation below scaled. */
+static void test_fit_default_top_of_range_cliff(void **state) {
+  (void)state;
+  static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_D};
+  static const double c[] = {3e-7, 7e-10}, ct[] = {1.6 * 3e-7, 1.6 * 7e-10};
+  for (int noisy = 0; noisy < 2; noisy++) {
+    size_t n;
+    revprof_fnmodel fm;
+    rng = 5;
+    revprof_point *pt = make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_cliff,
+                                    noisy ? 0.03 : 0.0, &n);
+    fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
+    if (fm.nregimes != 2)
+      fail_msg("%s data: %d regimes, expected 2", noisy ? "noisy" : "exact",
+               fm.nregimes);
+    assert_true(fm.regime[0].dmax == 2097151.0);
+    assert_true(fm.regime[1].dmin == 2097152.0 && isinf(fm.regime[1].dmax));
+    assert_int_equal(fm.regime[1].n, 2);
+    assert_true(fm.regime[1].cv_error < 0.0); /* not cross-validated */
+    expect_form(&fm.regime[0], 2, t);
+    expect_form(&fm.regime[1], 2, t);
+    expect_coefs(&fm.regime[0], c, noisy ? 0.1 : 1e-8);
+    expect_coefs(&fm.regime[1], ct, noisy ? 0.1 : 1e-8);
+    /* bounds from the two points' own spread: min 0.93, max 1.18 x */
+    expect_rel(fm.regime[1].min[1], 0.93 * fm.regime[1].avg[1], 1e-8);
+    expect_rel(fm.regime[1].max[1], 1.18 * fm.regime[1].avg[1], 1e-8);
+    assert_true(max_dev(&fm, REVPROF_FN_SEND, 2, 2, NSIZES, eq_cliff) <
+                (noisy ? 0.06 : 1e-8));
+    expect_checks(&fm, REVPROF_FN_SEND);
+    free(pt);
+  }
+}
+
+/* A collective over p = 2..16, 4 MiB above the cliff: the tail keeps the
+ * p-dependence. */
+static void test_fit_default_top_of_range_keeps_p(void **state) {
+  (void)state;
+  size_t n;
+  revprof_fnmodel fm;
+  revprof_point *pt =
+      make_points(REVPROF_FN_ALLREDUCE, 2, 16, NSIZES, eq_cliff_coll, 0.0, &n);
+  fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
+  assert_int_equal(fm.nregimes, 2);
+  assert_true(fm.regime[1].dmin == 4194304.0);
+  assert_int_equal(fm.regime[1].n, 15);
+  assert_true(max_dev(&fm, REVPROF_FN_ALLREDUCE, 2, 16, NSIZES,
+                      eq_cliff_coll) < 1e-8);
+  free(pt);
+}
+
+/* Not a cliff: the largest size measured while the machine was busy (its
+ * median 1.6 times the equation, but its fastest repetition on it), a top
+ * only 20 % off, or options that forbid a split. */
+static void test_fit_default_top_of_range_not_split(void **state) {
+  (void)state;
+  size_t n;
+  revprof_fnmodel fm;
+  char err[256];
+  revprof_point *pt =
+      make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_startup, 0.0, &n);
+  revprof_point *top = &pt[n - 1];
+  top->median = top->mean = 1.6 * eq_startup(2, top->d);
+  top->min = 0.95 * eq_startup(2, top->d);
+  top->max = 1.18 * top->median;
+  fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
+  assert_int_equal(fm.nregimes, 1);
+  top->median = top->mean = 1.2 * eq_startup(2, top->d);
+  top->min = 0.93 * top->median;
+  top->max = 1.18 * top->median;
+  fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
+  assert_int_equal(fm.nregimes, 1);
+  free(pt);
+  pt = make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_cliff, 0.0, &n);
+  revprof_fit_options o = opts(REVPROF_METHOD_DEFAULT);
+  o.max_regimes = 1;
+  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
+  assert_int_equal(fm.nregimes, 1);
+  o = opts(REVPROF_METHOD_DEFAULT);
+  o.regime_gain = 1.0;
+  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
+  assert_int_equal(fm.nregimes, 1);
+  free(pt);
+}
+
 static void test_fit_options_limit_regimes(void **state) {
   (void)state;
   size_t n;
@@ -622,11 +718,15 @@ static void test_fit_options_limit_regimes(void **state) {
   o.max_regimes = 1;
   assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
   assert_int_equal(fm.nregimes, 1);
-  /* 6 sizes above the jump: with min_sizes = 7 it cannot be isolated */
+  /* 6 sizes above the jump: with min_sizes = 7 the breakpoint search
+   * cannot isolate them (the top-of-range rule may still give the largest
+   * sizes a regime: its last, without a CV error) */
   o = opts(REVPROF_METHOD_DEFAULT);
   o.min_sizes = 7;
   assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
   for (int i = 0; i < fm.nregimes; i++) {
+    if (i == fm.nregimes - 1 && i > 0 && fm.regime[i].cv_error < 0.0)
+      continue;
     int k = 0;
     for (int j = 0; j < NSIZES; j++)
       k += dsize(j) >= fm.regime[i].dmin && dsize(j) <= fm.regime[i].dmax;
@@ -1189,6 +1289,9 @@ int main(void) {
       cmocka_unit_test(test_fit_default_regime_switch_between_sizes),
       cmocka_unit_test(test_fit_default_finds_collective_breakpoint),
       cmocka_unit_test(test_fit_default_no_spurious_breakpoint),
+      cmocka_unit_test(test_fit_default_top_of_range_cliff),
+      cmocka_unit_test(test_fit_default_top_of_range_keeps_p),
+      cmocka_unit_test(test_fit_default_top_of_range_not_split),
       cmocka_unit_test(test_fit_options_limit_regimes),
       cmocka_unit_test(test_fit_p2p_single_p),
       cmocka_unit_test(test_fit_barrier_d0_only),
