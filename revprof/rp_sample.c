@@ -235,9 +235,10 @@ void rp_sample_in_slow(const double *pb, double bytes) {
   if (an & (RP_ANALYSIS_STAT | RP_ANALYSIS_FREQ)) {
     cls *c = class_of(src, rp_size_class(bytes), ssite, rsite);
     if (c) {
+      int with_hist = (an & RP_ANALYSIS_FREQ) != 0;
       if (!S.one_clock)
-        rp_ldrift_add(&c->dr, &c->st, lat, t - S.u0);
-      rp_lstat_add(&c->st, lat, bytes, (an & RP_ANALYSIS_FREQ) != 0);
+        rp_ldrift_add(&c->dr, &c->st, lat, t - S.u0, with_hist);
+      rp_lstat_add(&c->st, lat, bytes, with_hist);
     } else
       rp_report_flag("out-of-memory", "out of memory for message classes: "
                      "some samples were not counted");
@@ -697,8 +698,9 @@ static void correct_written(const double *all) {
  * drift of its clock against each sender's (rp_lstat_undrift), from every
  * rank's offsets at MPI_Init and MPI_Finalize (collective over S.comm);
  * flagged (clock-drift) when a mean moved by more than 1 % and 1 us,
- * since the histograms (and the medians of revprof validate) stay as
- * sampled. Returns the largest |correction| of a mean, seconds. */
+ * since the histograms (and the medians of revprof validate) are
+ * corrected only bucket by bucket. Returns the largest |correction| of a
+ * mean, seconds. */
 static double undrift(void) {
   if (S.one_clock) /* on every rank: one clock, no drift, nothing kept */
     return 0.0;
@@ -741,9 +743,9 @@ static double undrift(void) {
     rp_report_flag("clock-drift", "the clocks drifted during the run: "
                    "latencies corrected by up to %.3g s (messages %d->%d, "
                    "mean %.3g s after it); means, sds, min and max are "
-                   "corrected for a linear drift, the histograms are not "
-                   "(revprof validate's medians are where "
-                   "REVPROF_ANALYSIS has write)",
+                   "corrected for a linear drift exactly, the histograms "
+                   "bucket by bucket (revprof validate's medians are "
+                   "exact where REVPROF_ANALYSIS has write)",
                    shift_max, worst_src, rp_g.rank, worst_mean);
   return shift_max;
 }

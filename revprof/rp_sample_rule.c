@@ -552,7 +552,7 @@ double rp_lhull_extreme(const rp_lhull *h, double c, int upper) {
 void rp_ldrift_init(rp_ldrift *d) { memset(d, 0, sizeof *d); }
 
 void rp_ldrift_add(rp_ldrift *d, const rp_lstat *s, double latency,
-                   double u) {
+                   double u, int with_hist) {
   double n = s->n + 1.0;
   double dx = latency - s->mean; /* against the mean before this sample */
   double du_old = u - d->umean;
@@ -562,6 +562,11 @@ void rp_ldrift_add(rp_ldrift *d, const rp_lstat *s, double latency,
   d->cov += dx * du;
   rp_lhull_add(&d->lo, u, latency, 0);
   rp_lhull_add(&d->hi, u, latency, 1);
+  if (with_hist) {
+    int b = rp_lhist_bucket(latency);
+    d->hu[b] += u;
+    d->hx[b] += latency;
+  }
 }
 
 double rp_drift_rate(double off0, double off1, double rtt0, double rtt1,
@@ -577,6 +582,12 @@ double rp_lstat_undrift(rp_lstat *s, const rp_ldrift *d, double c,
                         double k) {
   if (!(s->n > 0.0) || !isfinite(c) || !isfinite(k) || (c == 0.0 && k == 0.0))
     return 0.0;
+  double h[RP_LHIST_N] = {0};
+  for (int b = 0; b < RP_LHIST_N; b++)
+    if (s->hist[b] > 0.0)
+      h[rp_lhist_bucket((d->hx[b] + c * d->hu[b]) / s->hist[b] + k)] +=
+          s->hist[b];
+  memcpy(s->hist, h, sizeof h);
   double shift = c * d->umean + k;
   s->mean += shift;
   s->m2 += 2.0 * c * d->cov + c * c * d->um2;

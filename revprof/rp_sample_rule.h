@@ -206,14 +206,17 @@ typedef struct rp_ldrift {
   double um2;       /* sum of squared deviations of u, s^2 */
   double cov;       /* sum of (latency - mean)(u - umean), s^2 */
   rp_lhull lo, hi;  /* the samples' lower and upper hulls */
+  double hu[RP_LHIST_N]; /* sum of u and of the latencies of the samples */
+  double hx[RP_LHIST_N]; /* in each histogram bucket (with_hist ones) */
 } rp_ldrift;
 
 void rp_ldrift_init(rp_ldrift *d);
 
 /* Adds a sample (latency, u) to d; s is its class's statistics before
- * rp_lstat_add adds the same sample (Welford's co-moment update). */
+ * rp_lstat_add adds the same sample (Welford's co-moment update), with the
+ * same with_hist. */
 void rp_ldrift_add(rp_ldrift *d, const rp_lstat *s, double latency,
-                   double u);
+                   double u, int with_hist);
 
 /* A clock's drift rate against rank 0's, s per s: its offset's change
  * (off1 - off0) over span seconds; 0 when the change is within the two
@@ -226,9 +229,12 @@ double rp_drift_rate(double off0, double off1, double rtt0, double rtt1,
  * rate c and a constant k: every sample's latency becomes latency + c u +
  * k (k: the sender's drift over the time between the two ranks' offset
  * measurements, u counting from the receiver's). Mean, standard deviation,
- * min and max exactly (min and max from the hulls); the histogram is not
- * corrected (a sample's bucket is not kept). Returns the correction of
- * the mean, c * umean + k. */
+ * min and max exactly (min and max from the hulls); the histogram bucket
+ * by bucket: a bucket's samples move together to the bucket of their
+ * corrected mean (their mean latency plus c times their mean u plus k,
+ * exact), so a sample ends in another bucket than its corrected latency's
+ * only where the samples of one bucket spread over more than one once
+ * corrected. Returns the correction of the mean, c * umean + k. */
 double rp_lstat_undrift(rp_lstat *s, const rp_ldrift *d, double c, double k);
 
 /* ------------------------------------------------------------- analyses */

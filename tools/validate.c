@@ -156,8 +156,9 @@ static const char *bytes_range(int k, char *buf, size_t len) {
 #define MAX_WRITTEN (1L << 26) /* samples read at most (512 MiB) */
 
 /* The written samples (REVPROF_ANALYSIS=write: dir/samples.rank<N>.csv,
- * their latency_corrected_s, corrected for the clocks' drift as the
- * histograms are not; latency_s in files written before that column),
+ * their latency_corrected_s, corrected for the clocks' drift one by one,
+ * the histograms only bucket by bucket; latency_s in files written before
+ * that column),
  * each class's exact median in place of the histogram's where the files
  * hold as many samples of the class as latency.csv counts; said in a note
  * (and where they disagree). Nothing when there are no such files. */

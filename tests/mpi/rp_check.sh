@@ -418,7 +418,23 @@ sample)
     echo "drift: corrected mean $got; from the samples by the formula $exp (mean, |correction|)"
     awk -v g="$got" -v e="$exp" 'BEGIN { split(e, x, " "); d = g - x[1]; if (d < 0) d = -d
       exit !(g != "bad" && e != "none" && x[2] > 1e-3 && d <= 0.01 * x[2] + 1e-6) }' \
-      || { cat $lc; fail "latency.csv's means are not the samples corrected for the drift (got $got, want $exp)"; } ;;
+      || { cat $lc; fail "latency.csv's means are not the samples corrected for the drift (got $got, want $exp)"; }
+    # the histograms follow bucket by bucket: each row's buckets hold its
+    # count, and the bucket of the middle sample over all rows is within
+    # two of the bucket of the median of every written sample's corrected
+    # latency (buckets of a quarter decade from 1e-7 s; 0 below), where
+    # the drift put it 12 buckets off (a bucket's samples move to the
+    # bucket of their mean, 0 or 1 above their median's here: a loaded
+    # host's latencies are skewed)
+    hb=$(awk -F, '/^#/ || /^src,/ { next } { s = 0; for (i = 14; i <= 47; i++) { s += $i; h[i - 14] += $i }
+      n += $9; if (s != $9) bad = 1 }
+      END { if (bad || n == 0) { print "bad"; exit } m = 0
+        for (k = 0; k < 34; k++) { m += h[k]; if (m >= n / 2) { print k; exit } } }' $lc)
+    sb=$(for f in revprof-out/samples.rank*.csv; do tail -n +2 "$f"; done | cut -d, -f8 | sort -g |
+      awk '{ v[NR] = $1 } END { x = v[int((NR + 1) / 2)]; print (x < 1e-7 ? 0 : int(4 * log(x / 1e-7) / log(10)) + 1) }')
+    echo "drift: histograms' middle bucket $hb, written samples' median's bucket $sb"
+    [ "$hb" != bad ] && [ $((hb - sb)) -le 2 ] && [ $((sb - hb)) -le 2 ] \
+      || { cat $lc; fail "the histograms are not corrected for the drift (middle bucket $hb, samples' $sb)"; } ;;
   burst)
     export REVPROF_SAMPLE=counter:8
     run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burst || { cat out err; fail "run failed"; }

@@ -701,7 +701,7 @@ static void test_sample_rule_undrift_exact(void **state) {
     rp_ldrift_init(&d);
     for (int i = 0; i < N; i++) {
       double raw = x[i] - c * u[i] - k;
-      rp_ldrift_add(&d, &st, raw, u[i]);
+      rp_ldrift_add(&d, &st, raw, u[i], 1);
       rp_lstat_add(&st, raw, 8, 1);
     }
     double shift = rp_lstat_undrift(&st, &d, c, k);
@@ -711,6 +711,51 @@ static void test_sample_rule_undrift_exact(void **state) {
     assert_near(st.min, mn, 1e-12);
     assert_near(st.max, mx, 1e-12);
     assert_true(d.lo.n <= RP_LHULL_N && d.hi.n <= RP_LHULL_N);
+  }
+}
+
+/* The histogram follows: latencies x_i of 2-5 us (median 3.5 us) taken
+ * with clocks drifting by c per second over 100 s (measured x_i - c u_i -
+ * k, up to 10 us more), or shifted by a constant only: corrected, the
+ * histogram keeps its count, at least 80 % of it lies in the buckets of
+ * 2-5 us (at most 30 % did before), and its median is within one bucket
+ * width (a factor 10^(1/4)) of the x_i's, where the uncorrected one was
+ * not. */
+static void test_sample_rule_undrift_histogram(void **state) {
+  (void)state;
+  enum { N = 4000 };
+  static const double cs[] = {-1e-7, -5e-8, 0.0}, ks[] = {0.0, -1e-6, -6e-6};
+  for (size_t t = 0; t < sizeof cs / sizeof *cs; t++) {
+    unsigned long r = 777;
+    rp_lstat st;
+    rp_ldrift d;
+    rp_lstat_init(&st);
+    rp_ldrift_init(&d);
+    for (int i = 0; i < N; i++) {
+      r = r * 6364136223846793005UL + 1442695040888963407UL;
+      double x = 2e-6 + 3e-6 * (double)(r >> 11) / 9007199254740992.0;
+      double u = 100.0 * i / N, raw = x - cs[t] * u - ks[t];
+      rp_ldrift_add(&d, &st, raw, u, 1);
+      rp_lstat_add(&st, raw, 8, 1);
+    }
+    double before = rp_lstat_median(&st), total = 0.0, in = 0.0, in0 = 0.0;
+    for (int b = rp_lhist_bucket(2e-6); b <= rp_lhist_bucket(5e-6); b++)
+      in0 += st.hist[b];
+    rp_lstat_undrift(&st, &d, cs[t], ks[t]);
+    double after = rp_lstat_median(&st), w = pow(10.0, 0.25);
+    for (int b = 0; b < RP_LHIST_N; b++)
+      total += st.hist[b];
+    for (int b = rp_lhist_bucket(2e-6); b <= rp_lhist_bucket(5e-6); b++)
+      in += st.hist[b];
+    assert_near(total, N, 1e-9);
+    if (!(in >= 0.8 * N) || !(in0 <= 0.3 * N)) /* 86-100 %; 0-23 % */
+      fail_msg("case %zu: %.3f of the samples in the buckets of 2-5 us "
+               "(%.3f before the correction)", t, in / N, in0 / N);
+    if (!(after > 3.5e-6 / w && after < 3.5e-6 * w))
+      fail_msg("case %zu: corrected median %g s, want 3.5e-6 within a "
+               "bucket", t, after);
+    if (before > 3.5e-6 / w && before < 3.5e-6 * w)
+      fail_msg("case %zu: uncorrected median %g s: not a test", t, before);
   }
 }
 
@@ -772,7 +817,7 @@ static void test_sample_rule_drift_rate(void **state) {
   rp_ldrift d;
   rp_lstat_init(&st);
   rp_ldrift_init(&d);
-  rp_ldrift_add(&d, &st, 1e-6, 1.0);
+  rp_ldrift_add(&d, &st, 1e-6, 1.0, 1);
   rp_lstat_add(&st, 1e-6, 8, 1);
   rp_lstat before = st;
   assert_near(rp_lstat_undrift(&st, &d, 0.0, 0.0), 0.0, 0);
@@ -892,6 +937,7 @@ int main(void) {
       cmocka_unit_test(test_sample_rule_merge_halves_equals_whole),
       cmocka_unit_test(test_sample_rule_median_within_a_bucket),
       cmocka_unit_test(test_sample_rule_undrift_exact),
+      cmocka_unit_test(test_sample_rule_undrift_histogram),
       cmocka_unit_test(test_sample_rule_hull_extremes),
       cmocka_unit_test(test_sample_rule_drift_rate),
       cmocka_unit_test(test_sample_rule_analysis_parse),
