@@ -495,20 +495,28 @@ static void test_fit_default_robust_to_outlier(void **state) {
 
 /* ----------------------------------------------------------- breakpoints */
 
+/* Fits MPI_Send at p = 2 over all sizes of the truth f (3 % noise when
+ * noisy, generator seeded with seed), which must give two regimes. */
+static void fit_two_regimes(truth_fn f, unsigned long long seed, int noisy,
+                            revprof_fnmodel *fm) {
+  size_t n;
+  rng = seed;
+  revprof_point *pt =
+      make_points(REVPROF_FN_SEND, 2, 2, NSIZES, f, noisy ? 0.03 : 0.0, &n);
+  fit_ok(pt, n, REVPROF_METHOD_DEFAULT, fm);
+  free(pt);
+  if (fm->nregimes != 2)
+    fail_msg("%s data: %d regimes, expected 2", noisy ? "noisy" : "exact",
+             fm->nregimes);
+}
+
 static void test_fit_default_finds_eager_rendezvous_breakpoint(void **state) {
   (void)state;
   static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_D};
   static const double ce[] = {1.1e-6, 1.0 / 8e9}, cr[] = {14e-6, 1.0 / 1.2e10};
   for (int noisy = 0; noisy < 2; noisy++) {
-    size_t n;
     revprof_fnmodel fm;
-    rng = 99;
-    revprof_point *pt = make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_eager,
-                                    noisy ? 0.03 : 0.0, &n);
-    fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
-    if (fm.nregimes != 2)
-      fail_msg("%s data: %d regimes, expected 2", noisy ? "noisy" : "exact",
-               fm.nregimes);
+    fit_two_regimes(eq_eager, 99, noisy, &fm);
     assert_true(fm.regime[0].dmin == 0.0);
     /* unmeasured sizes up to the next measured one (128 KiB) stay eager:
      * protocol limits are inclusive */
@@ -522,7 +530,6 @@ static void test_fit_default_finds_eager_rendezvous_breakpoint(void **state) {
     expect_coefs(&fm.regime[0], ce, noisy ? 0.1 : 1e-8);
     expect_coefs(&fm.regime[1], cr, noisy ? 0.1 : 1e-8);
     expect_checks(&fm, REVPROF_FN_SEND);
-    free(pt);
   }
 }
 
@@ -629,15 +636,8 @@ static void test_fit_default_top_of_range_cliff(void **state) {
   static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_D};
   static const double c[] = {3e-7, 7e-10}, ct[] = {1.6 * 3e-7, 1.6 * 7e-10};
   for (int noisy = 0; noisy < 2; noisy++) {
-    size_t n;
     revprof_fnmodel fm;
-    rng = 5;
-    revprof_point *pt = make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_cliff,
-                                    noisy ? 0.03 : 0.0, &n);
-    fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
-    if (fm.nregimes != 2)
-      fail_msg("%s data: %d regimes, expected 2", noisy ? "noisy" : "exact",
-               fm.nregimes);
+    fit_two_regimes(eq_cliff, 5, noisy, &fm);
     assert_true(fm.regime[0].dmax == 2097151.0);
     assert_true(fm.regime[1].dmin == 2097152.0 && isinf(fm.regime[1].dmax));
     assert_int_equal(fm.regime[1].n, 2);
@@ -652,7 +652,6 @@ static void test_fit_default_top_of_range_cliff(void **state) {
     assert_true(max_dev(&fm, REVPROF_FN_SEND, 2, 2, NSIZES, eq_cliff) <
                 (noisy ? 0.06 : 1e-8));
     expect_checks(&fm, REVPROF_FN_SEND);
-    free(pt);
   }
 }
 
@@ -674,13 +673,13 @@ static void test_fit_default_top_of_range_keeps_p(void **state) {
 }
 
 /* Not a cliff: the largest size measured while the machine was busy (its
- * median 1.6 times the equation, but its fastest repetition on it), a top
- * only 20 % off, or options that forbid a split. */
+ * median 1.6 times the equation, but its fastest repetition on it), or a
+ * top only 20 % off. (Options that forbid a split: options_limit_regimes.)
+ */
 static void test_fit_default_top_of_range_not_split(void **state) {
   (void)state;
   size_t n;
   revprof_fnmodel fm;
-  char err[256];
   revprof_point *pt =
       make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_startup, 0.0, &n);
   revprof_point *top = &pt[n - 1];
@@ -695,16 +694,6 @@ static void test_fit_default_top_of_range_not_split(void **state) {
   fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
   assert_int_equal(fm.nregimes, 1);
   free(pt);
-  pt = make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_cliff, 0.0, &n);
-  revprof_fit_options o = opts(REVPROF_METHOD_DEFAULT);
-  o.max_regimes = 1;
-  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
-  assert_int_equal(fm.nregimes, 1);
-  o = opts(REVPROF_METHOD_DEFAULT);
-  o.regime_gain = 1.0;
-  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
-  assert_int_equal(fm.nregimes, 1);
-  free(pt);
 }
 
 static void test_fit_options_limit_regimes(void **state) {
@@ -714,14 +703,10 @@ static void test_fit_options_limit_regimes(void **state) {
   char err[256];
   revprof_point *pt =
       make_points(REVPROF_FN_SEND, 2, 2, NSIZES, eq_eager, 0.0, &n);
-  revprof_fit_options o = opts(REVPROF_METHOD_DEFAULT);
-  o.max_regimes = 1;
-  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
-  assert_int_equal(fm.nregimes, 1);
   /* 6 sizes above the jump: with min_sizes = 7 the breakpoint search
    * cannot isolate them (the top-of-range rule may still give the largest
    * sizes a regime: its last, without a CV error) */
-  o = opts(REVPROF_METHOD_DEFAULT);
+  revprof_fit_options o = opts(REVPROF_METHOD_DEFAULT);
   o.min_sizes = 7;
   assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
   for (int i = 0; i < fm.nregimes; i++) {
@@ -733,11 +718,26 @@ static void test_fit_options_limit_regimes(void **state) {
     if (k < 7)
       fail_msg("regime %d holds %d sizes, min_sizes is 7", i + 1, k);
   }
-  o = opts(REVPROF_METHOD_DEFAULT);
-  o.regime_gain = 1.0; /* no split can cut the error by 100 % */
-  assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err), 0);
-  assert_int_equal(fm.nregimes, 1);
   free(pt);
+  /* one regime with max_regimes = 1 or regime_gain = 1 (no split can cut
+   * the error by 100 %), for a jump and for a cliff at the top alike */
+  static const truth_fn fs[] = {eq_eager, eq_cliff};
+  for (size_t f = 0; f < sizeof fs / sizeof *fs; f++) {
+    pt = make_points(REVPROF_FN_SEND, 2, 2, NSIZES, fs[f], 0.0, &n);
+    for (int way = 0; way < 2; way++) {
+      o = opts(REVPROF_METHOD_DEFAULT);
+      if (way == 0)
+        o.max_regimes = 1;
+      else
+        o.regime_gain = 1.0;
+      assert_int_equal(revprof_fit_function(pt, n, &o, &fm, err, sizeof err),
+                       0);
+      if (fm.nregimes != 1)
+        fail_msg("truth %zu, %s: %d regimes", f,
+                 way ? "regime_gain 1" : "max_regimes 1", fm.nregimes);
+    }
+    free(pt);
+  }
 }
 
 /* ------------------------------------------------------- degenerate data */
