@@ -1340,6 +1340,8 @@ static void tex_function(const sheet *s, revprof_fn fn, FILE *f) {
   const revprof_fnmodel *fm = &s->m->fn[fn];
   const figplan *pl = &s->plan[fn];
   int low = 0;
+  double factor = 1.0;
+  int top = revprof_fnmodel_top_of_range(fm, &factor);
   fputs("\\clearpage\n\\section{", f);
   tex_text(f, revprof_fn_name(fn));
   fprintf(f, "}\\label{fn:%d}\n\n\\textbf{Timed:} ", (int)fn);
@@ -1382,7 +1384,9 @@ static void tex_function(const sheet *s, revprof_fn fn, FILE *f) {
     if (r->cv_error > LOW_CONFIDENCE) {
       fputs(" & \\textbf{low confidence}", f);
       low++;
-    } else
+    } else if (i == fm->nregimes - 1 && top)
+      fputs(" & top of the range", f);
+    else
       fputs(" & ", f);
     fputs(" \\\\\n", f);
   }
@@ -1392,6 +1396,14 @@ static void tex_function(const sheet *s, revprof_fn fn, FILE *f) {
                "%.0f\\,\\%%; predictions there may be far off.\n\n",
             low > 1 ? "these regimes have a" : "this regime has a",
             LOW_CONFIDENCE * 100.0);
+  if (top)
+    fprintf(f, "\\textbf{Top of the range:} the largest sizes measured "
+               "(%d %s) lay off the equation below on one side, too few "
+               "for a regime of their own: the last regime is that "
+               "equation times %.3g, fitted to them, with nothing left "
+               "over to cross-validate it.\n\n",
+            fm->regime[fm->nregimes - 1].n,
+            fm->regime[fm->nregimes - 1].n > 1 ? "points" : "point", factor);
   fputs("\\textbf{Bounds} in \\us:\n", f);
   tex_cases(f, fm, "T_{\\min}", REVPROF_MIN);
   tex_cases(f, fm, "T_{\\max}", REVPROF_MAX);

@@ -1474,18 +1474,16 @@ static void print_choice(revprof_fn fn, const revprof_fit_options *o,
     char top[32] = "inf";
     if (isfinite(r->dmax))
       snprintf(top, sizeof top, "%.0f", r->dmax);
-    const revprof_regime *below = i > 0 ? r - 1 : NULL;
+    double factor;
     if (r->cv_error >= 0.0)
       fprintf(stderr, "  d %.0f..%s: %s  (%d points, CV error %.2f %%)\n",
               r->dmin, top, buf, r->n, r->cv_error * 100.0);
-    else if (i == fm->nregimes - 1 && below && below->dmax > 0.0 &&
-             below->nterms == r->nterms &&
-             !memcmp(below->form, r->form, sizeof r->form) &&
-             below->avg[0] > 0.0)
+    else if (i == fm->nregimes - 1 &&
+             revprof_fnmodel_top_of_range(fm, &factor))
       fprintf(stderr,
               "  d %.0f..%s: %s  (%d points, top of the range: the "
               "equation below x %.3g)\n",
-              r->dmin, top, buf, r->n, r->avg[0] / below->avg[0]);
+              r->dmin, top, buf, r->n, factor);
     else
       fprintf(stderr, "  d %.0f..%s: %s  (%d points, no CV error)\n",
               r->dmin, top, buf, r->n);

@@ -198,6 +198,23 @@ static double eval_coef(const revprof_regime *r, const double *coef,
   return t;
 }
 
+int revprof_fnmodel_top_of_range(const revprof_fnmodel *fm, double *factor) {
+  if (fm == NULL || fm->nregimes < 2)
+    return 0;
+  const revprof_regime *r = &fm->regime[fm->nregimes - 1], *b = r - 1;
+  if (r->cv_error >= 0.0 || r->n < 1 || !(b->dmax > 0.0) ||
+      r->nterms != b->nterms || !(b->avg[0] > 0.0))
+    return 0;
+  double f = r->avg[0] / b->avg[0];
+  for (int a = 0; a < r->nterms; a++)
+    if (r->form[a] != b->form[a] ||
+        !(fabs(r->avg[a] - f * b->avg[a]) <= 1e-9 * fabs(r->avg[a])))
+      return 0;
+  if (factor)
+    *factor = f;
+  return 1;
+}
+
 int revprof_model_eval(const revprof_model *m, revprof_fn fn, double p,
                        double d, double out[3]) {
   const revprof_regime *r = revprof_model_regime(m, fn, d);

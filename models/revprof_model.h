@@ -234,6 +234,12 @@ int revprof_model_outside(const revprof_model *m, revprof_fn fn, double p,
 int revprof_model_eval_x(const revprof_model *m, revprof_fn fn, double p,
                          double d, double out[3], double how_far[2]);
 
+/* 1 when fm's last regime is the fit's top of the range (README, "Top of
+ * the range"): fitted points but no cv_error, the form of the regime
+ * below (one of d > 0) with every coefficient the same multiple of its
+ * own; that multiple in *factor (may be NULL). Else 0. */
+int revprof_fnmodel_top_of_range(const revprof_fnmodel *fm, double *factor);
+
 /* "p 2..2, d 0..4194304" or "range unknown" into buf (snprintf). */
 int revprof_range_format(const revprof_range *r, char *buf, size_t len);
 

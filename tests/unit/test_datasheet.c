@@ -539,6 +539,44 @@ static void test_datasheet_explains_overlap_rows(void **state) {
   free(tex);
 }
 
+/* A last regime that is the fit's top of the range (the regime below
+ * times 1.5, no CV error) is named so, with its factor; a last regime of
+ * another form, or one with a CV error, is not. */
+static void test_datasheet_names_top_of_range(void **state) {
+  fixture *fx = *state;
+  revprof_model *m = NULL;
+  char err[ERRLEN];
+  const char *text =
+      "return { format = \"revprof-model 2\", functions = {\n"
+      "  MPI_Send = { { dmax = 1048575, form = { \"1\", \"d\" }, "
+      "avg = { 2e-6, 1e-10 }, n = 12, cv_error = 0.05 },\n"
+      "    { dmin = 1048576, form = { \"1\", \"d\" }, "
+      "avg = { 3e-6, 1.5e-10 }, n = 2 } },\n"
+      "  MPI_Recv = { { dmax = 1048575, form = { \"1\", \"d\" }, "
+      "avg = { 2e-6, 1e-10 }, n = 12, cv_error = 0.05 },\n"
+      "    { dmin = 1048576, form = { \"d\" }, avg = { 1.5e-10 }, n = 2 "
+      "} } } }\n";
+  if (revprof_model_load_string(text, "top.lua", &m, err, sizeof err))
+    fail_msg("%s", err);
+  double factor = 0.0;
+  assert_true(
+      revprof_fnmodel_top_of_range(&m->fn[REVPROF_FN_SEND], &factor));
+  assert_true(fabs(factor - 1.5) < 1e-12);
+  assert_false(revprof_fnmodel_top_of_range(&m->fn[REVPROF_FN_RECV], NULL));
+  revprof_model_free(fx->m);
+  fx->m = m;
+  write_ok(fx, NULL, "top", 0, 0, NULL);
+  char *tex = read_out(fx, "top/datasheet.tex");
+  assert_contains(tex, "2 & from 1~MiB & 2 & n/a & top of the range \\\\");
+  assert_contains(tex, "\\textbf{Top of the range:} the largest sizes "
+                       "measured (2 points)");
+  assert_contains(tex, "equation times 1.5, fitted to them");
+  /* once: MPI_Recv's last regime has another form */
+  const char *at = strstr(tex, "\\textbf{Top of the range:}");
+  assert_null(strstr(at + 1, "\\textbf{Top of the range:}"));
+  free(tex);
+}
+
 static void test_datasheet_unwritable_dir_fails_and_leaves_nothing(
     void **state) {
   fixture *fx = *state;
@@ -764,6 +802,7 @@ int main(void) {
       T(test_datasheet_equation_matches_seed_example),
       T(test_datasheet_names_file_system),
       T(test_datasheet_explains_overlap_rows),
+      T(test_datasheet_names_top_of_range),
       T(test_datasheet_unwritable_dir_fails_and_leaves_nothing),
       T(test_datasheet_readonly_parent_is_reported),
       T(test_datasheet_renders_figures_and_pdf),

@@ -525,6 +525,7 @@ static void test_fit_default_finds_eager_rendezvous_breakpoint(void **state) {
     assert_true(isinf(fm.regime[1].dmax));
     assert_int_equal(fm.regime[0].n, 18);
     assert_int_equal(fm.regime[1].n, 6);
+    assert_false(revprof_fnmodel_top_of_range(&fm, NULL)); /* a regime */
     expect_form(&fm.regime[0], 2, t);
     expect_form(&fm.regime[1], 2, t);
     expect_coefs(&fm.regime[0], ce, noisy ? 0.1 : 1e-8);
@@ -642,6 +643,9 @@ static void test_fit_default_top_of_range_cliff(void **state) {
     assert_true(fm.regime[1].dmin == 2097152.0 && isinf(fm.regime[1].dmax));
     assert_int_equal(fm.regime[1].n, 2);
     assert_true(fm.regime[1].cv_error < 0.0); /* not cross-validated */
+    double factor = 0.0;
+    assert_true(revprof_fnmodel_top_of_range(&fm, &factor));
+    expect_rel(factor, 1.6, noisy ? 0.1 : 1e-8);
     expect_form(&fm.regime[0], 2, t);
     expect_form(&fm.regime[1], 2, t);
     expect_coefs(&fm.regime[0], c, noisy ? 0.1 : 1e-8);
