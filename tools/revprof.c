@@ -94,7 +94,13 @@ static void fit_usage(FILE *f) {
           "machine)' and MPI library and date 'unknown'.\n"
           "--method paper uses seed 003's 12 forms with a small/large split "
           "at --split\n"
-          "BYTES (default 32).\n");
+          "BYTES (default 32). The default method finds the message-size "
+          "regimes from the\n"
+          "data (README.md, 'Fitting: the exact algorithm'); a cliff among "
+          "the largest\n"
+          "sizes gets a last regime of its own, the equation below scaled. "
+          "--verbose\n"
+          "prints each function's regimes, forms, points and CV errors.\n");
 }
 
 static int cmd_fit(int argc, char **argv) {
