@@ -912,7 +912,8 @@ void rp_batch_settle(void) {
   }
   if (t->nsent > 0)
     rp_clock_sent(&rp_g.clk, t->sent);
-  if (t->nserial > 1) {
+  if (t->nserial > 1 && rp_g.model != NULL) { /* a model that lacks the rows
+      (compensate and sample modes cost no messages: nothing to say) */
     rp_g.serial_calls += 1.0;
     rp_report_flag("no-overlap-rows",
                    "the model has no 'gap' row (made before format 2): %.0f "

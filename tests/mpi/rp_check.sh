@@ -227,6 +227,16 @@ p2p-exact)
   grep -q "no-overlap-rows" revprof-out/report.txt || { head -20 revprof-out/report.txt; fail "no no-overlap-rows flag without the gap row"; }
   grep -q "^flags,.*no-overlap-rows" revprof-out/report.csv \
     || { grep flag revprof-out/report.csv; fail "no no-overlap-rows flag in report.csv"; }
+  # compensate and sample modes cost no messages (their model only lends
+  # its overhead table): their reports must not say it lacks the overlap
+  # rows, as they did of the halos' Waitalls before
+  for mode in compensate sample; do
+    rm -rf revprof-out
+    REVPROF_MODE=$mode REVPROF_MODEL=$model run "$np" "$exe" || { cat out err; fail "$mode run failed"; }
+    f=revprof-out/$mode.txt
+    test -s "$f" || { cat err; fail "$mode mode wrote no $f"; }
+    grep -q "no-overlap-rows" "$f" && { grep -A3 "^flags" "$f"; fail "$mode mode: a no-overlap-rows flag"; }
+  done
   ;;
 wildcard)
   exe=$1 np=$2 v=${3:-}
