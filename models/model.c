@@ -576,9 +576,15 @@ void revprof_model_print(const revprof_model *m, FILE *f) {
       fprintf(f, "      min = %s\n", buf);
       revprof_regime_format(r, REVPROF_MAX, 1e6, buf, sizeof buf);
       fprintf(f, "      max = %s\n", buf);
+      double factor;
       if (r->cv_error >= 0.0)
         fprintf(f, "      %d points, cross-validated error %.1f %%\n", r->n,
                 r->cv_error * 100.0);
+      else if (i == fm->nregimes - 1 &&
+               revprof_fnmodel_top_of_range(fm, &factor))
+        fprintf(f, "      %d points, top of the range: the regime above "
+                   "times %.3g (not cross-validated)\n",
+                r->n, factor);
       else
         fprintf(f, "      %d points\n", r->n);
     }

@@ -15,6 +15,9 @@ fail() { echo "model_cli: FAIL: $*" >&2; exit 1; }
 # the shipped model records its measured ranges; p = 64 is extrapolated
 "$rp" model show "$ship.lua" | grep -q "^MPI_Allreduce  (measured p 2..2, d 0..4194304" \
   || fail "model show: no measured range for MPI_Allreduce"
+# a last regime of the fit's top of the range is named, with its factor
+"$rp" model show "$ship.lua" | sed -n '/^gap  (/,/^$/p' | grep -q "^      3 points, top of the range: the regime above times 1.89 (not cross-validated)$" \
+  || fail "model show: gap's top of the range not named: $("$rp" model show "$ship.lua" | sed -n '/^gap  (/,/^$/p' | tail -n 3)"
 out=$("$rp" model eval "$ship.lua" MPI_Allreduce 64 1024) || fail "model eval failed"
 echo "$out" | grep -q "extrapolated: 32x outside in p, 1x in d (measured p 2..2, d 0..4194304)" \
   || fail "model eval at p = 64 not marked extrapolated: $out"
