@@ -142,6 +142,16 @@ static char *read_out(const fixture *fx, const char *sub) {
   return s;
 }
 
+/* The fixture's model becomes the model file text (named name). */
+static void use_model(fixture *fx, const char *text, const char *name) {
+  revprof_model *m = NULL;
+  char err[ERRLEN];
+  if (revprof_model_load_string(text, name, &m, err, sizeof err))
+    fail_msg("%s", err);
+  revprof_model_free(fx->m);
+  fx->m = m;
+}
+
 static int exists_in(const fixture *fx, const char *sub) {
   char path[PATH_MAX];
   struct stat st;
@@ -458,8 +468,6 @@ static void test_datasheet_states_measured_range(void **state) {
 /* Seed 003's example equation for MPI_Allreduce comes out as printed there. */
 static void test_datasheet_equation_matches_seed_example(void **state) {
   fixture *fx = *state;
-  char err[ERRLEN];
-  revprof_model *m = NULL;
   const char *text =
       "return { format = \"revprof-model 1\", method = \"paper\",\n"
       "  functions = { MPI_Allreduce = {\n"
@@ -469,10 +477,7 @@ static void test_datasheet_equation_matches_seed_example(void **state) {
       "      avg = { 300e-6, 20e-6, 0.9e-6 }, err = { 30e-6, 2e-6, 0.03e-6 } "
       "},\n"
       "  } } }\n";
-  if (revprof_model_load_string(text, "seed.lua", &m, err, sizeof err))
-    fail_msg("%s", err);
-  revprof_model_free(fx->m);
-  fx->m = m;
+  use_model(fx, text, "seed.lua");
   write_ok(fx, NULL, "seed", 0, 0, NULL);
   char *tex = read_out(fx, "seed/datasheet.tex");
   assert_contains(tex, "(50 \\pm 30) + (200 \\pm 10)\\,\\log_2 p + "
@@ -489,18 +494,13 @@ static void test_datasheet_equation_matches_seed_example(void **state) {
  * their pages say what p and d mean for them. */
 static void test_datasheet_names_file_system(void **state) {
   fixture *fx = *state;
-  revprof_model *m = NULL;
-  char err[ERRLEN];
   const char *text =
       "return { format = \"revprof-model 1\", machine = { name = \"io\", "
       "filesystem = \"lustre at /scratch/run_1\" }, functions = {\n"
       "  MPI_File_write_at = { { form = { \"1\", \"d\" }, "
       "avg = { 2e-6, 1e-10 } } },\n"
       "  MPI_File_open = { { form = { \"1\" }, avg = { 3e-4 } } } } }\n";
-  if (revprof_model_load_string(text, "io.lua", &m, err, sizeof err))
-    fail_msg("%s", err);
-  revprof_model_free(fx->m);
-  fx->m = m;
+  use_model(fx, text, "io.lua");
   write_ok(fx, NULL, "io", 0, 0, NULL);
   char *tex = read_out(fx, "io/datasheet.tex");
   assert_contains(tex, "File system & lustre at /scratch/run\\_1 \\\\");
@@ -514,8 +514,6 @@ static void test_datasheet_names_file_system(void **state) {
  * fit error in the summary and a sentence on what they stand for. */
 static void test_datasheet_explains_overlap_rows(void **state) {
   fixture *fx = *state;
-  revprof_model *m = NULL;
-  char err[ERRLEN];
   const char *text =
       "return { format = \"revprof-model 2\", functions = {\n"
       "  MPI_Wait = { { form = { \"1\" }, avg = { 4e-8 }, n = 25, "
@@ -523,10 +521,7 @@ static void test_datasheet_explains_overlap_rows(void **state) {
       "  gap = { { dmax = 4095, form = { \"1\" }, avg = { 7e-8 } },\n"
       "    { dmin = 4096, form = { \"1\", \"d\" }, avg = { 1.5e-6, 7e-11 }, "
       "n = 8, cv_error = 0.017 } } } }\n";
-  if (revprof_model_load_string(text, "overlap.lua", &m, err, sizeof err))
-    fail_msg("%s", err);
-  revprof_model_free(fx->m);
-  fx->m = m;
+  use_model(fx, text, "overlap.lua");
   write_ok(fx, NULL, "overlap", 0, 0, NULL);
   char *tex = read_out(fx, "overlap/datasheet.tex");
   assert_contains(tex, "\\section{MPI\\_Wait}");
@@ -544,8 +539,6 @@ static void test_datasheet_explains_overlap_rows(void **state) {
  * another form, or one with a CV error, is not. */
 static void test_datasheet_names_top_of_range(void **state) {
   fixture *fx = *state;
-  revprof_model *m = NULL;
-  char err[ERRLEN];
   const char *text =
       "return { format = \"revprof-model 2\", functions = {\n"
       "  MPI_Send = { { dmax = 1048575, form = { \"1\", \"d\" }, "
@@ -556,15 +549,12 @@ static void test_datasheet_names_top_of_range(void **state) {
       "avg = { 2e-6, 1e-10 }, n = 12, cv_error = 0.05 },\n"
       "    { dmin = 1048576, form = { \"d\" }, avg = { 1.5e-10 }, n = 2 "
       "} } } }\n";
-  if (revprof_model_load_string(text, "top.lua", &m, err, sizeof err))
-    fail_msg("%s", err);
+  use_model(fx, text, "top.lua");
   double factor = 0.0;
   assert_true(
-      revprof_fnmodel_top_of_range(&m->fn[REVPROF_FN_SEND], &factor));
+      revprof_fnmodel_top_of_range(&fx->m->fn[REVPROF_FN_SEND], &factor));
   assert_true(fabs(factor - 1.5) < 1e-12);
-  assert_false(revprof_fnmodel_top_of_range(&m->fn[REVPROF_FN_RECV], NULL));
-  revprof_model_free(fx->m);
-  fx->m = m;
+  assert_false(revprof_fnmodel_top_of_range(&fx->m->fn[REVPROF_FN_RECV], NULL));
   write_ok(fx, NULL, "top", 0, 0, NULL);
   char *tex = read_out(fx, "top/datasheet.tex");
   assert_contains(tex, "2 & from 1~MiB & 2 & n/a & top of the range \\\\");
