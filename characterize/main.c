@@ -785,8 +785,9 @@ static void checkpoint(run *r) {
     describe_raw(r, raw);
     size_t used = strlen(raw->machine_notes);
     snprintf(raw->machine_notes + used, sizeof raw->machine_notes - used,
-             "; PARTIAL: %zu of %zu points when written, the run had not "
-             "finished", r->done, r->total);
+             "; " REVPROF_NOTES_PARTIAL "%zu of %zu points when written, "
+             "the run had not finished",
+             r->done, r->total);
     rc = revprof_raw_write(raw, path, err, sizeof err);
   } else
     snprintf(err, sizeof err, "out of memory");
@@ -940,7 +941,7 @@ static int resume(run *r, rp_char_plan *plan) {
     rp_char_describe(&r->o, r->world, desc, sizeof desc);
     int rc = revprof_raw_read(path, &raw, err, sizeof err);
     const char *notes = rc == 0 ? raw->machine_notes : "";
-    const char *cut = strstr(notes, "; PARTIAL: ");
+    const char *cut = strstr(notes, "; " REVPROF_NOTES_PARTIAL);
     if (rc != 0) {
       rp_perror(PROG, rc, err);
       fprintf(stderr, PROG ": --resume: nothing to resume in %s (a run "

@@ -833,11 +833,12 @@ static double tail_scale(const fpt *pt, size_t n, const revprof_regime *rg) {
   return s;
 }
 
-/* 1 when every point of pt[0..n) lies off the equation rg on one same
- * side (off_side, with the threshold thr of the top-of-range rule) and rg
- * scaled by their median ratio to it (tail_scale) is within thr of each
- * (a cliff, then one slope; not two steps). */
-static int all_off(const fpt *pt, size_t n, const revprof_regime *rg) {
+/* The scale of a top-of-range regime for pt[0..n) under the equation rg:
+ * their median ratio to it (tail_scale) when every point lies off rg on
+ * one same side (off_side, with the rule's threshold thr) and rg times
+ * that scale is within thr of each (a cliff, then one slope; not two
+ * steps); else 0. */
+static double tail_fit(const fpt *pt, size_t n, const revprof_regime *rg) {
   double cv = rg->cv_error > 0.0 ? rg->cv_error : 0.0;
   double thr = tail_factor * cv > tail_min ? tail_factor * cv : tail_min;
   int side = off_side(&pt[0], rg, thr);
@@ -846,26 +847,24 @@ static int all_off(const fpt *pt, size_t n, const revprof_regime *rg) {
       side = 0;
   double s = side != 0 ? tail_scale(pt, n, rg) : 0.0;
   if (!(s > 0.0 && isfinite(s)))
-    return 0;
+    return 0.0;
   for (size_t i = 0; i < n; i++) {
     double t = s * regime_eval(rg, pt[i].p, pt[i].d);
     if (!(fabs(pt[i].y[COL_MED] / t - 1.0) <= thr))
-      return 0;
+      return 0.0;
   }
-  return 1;
+  return s;
 }
 
 /* Appends to out, whose last regime rg was fitted below pt[it], the
- * top-of-range regime of pt[it..n): rg's equation scaled by tail_scale (one
+ * top-of-range regime of pt[it..n): rg's equation times s (tail_fit: one
  * coefficient, the form's p-dependence kept), bounds from their own
  * spread, no CV error. */
-static int add_top_tail(const fpt *pt, size_t it, size_t n,
-                        revprof_fnmodel *out) {
+static void add_top_tail(const fpt *pt, size_t it, size_t n, double s,
+                         revprof_fnmodel *out) {
   revprof_regime *rg = &out->regime[out->nregimes - 1], tail = *rg;
   size_t nt = n - it;
-  double s = tail_scale(pt + it, nt, rg), wlo = 0.0, whi = 0.0;
-  if (!(s > 0.0))
-    return REVPROF_ENOMEM;
+  double wlo = 0.0, whi = 0.0;
   spread_widths(pt + it, nt, &wlo, &whi);
   wlo = wlo > 0.0 ? (wlo < 1.0 ? wlo : 1.0) : 0.0;
   whi = whi > 0.0 && isfinite(whi) ? whi : 0.0;
@@ -881,7 +880,6 @@ static int add_top_tail(const fpt *pt, size_t it, size_t n,
   tail.dmin = rg->dmax + 1.0;
   tail.dmax = HUGE_VAL;
   out->regime[out->nregimes++] = tail;
-  return 0;
 }
 
 /* --------------------------------------------- default: breakpoint search */
@@ -1160,7 +1158,7 @@ static double fit_error(const fpt *pt, size_t n, const revprof_fnmodel *fm) {
  * (segment_sizes), then the top of the range: for t = min_sizes - 1 down to
  * 1 the regimes are fitted without the t largest sizes; if each of those lies
  * off the last regime's equation on one same side and one scale of that
- * equation fits them (all_off), they become a regime of their own
+ * equation fits them (tail_fit), they become a regime of their own
  * (add_top_tail). The candidate with the least mean relative error over
  * all points replaces the first fit if it has less than it. */
 static int fit_default_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
@@ -1178,7 +1176,7 @@ static int fit_default_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
     return REVPROF_ENOMEM;
   double ebest = fit_error(pt, n, out);
   int found = 0;
-  for (int t = o->min_sizes - 1; t >= 1 && rc == 0; t--) {
+  for (int t = o->min_sizes - 1; t >= 1; t--) {
     if (md - t < o->min_sizes)
       continue;
     size_t it = n;
@@ -1187,10 +1185,12 @@ static int fit_default_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
         it--;
     revprof_fit_options o1 = *o;
     o1.max_regimes = kmax - 1; /* the tail takes one */
-    if ((rc = segment_sizes(ws, it, &o1, alt)) ||
-        !all_off(pt + it, n - it, &alt->regime[alt->nregimes - 1]) ||
-        (rc = add_top_tail(pt, it, n, alt)))
+    if ((rc = segment_sizes(ws, it, &o1, alt)) != 0)
+      break;
+    double s = tail_fit(pt + it, n - it, &alt->regime[alt->nregimes - 1]);
+    if (!(s > 0.0))
       continue;
+    add_top_tail(pt, it, n, s, alt);
     double e = fit_error(pt, n, alt);
     if (e < ebest) {
       ebest = e;

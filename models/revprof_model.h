@@ -284,6 +284,11 @@ typedef struct revprof_raw {
 /* The CSV header line every raw file starts with. */
 #define REVPROF_RAW_HEADER "function,p,bytes,min,median,mean,max,reps,rse"
 
+/* What characterize appends to a raw file's notes (and 'revprof fit'
+ * carries into the model's) while the run has not finished
+ * (raw.partial.csv): "; " REVPROF_NOTES_PARTIAL "N of M points ...". */
+#define REVPROF_NOTES_PARTIAL "PARTIAL: "
+
 revprof_raw *revprof_raw_alloc(void);
 void revprof_raw_free(revprof_raw *r); /* NULL is a no-op */
 int revprof_raw_add(revprof_raw *r, const revprof_point *pt);

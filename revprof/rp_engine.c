@@ -31,27 +31,28 @@ static const char *env_get(const char *name, void *ud) {
   return getenv(name);
 }
 
-/* revprof's own time left in a measured gap by the wrapper's bookkeeping
- * (beyond the clock reads): a loop of empty polls through the real
- * enter/leave path, whose charged computation is all revprof's. Runs at
- * the end of MPI_Init; leaves no trace in the clocks or statistics. */
 /* A model fitted from a characterization that had not finished
  * (characterize's raw.partial.csv: its notes say "PARTIAL: N of M
  * points"): what it did not reach is extrapolated or missing, which the
  * prediction's first lines say. */
 static void partial_model(void) {
-  const char *p = rp_g.model && rp_g.cfg.mode == RP_MODE_PREDICT
-                      ? strstr(rp_g.model->machine_notes, "PARTIAL: ")
-                      : NULL;
+  const char *notes = rp_g.model && rp_g.cfg.mode == RP_MODE_PREDICT
+                          ? rp_g.model->machine_notes
+                          : "";
+  const char *p = strstr(notes, REVPROF_NOTES_PARTIAL);
   if (p == NULL)
     return;
-  int n = (int)strcspn(p + 9, ",;");
+  p += strlen(REVPROF_NOTES_PARTIAL);
   rp_report_flag("partial-model", "the model was fitted from a "
                  "characterization that had not finished (%.*s): the "
                  "functions and sizes it did not reach are extrapolated or "
-                 "missing", n, p + 9);
+                 "missing", (int)strcspn(p, ",;"), p);
 }
 
+/* revprof's own time left in a measured gap by the wrapper's bookkeeping
+ * (beyond the clock reads): a loop of empty polls through the real
+ * enter/leave path, whose charged computation is all revprof's. Runs at
+ * the end of MPI_Init; leaves no trace in the clocks or statistics. */
 static void calibrate_wrapper_gap(void) {
   enum { REPS = 2000 };
   rp_fstat saved = rp_g.fstat[RP_W_MPI_Iprobe];
