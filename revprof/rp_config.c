@@ -117,6 +117,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->compute_spread = -1.0; /* unset: the model's, else RP_NOISE_FLOOR */
   c->pack_max = -1.0; /* the MPI library's default */
   c->wildcard_timeout = 0.2;
+  c->contention = RP_CONTENTION_EPOCH;
   c->sample.kind = RP_SAMPLE_RANDOM; /* REVPROF_SAMPLE=random:0.1 */
   c->sample.p = 0.1;
   c->seed = 1;
@@ -217,12 +218,14 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   }
   if ((v = get("REVPROF_CONTENTION", ud)) && *v) {
     if (strcmp(v, "world") == 0)
-      c->contention = 1;
+      c->contention = RP_CONTENTION_WORLD;
+    else if (strcmp(v, "epoch") == 0)
+      c->contention = RP_CONTENTION_EPOCH;
     else if (strcmp(v, "off") == 0)
-      c->contention = 0;
+      c->contention = RP_CONTENTION_OFF;
     else {
-      snprintf(err, errlen, "REVPROF_CONTENTION=\"%s\": expected world or "
-               "off", v);
+      snprintf(err, errlen, "REVPROF_CONTENTION=\"%s\": expected epoch, "
+               "world or off", v);
       return REVPROF_EINVAL;
     }
   }

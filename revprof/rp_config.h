@@ -34,6 +34,9 @@ typedef enum rp_compute_mode {
 
 #define RP_PATH_MAX 1024
 
+/* REVPROF_CONTENTION (rp_config.contention) */
+enum { RP_CONTENTION_OFF = 0, RP_CONTENTION_EPOCH = 1, RP_CONTENTION_WORLD = 2 };
+
 typedef struct rp_config {
   rp_mode mode;                 /* REVPROF_MODE */
   rp_compute_mode compute;      /* REVPROF_COMPUTE */
@@ -61,11 +64,15 @@ typedef struct rp_config {
                                    which message a wildcard receive takes
                                    (default predicted: the first in
                                    predicted time, rp_match.c) */
-  int contention;               /* REVPROF_CONTENTION=world: with the
-                                   model's gap_all row, messages drain at
-                                   the rate of all the job's ranks sending
-                                   at once (default off: the pair's rate,
-                                   the gap row) */
+  int contention;               /* REVPROF_CONTENTION, with the model's
+                                   gap_all row: RP_CONTENTION_EPOCH
+                                   (default) one-sided operations of
+                                   active-target epochs drain at the rate
+                                   of the window's group all moving data,
+                                   messages at the pair's (the gap row);
+                                   _WORLD: both at the rate of all the
+                                   job's ranks sending at once; _OFF: both
+                                   at the pair's */
   double wildcard_timeout;      /* REVPROF_WILDCARD_TIMEOUT, s: a wildcard
                                    receive whose senders all wait inside MPI
                                    without a change for this long takes the

@@ -20,6 +20,7 @@ void rp_rma_start(MPI_Group group, MPI_Win win);
 void rp_rma_complete(MPI_Win win);
 void rp_rma_wait(MPI_Win win);
 void rp_rma_test(MPI_Win win, int flag);
+void rp_rma_lock(MPI_Win win);
 void rp_rma_unlock(MPI_Win win);
 void rp_rma_flush(MPI_Win win);
 /* ----------------------------------------------------------- rp_io.c */

@@ -1747,11 +1747,13 @@ void rp_p2p_startup(void) {
   rp_g.fast_max = rp_g.fast_copy && rp_g.scratch_cap ? rp_g.cfg.pack_max
                                                       : -1.0;
   rp_g.p2p_overlap = revprof_model_has(rp_g.model, REVPROF_FN_GAP);
-  rp_g.load_p = rp_g.p2p_overlap && rp_g.cfg.contention &&
-                        rp_g.size > 1 &&
-                        revprof_model_has(rp_g.model, REVPROF_FN_GAP_ALL)
+  int loads = rp_g.p2p_overlap &&
+              revprof_model_has(rp_g.model, REVPROF_FN_GAP_ALL);
+  rp_g.load_p = loads && rp_g.cfg.contention == RP_CONTENTION_WORLD &&
+                        rp_g.size > 1
                     ? (double)rp_g.size
                     : 0.0;
+  rp_g.epoch_load = loads && rp_g.cfg.contention == RP_CONTENTION_EPOCH;
   rp_g.recv_post = revprof_model_has(rp_g.model, REVPROF_FN_POST);
 }
 

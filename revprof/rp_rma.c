@@ -7,7 +7,12 @@
  *     the model's MPI_Put, MPI_Get or MPI_Accumulate of its bytes later;
  *     with the model's gap row an origin's operations share its endpoint
  *     as its messages do (latencies overlap, bytes queue one gap apart),
- *     without it they go one after the other (rp_rma_queue);
+ *     without it they go one after the other (rp_rma_queue); with its
+ *     gap_all row too, an operation of an active-target epoch (no lock of
+ *     the window held by this rank) drains at the rate of the window's
+ *     group all moving data at once (REVPROF_CONTENTION=epoch, the
+ *     default: fences and post-start-complete-wait are how a group
+ *     exchanges data together), a passive-target one at the pair's;
  *   - a fence settles the queue and is a collective over the window's
  *     group: the clocks meet (their maximum) and the model's MPI_Win_fence
  *     is added; its first half overlaps the operations in flight;
@@ -28,6 +33,8 @@ typedef struct rp_win {
   MPI_Comm comm;          /* private, over the window's group */
   MPI_Group group;        /* the window's group (rank translation) */
   int size;
+  int locks;              /* locks of it this rank holds (Win_lock,
+                             Win_lock_all): passive target */
   double pending[RP_NB];  /* queued operations' completion (origin) */
   int *origins, norigins; /* posted to (Win_post), in comm's ranks */
   int *targets, ntargets; /* started to (Win_start) */
@@ -129,11 +136,16 @@ void rp_rma_op(MPI_Win win, revprof_fn fn, double d) {
   double cost[RP_NB], gap[RP_NB];
   rp_cost_fast(fn, 2.0, d, cost);
   if (rp_g.p2p_overlap) {
-    double extra[RP_NB];
-    rp_load_extra(d, extra); /* its bytes drain slower under load */
-    for (int b = 0; b < RP_NB; b++)
+    double extra[RP_NB], p = rp_g.load_p; /* world, or ... */
+    if (p <= 0.0 && rp_g.epoch_load && w->locks == 0 && w->size > 1)
+      p = (double)w->size; /* ... an active-target epoch's group */
+    rp_load_extra(p, d, extra); /* its bytes drain slower under load */
+    rp_cost_fast(REVPROF_FN_GAP, 2.0, d, gap); /* world's has it already */
+    for (int b = 0; b < RP_NB; b++) {
       cost[b] += extra[b];
-    rp_cost_fast(REVPROF_FN_GAP, 2.0, d, gap);
+      if (rp_g.load_p <= 0.0)
+        gap[b] += extra[b];
+    }
     rp_rma_queue(rp_g.clk.now, w->pending, cost, gap, rp_g.nic_free);
   } else {
     rp_rma_queue(rp_g.clk.now, w->pending, cost, NULL, NULL);
@@ -162,10 +174,18 @@ void rp_rma_flush(MPI_Win win) {
     rp_rma_settle(&rp_g.clk, w->pending, NULL);
 }
 
+void rp_rma_lock(MPI_Win win) {
+  rp_win *w = state(win);
+  if (w)
+    w->locks++;
+}
+
 void rp_rma_unlock(MPI_Win win) {
   rp_win *w = state(win);
   if (w == NULL)
     return;
+  if (w->locks > 0)
+    w->locks--;
   double cost[RP_NB];
   rp_rma_settle(&rp_g.clk, w->pending, NULL);
   rp_cost_fast(REVPROF_FN_WIN_LOCK, 2.0, 0.0, cost);

@@ -272,28 +272,28 @@ static void note_missing(revprof_fn fn) {
             revprof_fn_name(fn), revprof_fn_name(e));
 }
 
-int rp_load_extra(double d, double extra[RP_NB]) {
-  static double last_d = -1.0, last[RP_NB]; /* a halo's ops repeat d */
+int rp_load_extra(double p, double d, double extra[RP_NB]) {
+  static double last_p = -1.0, last_d = -1.0, last[RP_NB]; /* a halo's
+                                                            ops repeat d */
   static int last_out;
   double pair[RP_NB], all[RP_NB];
   extra[0] = extra[1] = extra[2] = 0.0;
-  if (rp_g.load_p <= 0.0)
+  if (p <= 0.0)
     return 0;
-  if (d == last_d) {
+  if (d == last_d && p == last_p) {
     memcpy(extra, last, sizeof last);
     if (last_out)
       rp_extrap_tab[REVPROF_FN_GAP_ALL].calls += 1.0;
     return last_out;
   }
   if (revprof_model_eval(rp_g.model, REVPROF_FN_GAP, 2.0, d, pair) != 0 ||
-      revprof_model_eval(rp_g.model, REVPROF_FN_GAP_ALL, rp_g.load_p, d,
-                         all) != 0)
+      revprof_model_eval(rp_g.model, REVPROF_FN_GAP_ALL, p, d, all) != 0)
     return 0;
-  last_out = note_extrap(REVPROF_FN_GAP_ALL, REVPROF_FN_GAP_ALL,
-                         rp_g.load_p, d);
+  last_out = note_extrap(REVPROF_FN_GAP_ALL, REVPROF_FN_GAP_ALL, p, d);
   for (int b = 0; b < RP_NB; b++)
     extra[b] = all[b] > pair[b] ? all[b] - pair[b] : 0.0;
   last_d = d;
+  last_p = p;
   memcpy(last, extra, sizeof last);
   return last_out;
 }
@@ -328,7 +328,7 @@ void rp_cost(revprof_fn fn, double p, double d, double out[RP_NB]) {
     if (rp_g.load_p > 0.0 &&
         (fn == REVPROF_FN_GAP || fn == REVPROF_FN_LATENCY) && e == fn) {
       double extra[RP_NB]; /* under load: rp_load_extra */
-      load_out = rp_load_extra(d, extra);
+      load_out = rp_load_extra(rp_g.load_p, d, extra);
       for (int b = 0; b < RP_NB; b++)
         out[b] += extra[b];
     }

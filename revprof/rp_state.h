@@ -303,6 +303,10 @@ typedef struct rp_state {
   double load_p;    /* > 0: the model has "gap_all" and REVPROF_CONTENTION
                        is world: a message's bytes drain at the rate of
                        load_p ranks sending at once (rp_cost) */
+  int epoch_load;   /* the model has "gap" and "gap_all" and
+                       REVPROF_CONTENTION is epoch: one-sided operations
+                       of active-target epochs drain at the rate of the
+                       window's group all moving data (rp_rma.c) */
   int p2p_overlap;  /* the model has the "gap" row: messages overlap
                        (rp_clock_inject, rp_clock_complete) */
   double nic_free[RP_NB]; /* when this rank's next message can leave */
@@ -628,15 +632,16 @@ double rp_extrap_fn_text(revprof_fn fn, char *buf, size_t len);
 double rp_lowconf_text(char *buf, size_t len);
 double rp_lowconf_fn_text(revprof_fn fn, char *buf, size_t len);
 
-/* Under load (rp_g.load_p > 0: the model has gap_all, REVPROF_CONTENTION
- * is world, more than 2 ranks): what the bytes of a d-byte message take
- * longer to drain when all load_p ranks send at once, per bound,
- * max(0, gap_all(load_p, d) - gap(d)); 0 otherwise. rp_cost adds it to
- * the gap (g = max(gap, gap_all)) and to a message's latency; one-sided
- * operations add it to their completion. Every evaluation of gap_all
- * outside its measured range counts as one extrapolated cost (as rp_cost
- * counts its rows), remembered or not; returns 1 for those. */
-int rp_load_extra(double d, double extra[RP_NB]);
+/* Under the load of p ranks moving data at once (p > 0; the model has
+ * gap_all): what the bytes of a d-byte message or one-sided operation
+ * take longer to drain, per bound, max(0, gap_all(p, d) - gap(d)); 0 for
+ * p <= 0. rp_cost adds it, at p = rp_g.load_p (REVPROF_CONTENTION=world),
+ * to the gap (g = max(gap, gap_all)) and to a message's latency; one-sided
+ * operations add it to their completion (rp_rma.c picks their p). Every
+ * evaluation of gap_all outside its measured range counts as one
+ * extrapolated cost (as rp_cost counts its rows), remembered or not;
+ * returns 1 for those. */
+int rp_load_extra(double p, double d, double extra[RP_NB]);
 
 static inline void rp_cost_fast(revprof_fn fn, double p, double d,
                                 double out[RP_NB]) {

@@ -550,6 +550,11 @@ rma-exact)
       || { grep -i extrapolated revprof-out/report.csv; fail "gap_all extrapolated ${got:-0} times for $ops one-sided operations"; }
     echo "gap_all extrapolated $got times for $ops one-sided operations"
   fi
+  # by default (epoch) only the operations of active-target epochs
+  exact_with load.lua epoch "rma exact (epoch)"
+  export REVPROF_CONTENTION=off
+  exact_with load.lua gap "rma exact (gap row)"
+  unset REVPROF_CONTENTION
   ;;
 io-exact)
   exe=$1 np=$2

@@ -4,13 +4,17 @@
  * three clocks after each phase must equal the analytic values to 1e-9 s.
  * Every rank computes every rank's clocks on paper, then compares its own.
  *   phase 1  fence epoch: each rank puts 4096 (r + 1) bytes, then 64,
- *            to r + 1: without a gap row the second put queues behind the
- *            first, with one (argument "gap": the model has GAP below)
- *            it starts one gap after it; the closing fence's first half
+ *            then 4096, to r + 1: without a gap row each put queues behind
+ *            the one before, with one (argument "gap": the model has GAP
+ *            below) each starts one gap after it; the closing fence's first half
  *            overlaps the puts in flight. Argument "load" (the model has
  *            GAP and GAP_ALL, REVPROF_CONTENTION=world): with 2 ranks or
  *            more every operation's gap is max(GAP, GAP_ALL(p)) and its
- *            completion later by max(0, GAP_ALL(p) - GAP)
+ *            completion later by max(0, GAP_ALL(p) - GAP), and every
+ *            message's latency too; argument "epoch" (the same model,
+ *            REVPROF_CONTENTION unset: epoch) the same for the operations
+ *            of phases 1 and 2 (active target, the window's group is the
+ *            world), not for phase 3's (passive target) nor for messages
  *   phase 2  post-start-complete-wait on a ring: r exposes to r - 1,
  *            gets 16 bytes from r + 1
  *   phase 3  passive target: an accumulate to rank 0 under a shared lock,
@@ -53,15 +57,22 @@ static double nbr_allgather(int b, double p, double d) {
   return c[b] + s[b] * p + k[b] * d;
 }
 
-static int gapped, loaded; /* the run's variant */
+static int gapped, loaded, epoch; /* the run's variant */
+static int passive; /* phase 3: operations under a lock */
 static double nic[MAXP][NB]; /* each rank's endpoint free (gapped) */
 
 static double gap_all(int b, double d) {
   return GAP_ALL.c[b] + GAP_ALL.k[b] * size * d;
 }
-/* what a d-byte operation's bytes take longer under load */
+/* what a d-byte message's bytes take longer under load (world) */
 static double extra(int b, double d) {
   return loaded ? fmax(0.0, gap_all(b, d) - L(&GAP, b, d)) : 0.0;
+}
+/* ... and a one-sided operation's (world, or epoch outside a lock) */
+static double extra_op(int b, double d) {
+  return loaded || (epoch && !passive)
+             ? fmax(0.0, gap_all(b, d) - L(&GAP, b, d))
+             : 0.0;
 }
 /* rank r issues an operation of d bytes costing cost at T[r][b] with an
    empty queue: its completion (rp_rma_queue) */
@@ -69,8 +80,8 @@ static double issue(int r, int b, double d, double cost) {
   if (!gapped)
     return T[r][b] + cost;
   double t = fmax(T[r][b], nic[r][b]);
-  nic[r][b] = t + L(&GAP, b, d) + extra(b, d);
-  return t + cost + extra(b, d);
+  nic[r][b] = t + L(&GAP, b, d) + extra_op(b, d);
+  return t + cost + extra_op(b, d);
 }
 
 /* all clocks meet, then each adds a fence */
@@ -89,13 +100,15 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   gapped = argc > 1 && (strcmp(argv[1], "gap") == 0 ||
-                        strcmp(argv[1], "load") == 0);
+                        strcmp(argv[1], "load") == 0 ||
+                        strcmp(argv[1], "epoch") == 0);
   loaded = gapped && strcmp(argv[1], "load") == 0 && size > 1;
+  epoch = gapped && strcmp(argv[1], "epoch") == 0 && size > 1;
   if (size > MAXP)
     MPI_Abort(MPI_COMM_WORLD, 2);
   char *base;
   MPI_Win win;
-  MPI_Aint bytes = 4096 * (MPI_Aint)size + 256;
+  MPI_Aint bytes = 4096 * (MPI_Aint)(size + 1) + 256;
   MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
   memset(T, 0, sizeof T);
   int next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -111,13 +124,17 @@ int main(int argc, char **argv) {
   MPI_Put(src, 4096 * (rank + 1), MPI_BYTE, next, 0, 4096 * (rank + 1),
           MPI_BYTE, win);
   MPI_Put(src, 64, MPI_BYTE, next, bytes - 256, 64, MPI_BYTE, win);
+  MPI_Put(src, 4096, MPI_BYTE, next, 4096 * (MPI_Aint)size, 4096, MPI_BYTE,
+          win);
   MPI_Win_fence(0, win);
   for (int r = 0; r < size; r++) {
     steps(r, r + 1);
     for (int b = 0; b < NB; b++) {
       double d1 = 4096.0 * (r + 1), t1 = L(&PUT, b, d1), t2 = L(&PUT, b, 64.0);
+      double t3 = L(&PUT, b, 4096.0);
       double done = issue(r, b, d1, t1);
       done = gapped ? fmax(done, issue(r, b, 64.0, t2)) : done + t2;
+      done = gapped ? fmax(done, issue(r, b, 4096.0, t3)) : done + t3;
       /* the fence's first half overlaps the puts' end */
       T[r][b] = fmax(T[r][b], done - 0.5 * fence_cost(b, size));
     }
@@ -159,6 +176,7 @@ int main(int argc, char **argv) {
 
   /* ---- phase 3: passive target */
   int one = 1;
+  passive = 1;
   REVPROF_COMPUTE_STEPS(rank + 1);
   MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
   MPI_Accumulate(&one, 1, MPI_INT, 0, bytes - 128, 1, MPI_INT, MPI_SUM, win);
@@ -175,6 +193,7 @@ int main(int argc, char **argv) {
     }
   }
   compare("lock");
+  passive = 0;
 
   /* ---- phase 4: neighbourhood allgather on a ring, periodic and not */
   for (int periodic = 1; periodic >= 0; periodic--) {
@@ -288,9 +307,10 @@ int main(int argc, char **argv) {
   MPI_Reduce(&mismatches, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
     printf("rma exact%s: %d ranks, %d mismatches\n",
-           argc > 1 && strcmp(argv[1], "load") == 0 ? " (load)"
-           : gapped                                 ? " (gap row)"
-                                                    : "",
+           argc > 1 && strcmp(argv[1], "load") == 0    ? " (load)"
+           : argc > 1 && strcmp(argv[1], "epoch") == 0 ? " (epoch)"
+           : gapped                                    ? " (gap row)"
+                                                       : "",
            size, all);
   MPI_Finalize();
   return 0;

@@ -46,7 +46,8 @@ static void test_revprof_config_defaults(void **state) {
   assert_string_equal(c.trace, "");
   assert_near(c.pack_max, -1.0, 0); /* the engine picks per MPI library */
   assert_int_equal(c.wildcard_real, 0); /* predicted order by default */
-  assert_int_equal(c.contention, 0); /* the pair's gap by default */
+  /* active-target one-sided epochs at their group's load by default */
+  assert_int_equal(c.contention, RP_CONTENTION_EPOCH);
   assert_near(c.wildcard_timeout, 0.2, 0);
   /* sample mode: random:0.1, seed 1, stat and freq, gnuplot from PATH */
   assert_int_equal(c.sample.kind, RP_SAMPLE_RANDOM);
@@ -186,7 +187,7 @@ static void test_revprof_config_every_variable(void **state) {
   assert_string_equal(c.trace, "otf2,chrome");
   assert_int_equal(c.wildcard_real, 1);
   assert_near(c.wildcard_timeout, 0.05, 0);
-  assert_int_equal(c.contention, 1);
+  assert_int_equal(c.contention, RP_CONTENTION_WORLD);
 }
 
 static void test_revprof_config_off_needs_no_model(void **state) {
@@ -196,6 +197,21 @@ static void test_revprof_config_off_needs_no_model(void **state) {
   char err[512];
   assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
   assert_int_equal(c.mode, RP_MODE_OFF);
+}
+
+/* REVPROF_CONTENTION's three values (world: every_variable) */
+static void test_revprof_config_contention(void **state) {
+  (void)state;
+  const char *names[] = {"off", "epoch"};
+  const int want[] = {RP_CONTENTION_OFF, RP_CONTENTION_EPOCH};
+  for (int i = 0; i < 2; i++) {
+    const char *kv[] = {"REVPROF_MODEL", "m", "REVPROF_CONTENTION", names[i],
+                        NULL};
+    rp_config c;
+    char err[512];
+    assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+    assert_int_equal(c.contention, want[i]);
+  }
 }
 
 /* Compensate mode: no model needed (calibration), unless the overhead
@@ -255,7 +271,7 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_PACK_MAX", "1e9", "at most"},
       {"REVPROF_WILDCARD", "host", "predicted or real"},
       {"REVPROF_WILDCARD_TIMEOUT", "0", "positive number of seconds"},
-      {"REVPROF_CONTENTION", "all", "world or off"},
+      {"REVPROF_CONTENTION", "all", "epoch, world or off"},
       {"REVPROF_WILDCARD_TIMEOUT", "soon", "positive number of seconds"},
       {"REVPROF_SAMPLE", "random:2", "between 0 and 1"},
       {"REVPROF_SAMPLE", "sometimes", "REVPROF_SAMPLE"},
@@ -331,6 +347,7 @@ int main(void) {
       cmocka_unit_test(test_revprof_config_compute_auto),
       cmocka_unit_test(test_revprof_config_compute_spread),
       cmocka_unit_test(test_revprof_config_off_needs_no_model),
+      cmocka_unit_test(test_revprof_config_contention),
       cmocka_unit_test(test_revprof_config_compensate_settings),
       cmocka_unit_test(test_revprof_config_step_bounds_default_to_step),
       cmocka_unit_test(test_revprof_config_rejects_bad_values),
