@@ -103,6 +103,16 @@ void rp_arrival_at(const double t_send[RP_NB], const double latency[RP_NB],
                    const double t_post[RP_NB], const double late[RP_NB],
                    double at[RP_NB]);
 
+/* 1 when a message sent at t_send and there at `at` travelled while the
+ * receiving rank was itself sending, its endpoint busy with a burst of
+ * messages from `from` until `until` (avg clock): [t_send, at) and
+ * [from, until) overlap. Such a message belongs to an exchange (a halo:
+ * ranks sending to each other at once), not to a lone train or a reply. */
+static inline int rp_exchanging(double t_send, double at, double from,
+                                double until) {
+  return t_send < until && at > from;
+}
+
 /* A rank's receiving endpoint: when it was busy taking its recent
  * messages, [start, end) per bound (a message one gap long, messages one
  * after another one time), sorted by start and disjoint; the older half

@@ -936,6 +936,30 @@ static void arrival_of(const rp_req *r, const double *pb, double un,
   rp_arrival_at(pb, lat, r->t_mark, late, at);
 }
 
+/* REVPROF_CONTENTION=epoch: a message that travelled while this rank was
+ * sending (rp_exchanging) is one of an exchange its communicator's
+ * members make at once: its bytes drain at the rate of all of them
+ * (rp_load_extra at p = the group's size), so it is there that much later
+ * and takes the endpoint that much longer; lat grows by the same. */
+static void exchange_load(const rp_req *r, double un, double lat[RP_NB],
+                          rp_arrival *a) {
+  if (!rp_exchanging(r->pb[RP_AVG], a->at[RP_AVG], rp_g.burst_from,
+                     rp_g.nic_free[RP_AVG]))
+    return;
+  rp_comm *c = rp_comm_lookup(r->comm);
+  double extra[RP_NB], late[RP_NB];
+  if (c == NULL || !c->intra || c->size < 2 ||
+      !(rp_load_extra((double)c->size, un, extra),
+        extra[RP_MIN] > 0.0 || extra[RP_AVG] > 0.0 || extra[RP_MAX] > 0.0))
+    return;
+  for (int b = 0; b < RP_NB; b++) {
+    lat[b] += extra[b];
+    a->gap[b] += extra[b];
+  }
+  rp_cost_fast(r->fn, 2.0, un, late);
+  rp_arrival_at(r->pb, lat, r->t_mark, late, a->at);
+}
+
 /* With the model's overlap rows, a receive a Wait or Test completed joins
  * its call's batch: its message is there at max(t_send + latency, t_post +
  * T_Irecv(d)), the endpoint's gap g(d) and the rank's own MPI_Wait cost
@@ -955,6 +979,8 @@ static int overlapped(rp_req *r, const MPI_Status *st, double un) {
   double lat[RP_NB];
   arrival_of(r, r->pb, un, lat, a->at);
   rp_cost_fast(REVPROF_FN_GAP, 2.0, un, a->gap);
+  if (rp_g.epoch_load) /* part of an exchange: under its group's load */
+    exchange_load(r, un, lat, a);
   rp_cost_fast(REVPROF_FN_WAIT, 2.0, un, a->own);
   a->src = rp_pb_rank(r->pb);
   a->tag = st->MPI_TAG;

@@ -155,6 +155,8 @@ static inline void rp_send_clock(revprof_fn fn, double bytes, double *pb,
     return;
   }
   rp_cost_fast(REVPROF_FN_GAP, 2.0, bytes, gap);
+  if (rp_g.epoch_load && rp_g.nic_free[RP_AVG] < rp_g.clk.now[RP_AVG])
+    rp_g.burst_from = rp_g.clk.now[RP_AVG]; /* the endpoint was idle */
   rp_clock_inject(&rp_g.clk, cost, gap, rp_g.nic_free, pb);
   if (left)
     for (int b = 0; b < RP_NB; b++)

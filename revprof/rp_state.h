@@ -306,10 +306,15 @@ typedef struct rp_state {
   int epoch_load;   /* the model has "gap" and "gap_all" and
                        REVPROF_CONTENTION is epoch: one-sided operations
                        of active-target epochs drain at the rate of the
-                       window's group all moving data (rp_rma.c) */
+                       window's group all moving data (rp_rma.c), and
+                       a message received while its receiver was sending
+                       (rp_exchanging) at the rate of its communicator's
+                       (rp_p2p.c) */
   int p2p_overlap;  /* the model has the "gap" row: messages overlap
                        (rp_clock_inject, rp_clock_complete) */
   double nic_free[RP_NB]; /* when this rank's next message can leave */
+  double burst_from; /* avg clock: when the endpoint's current run of
+                        messages, ending at nic_free, began (epoch_load) */
   rp_endpoint rx;        /* what its endpoint took of the messages Wait
                             and Test calls completed (rp_clock_complete) */
   int recv_post;    /* the model has the "post" row: posting a non-blocking

@@ -215,6 +215,15 @@ p2p-exact)
   sed 's/^    MPI_Wait = lin/    post = lin(1e-7, 2e-12, 5e-8, 1e-12, 2e-7, 4e-12),\n&/' "$model" > post.lua
   grep -q "^    post = lin" post.lua || fail "could not add the post row"
   exact_with post.lua post "p2p exact (post row)"
+  # with gap_all (REVPROF_CONTENTION's default, epoch): the messages of the
+  # exchanges drain at the load of the whole world, no others; with
+  # REVPROF_CONTENTION=off none does
+  sed 's/^    MPI_Wait = lin/    gap_all = { range = { p = { 2, 16 }, d = { 0, 1048576 } }, { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 1e-6, 6e-10 }, min = { 5e-7, 3e-10 }, max = { 2e-6, 1.2e-9 } } },\n&/' "$model" > load.lua
+  grep -q "^    gap_all = " load.lua || fail "could not add the gap_all row"
+  exact_with load.lua load "p2p exact (load)"
+  export REVPROF_CONTENTION=off
+  exact_with load.lua plain "p2p exact"
+  unset REVPROF_CONTENTION
   # without the gap and MPI_Wait rows (a format-1 model): the old rule, and
   # the report says the receives were not overlapped
   sed '/^    MPI_Wait = /d; /^    gap = {/,/^    },/d' "$model" > old.lua

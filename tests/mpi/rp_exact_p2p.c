@@ -20,7 +20,13 @@
  * rule is the old one, each receive charged after the previous one at
  * T_Irecv(d). Argument "post": the model has the post row too, and each
  * non-blocking receive costs its rank T_post(d) as it is posted (its
- * t_post the clock before). Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
+ * t_post the clock before). Argument "load": the model has the gap_all
+ * row too (GAP_ALL below; REVPROF_CONTENTION unset: epoch), and a
+ * message that travelled while its receiver was itself sending (the
+ * receiver's run of messages from BURST to NIC overlaps [t_send, at): the
+ * exchanges, not the train, the late receivers or the gathers) is there
+ * max(0, gap_all(P, d) - g(d)) later and takes its endpoint that much
+ * longer. Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
  * REVPROF_STEP=1e-6, REVPROF_STEP_MAX=2e-6. */
 #include <math.h>
 #include <mpi.h>
@@ -37,9 +43,12 @@
 
 static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 
-static int P, rank, failures, old;
+static int P, rank, failures, old, loaded;
+/* gap_all (rp_check.sh adds it for "load"): c + p * k * d per bound */
+static const lin GAP_ALL = {{5e-7, 1e-6, 2e-6}, {3e-10, 6e-10, 1.2e-9}};
 static double T[MAXP][NB];   /* the paper simulation: every rank's clocks */
 static double NIC[MAXP][NB]; /* when each rank's next message can leave */
+static double BURST[MAXP];   /* avg clock: when its run of messages began */
 /* what each rank's endpoint took: [from, to) per message, kept from one
  * call to the next */
 #define MAXTAKE 512
@@ -105,6 +114,8 @@ static void steps(int r, double n) {
 /* s posts an MPI_Isend of d bytes: ts gets its piggybacked time, left
  * when it has left */
 static void isend(int s, double d, double ts[NB], double left[NB]) {
+  if (NIC[s][1] < T[s][1])
+    BURST[s] = T[s][1]; /* its endpoint was idle */
   for (int b = 0; b < NB; b++) {
     ts[b] = old ? T[s][b] : mx(T[s][b], NIC[s][b]);
     NIC[s][b] = ts[b] + gap(b, d);
@@ -115,14 +126,25 @@ static void isend(int s, double d, double ts[NB], double left[NB]) {
 
 /* One receive as the completion rule sees it. */
 typedef struct item {
-  double at[NB], d;
+  double at[NB], d, extra[NB]; /* extra: the load ("load") */
 } item;
 
-static void arrive(item *it, const double ts[NB], const double post[NB],
+/* rank r's receive of d bytes sent at ts, posted at post */
+static void arrive(int r, item *it, const double ts[NB], const double post[NB],
                    double d) {
-  for (int b = 0; b < NB; b++)
+  for (int b = 0; b < NB; b++) {
     it->at[b] = mx(ts[b] + L(&LAT, b, d), post[b] + L(&IRECV, b, d));
+    it->extra[b] = 0.0;
+  }
   it->d = d;
+  if (!loaded || !(ts[1] < NIC[r][1] && it->at[1] > BURST[r]))
+    return; /* not sent while r was sending */
+  for (int b = 0; b < NB; b++) {
+    double all = GAP_ALL.c[b] + P * GAP_ALL.k[b] * d;
+    it->extra[b] = mx(0.0, all - gap(b, d));
+    it->at[b] = mx(ts[b] + L(&LAT, b, d) + it->extra[b],
+                   post[b] + L(&IRECV, b, d));
+  }
 }
 
 static int by_avg(const void *x, const void *y) {
@@ -141,7 +163,8 @@ static void waitall(int r, item *it, int n, double left[][NB], int nsent) {
   for (int b = 0; b < NB; b++) {
     double e = -INFINITY;
     for (int i = 0; i < n; i++) {
-      e = old ? mx(it[i].at[b], e) : take(r, b, it[i].at[b], gap(b, it[i].d));
+      e = old ? mx(it[i].at[b], e)
+              : take(r, b, it[i].at[b], gap(b, it[i].d) + it[i].extra[b]);
       T[r][b] = mx(T[r][b] + own(b, it[i].d), e);
     }
     for (int i = 0; !old && i < nsent; i++)
@@ -195,7 +218,7 @@ static void exchange(int k, double d, int one_by_one) {
   for (int r = 0; r < P; r++) {
     item it[MAXK];
     for (int j = 0; j < k; j++)
-      arrive(&it[j], ts[(r - off(j) + P) % P][j], post[r][j], d);
+      arrive(r, &it[j], ts[(r - off(j) + P) % P][j], post[r][j], d);
     if (!one_by_one)
       waitall(r, it, k, left[r], k);
     else {
@@ -213,6 +236,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   old = argc > 1 && strcmp(argv[1], "old") == 0;
   with_post = argc > 1 && strcmp(argv[1], "post") == 0;
+  loaded = argc > 1 && strcmp(argv[1], "load") == 0;
   if (P < 2 || P > MAXP || !revprof_enabled()) {
     if (rank == 0)
       fprintf(stderr, "rp_exact_p2p: needs 2..%d ranks and revprof on\n",
@@ -261,7 +285,7 @@ int main(int argc, char **argv) {
     steps(1, 1000);
     post_recv(1, sizes[s], post);
     item it;
-    arrive(&it, ts, post, sizes[s]);
+    arrive(1, &it, ts, post, sizes[s]);
     waitall(1, &it, 1, NULL, 0);
     snprintf(phase, sizeof phase, "late receiver d=%.0f", sizes[s]);
     check(phase);
@@ -288,7 +312,7 @@ int main(int argc, char **argv) {
     steps(1, 1000);
     post_recv(1, 8, post);
     item it;
-    arrive(&it, ts, post, 8);
+    arrive(1, &it, ts, post, 8);
     waitall(1, &it, 1, NULL, 0);
     check("persistent receive started late");
   }
@@ -313,7 +337,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++) {
       post_recv(1, D, post[i]);
       isend(0, D, ts[i], left[i]);
-      arrive(&it[i], ts[i], post[i], D);
+      arrive(1, &it[i], ts[i], post[i], D);
     }
     waitall(0, NULL, 0, left, N);
     waitall(1, it, N, NULL, 0);
@@ -355,7 +379,7 @@ int main(int argc, char **argv) {
         steps(s, STAGGER * (P - s));
       isend(s, D, ts, left);
       waitall(s, NULL, 0, &left, 1);
-      arrive(&it[s - 1], ts, post[s], D);
+      arrive(0, &it[s - 1], ts, post[s], D);
     }
     if (how > 0)
       for (int s = 1; s < P; s++)
@@ -400,16 +424,19 @@ int main(int argc, char **argv) {
     post_recv(0, 8, post[1]); /* from rank 2 */
     steps(1, 1000);
     steps(2, 10);
-    for (int s = 1; s <= 2; s++)
+    for (int s = 1; s <= 2; s++) {
+      if (NIC[s][1] < T[s][1])
+        BURST[s] = T[s][1];
       for (int b = 0; b < NB; b++) {
         ts[s][b] = old ? T[s][b] : mx(T[s][b], NIC[s][b]);
         NIC[s][b] = ts[s][b] + gap(b, 8);
         T[s][b] += L(&SEND, b, 8);
       }
+    }
     for (int i = 0; i < 2; i++) {
       item it;
       int from2 = idx[i] != 0; /* -1 on the ranks that do not know */
-      arrive(&it, ts[1 + from2], post[from2], 8);
+      arrive(0, &it, ts[1 + from2], post[from2], 8);
       waitall(0, &it, 1, NULL, 0);
     }
     check("Waitany");
@@ -419,7 +446,11 @@ int main(int argc, char **argv) {
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     printf("p2p exact%s: %d ranks, %d mismatches\n",
-           old ? " (old rule)" : with_post ? " (post row)" : "", P, all);
+           old         ? " (old rule)"
+           : with_post ? " (post row)"
+           : loaded    ? " (load)"
+                       : "",
+           P, all);
   free(sbuf);
   free(rbuf);
   MPI_Finalize();

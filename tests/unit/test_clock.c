@@ -731,6 +731,20 @@ static void test_clock_inject_spaces_a_train_by_the_gap(void **state) {
   }
 }
 
+/* a message belongs to an exchange when it travelled while its receiver
+ * was sending: not a reply (sent after our message arrived), not a
+ * message to a rank that sent nothing lately */
+static void test_clock_exchanging(void **state) {
+  (void)state;
+  /* the receiver sent from 1.0 until 1.5 (its endpoint's run) */
+  assert_true(rp_exchanging(1.2, 1.7, 1.0, 1.5));  /* sent meanwhile */
+  assert_true(rp_exchanging(0.8, 1.1, 1.0, 1.5));  /* arrived meanwhile */
+  assert_true(rp_exchanging(0.5, 2.0, 1.0, 1.5));  /* spans it */
+  assert_false(rp_exchanging(1.5, 1.9, 1.0, 1.5)); /* a reply after it */
+  assert_false(rp_exchanging(0.2, 1.0, 1.0, 1.5)); /* there before it */
+  assert_false(rp_exchanging(3.0, 3.2, 0.0, 0.0)); /* it never sent */
+}
+
 static void test_clock_arrival_is_travel_or_late_post(void **state) {
   (void)state;
   double ts[RP_NB], lat[RP_NB], post[RP_NB], late[RP_NB], at[RP_NB];
@@ -989,6 +1003,7 @@ int main(void) {
       cmocka_unit_test(test_clock_wildcard_ignores_same_sender_and_other_scope),
       cmocka_unit_test(test_clock_piggyback_choice),
       cmocka_unit_test(test_clock_inject_spaces_a_train_by_the_gap),
+      cmocka_unit_test(test_clock_exchanging),
       cmocka_unit_test(test_clock_arrival_is_travel_or_late_post),
       cmocka_unit_test(test_clock_complete_overlaps_k_receives),
       cmocka_unit_test(test_clock_complete_takes_arrival_order),
