@@ -69,7 +69,10 @@ typedef struct rp_config {
                                    (default) one-sided operations of
                                    active-target epochs drain at the rate
                                    of the window's group all moving data,
-                                   messages at the pair's (the gap row);
+                                   messages received while their receiver
+                                   was sending at the rate of their
+                                   communicator's, others at the pair's
+                                   (the gap row);
                                    _WORLD: both at the rate of all the
                                    job's ranks sending at once; _OFF: both
                                    at the pair's */

@@ -1077,13 +1077,18 @@ static void settings_startup(void) {
            "REVPROF_STEP_MIN=%g REVPROF_STEP_MAX=%g REVPROF_CPU_SCALE=%g "
            "REVPROF_COMPUTE_SPREAD=%g "
            "REVPROF_WTIME=%s REVPROF_LUA=%s REVPROF_TRACE=%s "
-           "REVPROF_PACK_MAX=%g REVPROF_TIMER=%s REVPROF_QUIET=%d",
+           "REVPROF_PACK_MAX=%g REVPROF_TIMER=%s REVPROF_QUIET=%d "
+           "REVPROF_WILDCARD=%s REVPROF_CONTENTION=%s",
            rp_mode_name(c->mode), compute_setting(cb, sizeof cb),
            c->step[RP_AVG], c->step[RP_MIN], c->step[RP_MAX], c->cpu_scale,
            c->compute_spread,
            c->wtime_real ? "real" : "simulated", c->lua[0] ? c->lua : "-",
            c->trace[0] ? c->trace : "-", c->pack_max,
-           c->timer_monotonic ? "monotonic" : "auto", c->quiet);
+           c->timer_monotonic ? "monotonic" : "auto", c->quiet,
+           c->wildcard_real ? "real" : "predicted",
+           c->contention == RP_CONTENTION_WORLD   ? "world"
+           : c->contention == RP_CONTENTION_EPOCH ? "epoch"
+                                                  : "off");
 }
 
 void rp_report_settings(void) { settings_startup(); }

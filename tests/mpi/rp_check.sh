@@ -221,9 +221,13 @@ p2p-exact)
   sed 's/^    MPI_Wait = lin/    gap_all = { range = { p = { 2, 16 }, d = { 0, 1048576 } }, { dmin = 0, n = 0, form = { "1", "p*d" }, avg = { 1e-6, 6e-10 }, min = { 5e-7, 3e-10 }, max = { 2e-6, 1.2e-9 } } },\n&/' "$model" > load.lua
   grep -q "^    gap_all = " load.lua || fail "could not add the gap_all row"
   exact_with load.lua load "p2p exact (load)"
+  grep -q "^settings: .* REVPROF_CONTENTION=epoch" revprof-out/report.txt \
+    || { grep "^settings" revprof-out/report.txt; fail "the settings line does not say REVPROF_CONTENTION=epoch"; }
   export REVPROF_CONTENTION=off
   exact_with load.lua plain "p2p exact"
   unset REVPROF_CONTENTION
+  grep -q "^settings: .* REVPROF_CONTENTION=off" revprof-out/report.txt \
+    || { grep "^settings" revprof-out/report.txt; fail "the settings line does not say REVPROF_CONTENTION=off"; }
   # without the gap and MPI_Wait rows (a format-1 model): the old rule, and
   # the report says the receives were not overlapped
   sed '/^    MPI_Wait = /d; /^    gap = {/,/^    },/d' "$model" > old.lua
