@@ -656,6 +656,13 @@ static double quantile(double *v, size_t n, double q) {
   return v[r > 0 ? r - 1 : 0];
 }
 
+/* A regime's relative half-widths kept sane: wlo in [0, 1], whi >= 0 and
+ * finite. */
+static void clamp_widths(double *wlo, double *whi) {
+  *wlo = *wlo > 0.0 ? (*wlo < 1.0 ? *wlo : 1.0) : 0.0;
+  *whi = *whi > 0.0 && isfinite(*whi) ? *whi : 0.0;
+}
+
 /* The points' own spread around their medians: mean of 1 - min/median
  * (wlo) and of max/median - 1 (whi), added to *wlo and *whi. */
 static void spread_widths(const fpt *pt, size_t n, double *wlo, double *whi) {
@@ -706,8 +713,7 @@ static void bound_widths(fitws *ws, const fpt *pt, size_t n, const form *f,
     *whi = quantile(e, k, bound_hi);
   } else
     spread_widths(pt, n, wlo, whi);
-  *wlo = *wlo > 0.0 ? (*wlo < 1.0 ? *wlo : 1.0) : 0.0;
-  *whi = *whi > 0.0 && isfinite(*whi) ? *whi : 0.0;
+  clamp_widths(wlo, whi);
   free(e);
 }
 
@@ -798,18 +804,11 @@ static double regime_switch(double lo, double hi) {
 
 /* --------------------------------------------- default: top of the range */
 
-static double regime_eval(const revprof_regime *rg, double p, double d) {
-  double t = 0.0;
-  for (int a = 0; a < rg->nterms; a++)
-    t += rg->avg[a] * revprof_basis_eval(rg->form[a], p, d);
-  return t;
-}
-
 /* Side on which point q lies off the equation rg: +1 above (median above
  * by more than thr and min above), -1 below (median below by more than thr
  * and max below), else 0. */
 static int off_side(const fpt *q, const revprof_regime *rg, double thr) {
-  double t = regime_eval(rg, q->p, q->d);
+  double t = rp_regime_sum(rg, rg->avg, q->p, q->d);
   if (!(t > 0.0))
     return 0;
   if (q->y[COL_MED] > t * (1.0 + thr) && q->y[COL_MIN] > t)
@@ -826,7 +825,8 @@ static double tail_scale(const fpt *pt, size_t n, const revprof_regime *rg) {
   if (ratio == NULL)
     return 0.0;
   for (size_t i = 0; i < n; i++)
-    ratio[i] = pt[i].y[COL_MED] / regime_eval(rg, pt[i].p, pt[i].d);
+    ratio[i] =
+        pt[i].y[COL_MED] / rp_regime_sum(rg, rg->avg, pt[i].p, pt[i].d);
   qsort(ratio, n, sizeof *ratio, cmp_double);
   s = (ratio[(n - 1) / 2] + ratio[n / 2]) / 2.0;
   free(ratio);
@@ -849,7 +849,7 @@ static double tail_fit(const fpt *pt, size_t n, const revprof_regime *rg) {
   if (!(s > 0.0 && isfinite(s)))
     return 0.0;
   for (size_t i = 0; i < n; i++) {
-    double t = s * regime_eval(rg, pt[i].p, pt[i].d);
+    double t = s * rp_regime_sum(rg, rg->avg, pt[i].p, pt[i].d);
     if (!(fabs(pt[i].y[COL_MED] / t - 1.0) <= thr))
       return 0.0;
   }
@@ -866,8 +866,7 @@ static void add_top_tail(const fpt *pt, size_t it, size_t n, double s,
   size_t nt = n - it;
   double wlo = 0.0, whi = 0.0;
   spread_widths(pt + it, nt, &wlo, &whi);
-  wlo = wlo > 0.0 ? (wlo < 1.0 ? wlo : 1.0) : 0.0;
-  whi = whi > 0.0 && isfinite(whi) ? whi : 0.0;
+  clamp_widths(&wlo, &whi);
   for (int a = 0; a < tail.nterms; a++) {
     tail.avg[a] = rg->avg[a] * s;
     tail.err[a] = rg->err[a] * s;
@@ -1148,7 +1147,8 @@ static double fit_error(const fpt *pt, size_t n, const revprof_fnmodel *fm) {
     int k = 0;
     while (k + 1 < fm->nregimes && pt[i].d > fm->regime[k].dmax)
       k++;
-    double t = regime_eval(&fm->regime[k], pt[i].p, pt[i].d);
+    const revprof_regime *r = &fm->regime[k];
+    double t = rp_regime_sum(r, r->avg, pt[i].p, pt[i].d);
     sum += fabs(t - pt[i].y[COL_MED]) / pt[i].yw[COL_MED];
   }
   return n ? sum / (double)n : 0.0;
@@ -1244,7 +1244,7 @@ static int fit_default(fitws *ws, size_t n, const revprof_fit_options *o,
     const revprof_regime *r1 = &out->regime[0];
     double e0 = 0.0, cv1 = r1->cv_error > 0.0 ? r1->cv_error : 0.0;
     for (size_t i = 0; i < n0; i++) {
-      double t = regime_eval(r1, all[i].p, 0.0);
+      double t = rp_regime_sum(r1, r1->avg, all[i].p, 0.0);
       e0 += fabs(t - all[i].y[COL_MED]) / all[i].yw[COL_MED] / (double)n0;
     }
     if (!(e0 > zero_factor * cv1 && e0 > zero_min)) {

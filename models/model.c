@@ -190,6 +190,14 @@ const revprof_regime *revprof_model_regime(const revprof_model *m,
   return &f->regime[i];
 }
 
+double rp_regime_sum(const revprof_regime *r, const double *coef, double p,
+                     double d) {
+  double t = 0.0;
+  for (int k = 0; k < r->nterms; k++)
+    t += coef[k] * revprof_basis_eval(r->form[k], p, d);
+  return t;
+}
+
 static double eval_coef(const revprof_regime *r, const double *coef,
                         const double *basis) {
   double t = 0.0;
@@ -359,9 +367,7 @@ static int check_times(const revprof_fnmodel *fm, int i, const char *name,
     for (double d = dlo;; d = d * 2.0 + 1.0 > dhi ? dhi : d * 2.0 + 1.0) {
       for (int w = 0; w < 3; w++) {
         const double *c = w == 0 ? r->avg : w == 1 ? r->min : r->max;
-        double t = 0.0;
-        for (int k = 0; k < r->nterms; k++)
-          t += c[k] * revprof_basis_eval(r->form[k], p, d);
+        double t = rp_regime_sum(r, c, p, d);
         if (!(t >= 0.0 && t <= REVPROF_TIME_MAX)) {
           rp_errf(err, errlen,
                   "%s: functions.%s[%d].%s: predicts %g s at p = %g, d = %g "

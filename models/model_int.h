@@ -21,6 +21,11 @@ void rp_errf(char *err, size_t errlen, const char *fmt, ...) RP_PRINTF(3, 4);
  * datasheet failed"). Returns code. Library code never calls it. */
 int rp_perror(const char *who, int code, const char *msg);
 
+/* One bound of regime r at (p, d): sum of coef[k] times its basis term
+ * (coef: r->avg, r->min or r->max). */
+double rp_regime_sum(const revprof_regime *r, const double *coef, double p,
+                     double d);
+
 /* Writes x with the fewest digits (up to 17) that read back to x exactly. */
 void rp_fmt_double(char *buf, size_t len, double x);
 
