@@ -939,25 +939,26 @@ static void arrival_of(const rp_req *r, const double *pb, double un,
 /* REVPROF_CONTENTION=epoch: a message that travelled while this rank was
  * sending (rp_exchanging) is one of an exchange its communicator's
  * members make at once: its bytes drain at the rate of all of them
- * (rp_load_extra at p = the group's size), so it is there that much later
- * and takes the endpoint that much longer; lat grows by the same. */
+ * (rp_load_extra at p = the group's size), so its travel, lat, grows by
+ * the extra and so does its time on the endpoint. It is then there at
+ * max(at, t_send + lat): rp_arrival_at's max(travel, late post) with the
+ * longer travel, since the extra is >= 0. */
 static void exchange_load(const rp_req *r, double un, double lat[RP_NB],
                           rp_arrival *a) {
   if (!rp_exchanging(r->pb[RP_AVG], a->at[RP_AVG], rp_g.burst_from,
                      rp_g.nic_free[RP_AVG]))
     return;
   rp_comm *c = rp_comm_lookup(r->comm);
-  double extra[RP_NB], late[RP_NB];
-  if (c == NULL || !c->intra || c->size < 2 ||
-      !(rp_load_extra((double)c->size, un, extra),
-        extra[RP_MIN] > 0.0 || extra[RP_AVG] > 0.0 || extra[RP_MAX] > 0.0))
+  double extra[RP_NB];
+  if (c == NULL || !c->intra || c->size < 2)
     return;
+  rp_load_extra((double)c->size, un, extra);
   for (int b = 0; b < RP_NB; b++) {
     lat[b] += extra[b];
     a->gap[b] += extra[b];
+    if (r->pb[b] + lat[b] > a->at[b])
+      a->at[b] = r->pb[b] + lat[b];
   }
-  rp_cost_fast(r->fn, 2.0, un, late);
-  rp_arrival_at(r->pb, lat, r->t_mark, late, a->at);
 }
 
 /* With the model's overlap rows, a receive a Wait or Test completed joins
