@@ -332,7 +332,11 @@ static void tex_text(FILE *f, const char *s) {
   }
 }
 
-/* A basis function as LaTeX math, to follow its coefficient. */
+/* A basis function as LaTeX math, to follow its coefficient; a hinge
+ * max(p-K,0) is written (p-K)_+. */
+#define TEX_HINGE_(K)                                                          \
+  case REVPROF_BASIS_HINGE##K: return "(p-" #K ")_+";                          \
+  case REVPROF_BASIS_HINGE##K##D: return "(p-" #K ")_+\\,d";
 static const char *tex_basis(revprof_basis b) {
   switch (b) {
   case REVPROF_BASIS_ONE: return "";
@@ -349,10 +353,19 @@ static const char *tex_basis(revprof_basis b) {
   case REVPROF_BASIS_PM1_P_D: return "\\tfrac{p-1}{p}\\,d";
   case REVPROF_BASIS_PM1D: return "(p-1)\\,d";
   case REVPROF_BASIS_SQRTPD: return "\\sqrt{p}\\,d";
+    TEX_HINGE_(4)
+    TEX_HINGE_(8)
+    TEX_HINGE_(16)
+    TEX_HINGE_(32)
+    TEX_HINGE_(64)
+    TEX_HINGE_(128)
+    TEX_HINGE_(256)
+    TEX_HINGE_(512)
   case REVPROF_BASIS_COUNT: break;
   }
   return "?";
 }
+#undef TEX_HINGE_
 
 /* Writes one equation of regime r in microseconds: the typical time with
  * standard errors (which = REVPROF_AVG) or a bound without them. After

@@ -174,6 +174,8 @@ typedef struct fitws {
   int *pidx, *pcnt;                     /* point's index into pv; counts */
   size_t *gstart;                       /* first point of each d group */
   int *gnd;                             /* distinct d values per group */
+  int act[NB], nact; /* the terms the function's data can use (no hinge
+                        whose knot is outside its group sizes) */
 } fitws;
 
 static void ws_free(fitws *ws) {
@@ -386,13 +388,21 @@ static void std_errors(const fitres *r, int k, size_t n, enum wmode wm,
 
 /* ------------------------------------------------- data-driven term sets */
 
+/* The hinges come last, so that with two group sizes p_terms[0] = p is the
+ * one p-term tried; a hinge is tried only where its knot lies strictly
+ * between the segment's smallest and largest group size (usable_term). */
 static const revprof_basis p_terms[] = {
-    REVPROF_BASIS_P,       REVPROF_BASIS_LOG2P, REVPROF_BASIS_P2,
-    REVPROF_BASIS_LOG2P_2, REVPROF_BASIS_SQRTP, REVPROF_BASIS_INVP};
+    REVPROF_BASIS_P,        REVPROF_BASIS_LOG2P,    REVPROF_BASIS_P2,
+    REVPROF_BASIS_LOG2P_2,  REVPROF_BASIS_SQRTP,    REVPROF_BASIS_INVP,
+    REVPROF_BASIS_HINGE4,   REVPROF_BASIS_HINGE8,   REVPROF_BASIS_HINGE16,
+    REVPROF_BASIS_HINGE32,  REVPROF_BASIS_HINGE64,  REVPROF_BASIS_HINGE128,
+    REVPROF_BASIS_HINGE256, REVPROF_BASIS_HINGE512};
 static const revprof_basis d_terms[] = {
-    REVPROF_BASIS_D,       REVPROF_BASIS_PD,      REVPROF_BASIS_LOG2PD,
-    REVPROF_BASIS_P2D,     REVPROF_BASIS_PM1_P_D, REVPROF_BASIS_PM1D,
-    REVPROF_BASIS_SQRTPD};
+    REVPROF_BASIS_D,         REVPROF_BASIS_PD,        REVPROF_BASIS_LOG2PD,
+    REVPROF_BASIS_P2D,       REVPROF_BASIS_PM1_P_D,   REVPROF_BASIS_PM1D,
+    REVPROF_BASIS_SQRTPD,    REVPROF_BASIS_HINGE4D,   REVPROF_BASIS_HINGE8D,
+    REVPROF_BASIS_HINGE16D,  REVPROF_BASIS_HINGE32D,  REVPROF_BASIS_HINGE64D,
+    REVPROF_BASIS_HINGE128D, REVPROF_BASIS_HINGE256D, REVPROF_BASIS_HINGE512D};
 #define N_PTERMS ((int)(sizeof p_terms / sizeof p_terms[0]))
 #define N_DTERMS ((int)(sizeof d_terms / sizeof d_terms[0]))
 
@@ -415,6 +425,7 @@ typedef struct segctx {
   const double *z; /* first point's NB values */
   size_t n;        /* points */
   int np, nd;      /* distinct p and d values */
+  double pmin, pmax; /* smallest and largest p */
   double G[NB][NB], b[NB], zmax[NB];
 } segctx;
 
@@ -516,6 +527,29 @@ static double screen_cv(const segctx *sc, const cand *cd) {
   return acc / (double)sc->n;
 }
 
+/* 1 unless b is a hinge whose knot is not strictly inside the segment's
+ * group sizes (there it is zero everywhere, or the same model as p) or the
+ * segment has fewer than three group sizes (there it is the same model as
+ * p). */
+static int usable_term(const segctx *sc, revprof_basis b) {
+  double knot = revprof_basis_knot(b);
+  return knot == 0.0 ||
+         (sc->np >= 3 && sc->pmin < knot && knot < sc->pmax);
+}
+
+/* The d-term h(p)*d of a p-term h(p), REVPROF_BASIS_COUNT when the table
+ * has none. */
+static revprof_basis paired_d_term(revprof_basis b) {
+  for (int i = 0; i < N_DTERMS; i++)
+    if (d_terms[i] != REVPROF_BASIS_D &&
+        revprof_basis_eval(d_terms[i], 8.0, 1.0) ==
+            revprof_basis_eval(b, 8.0, 0.0) &&
+        revprof_basis_eval(d_terms[i], 64.0, 1.0) ==
+            revprof_basis_eval(b, 64.0, 0.0))
+      return d_terms[i];
+  return REVPROF_BASIS_COUNT;
+}
+
 /* Keeps the `keep` lowest-chi2 candidates of one size class in list. */
 static void shortlist_add(cand *list, int *len, int keep, const cand *cd) {
   int pos = *len < keep ? (*len)++ : keep;
@@ -537,17 +571,21 @@ static void shortlist_add(cand *list, int *len, int keep, const cand *cd) {
  * identifies (the startup term 1 is dropped only where the data prove it
  * zero: the form with it needs a negative constant) is screened by its
  * in-sample fit, the SHORT_KEEP best of each size get their leave-one-out
- * error, then a second d-term is tried on the
- * best one-d-term model. Winner: the fewest terms whose error is within
- * cv_tol of the smallest. Returns REVPROF_EFIT when nothing could be
- * fitted (no message: the caller tries other segments). */
+ * error, so do the separable forms 1 + h(p) + d + h(p)*d, then a second
+ * d-term is tried on each shortlisted model with a d-term. Winner: the
+ * fewest terms whose error is within cv_tol of the smallest. Returns
+ * REVPROF_EFIT when nothing could be fitted (no message: the caller tries
+ * other segments). */
 static int select_segment(const segctx *sc, form *out, double *cv) {
-  cand list[4][SHORT_KEEP], pool[4 * SHORT_KEEP + 1], cd;
+  cand list[4][SHORT_KEEP], pool[2 * 4 * SHORT_KEEP + N_PTERMS], cd;
   int len[4] = {0, 0, 0, 0}, npool = 0;
   int npt = n_pterms(sc->np), ndt = n_dterms(sc->np, sc->nd);
   for (int pi = -1; pi < npt; pi++)
     for (int di = -1; di < ndt; di++)
       for (int c1 = 0; c1 < 2; c1++) { /* with the startup term, then not */
+        if ((pi >= 0 && !usable_term(sc, p_terms[pi])) ||
+            (di >= 0 && !usable_term(sc, d_terms[di])))
+          break;
         cd.f.k = 0;
         if (c1 == 0)
           cd.f.t[cd.f.k++] = REVPROF_BASIS_ONE;
@@ -568,21 +606,43 @@ static int select_segment(const segctx *sc, form *out, double *cv) {
       if (isfinite(list[k][j].cv))
         pool[npool++] = list[k][j];
     }
-  /* forward step: a second d-term on the best model with one d-term */
-  const cand *base = NULL;
-  for (int j = 0; j < npool; j++) {
-    const form *f = &pool[j].f;
-    if (revprof_basis_uses_d(f->t[f->k - 1]) &&
-        (base == NULL || pool[j].cv < base->cv))
-      base = &pool[j];
+  int nfirst = npool;
+  /* separable forms (a + b h(p)) + (c + e h(p)) d: a cost that scales
+   * with the same function of p in its startup and per byte (a shared
+   * resource) is found here, not by adding terms one at a time */
+  for (int pi = 0; pi < npt && ndt > 1; pi++) {
+    revprof_basis pd = paired_d_term(p_terms[pi]);
+    if (pd == REVPROF_BASIS_COUNT || !usable_term(sc, p_terms[pi]))
+      continue;
+    for (int c1 = 0; c1 < 2; c1++) {
+      cd.f.k = 0;
+      if (c1 == 0)
+        cd.f.t[cd.f.k++] = REVPROF_BASIS_ONE;
+      cd.f.t[cd.f.k++] = p_terms[pi];
+      cd.f.t[cd.f.k++] = REVPROF_BASIS_D;
+      cd.f.t[cd.f.k++] = pd;
+      if (screen(sc, &cd) == 0) {
+        cd.cv = screen_cv(sc, &cd);
+        if (isfinite(cd.cv))
+          pool[npool++] = cd;
+        break;
+      }
+    }
   }
-  if (base && ndt > 1) {
+  /* forward step: a second d-term on each shortlisted model with one
+   * d-term (on the best one alone, a p-dependence that a single d-term
+   * approximates, such as (p-1)/p*d for a flat-then-rising hinge, would
+   * hide the pair that fits it exactly) */
+  for (int j = 0; j < nfirst && ndt > 1; j++) {
+    const form *f = &pool[j].f;
+    if (!revprof_basis_uses_d(f->t[f->k - 1]))
+      continue;
     cand best2;
     int have = 0;
     for (int di = 0; di < ndt; di++) {
-      if (form_has(&base->f, d_terms[di]))
+      if (form_has(f, d_terms[di]) || !usable_term(sc, d_terms[di]))
         continue;
-      cd.f = base->f;
+      cd.f = *f;
       cd.f.t[cd.f.k++] = d_terms[di];
       if (screen(sc, &cd) == 0 && (!have || cd.chi2 < best2.chi2)) {
         best2 = cd;
@@ -888,13 +948,16 @@ typedef struct segfit {
   form f;
 } segfit;
 
-static void seg_add_point(segctx *sc, const double *zi) {
-  for (int u = 0; u < NB; u++) {
+/* Adds one point to the Gram matrix, over the function's usable terms
+ * only (act, ascending: the lower triangle stays the one filled). */
+static void seg_add_point(segctx *sc, const fitws *ws, const double *zi) {
+  for (int a = 0; a < ws->nact; a++) {
+    int u = ws->act[a];
     sc->b[u] += zi[u];
     if (fabs(zi[u]) > sc->zmax[u])
       sc->zmax[u] = fabs(zi[u]);
-    for (int v = 0; v <= u; v++)
-      sc->G[u][v] += zi[u] * zi[v];
+    for (int c = 0; c <= a; c++)
+      sc->G[u][ws->act[c]] += zi[u] * zi[ws->act[c]];
   }
 }
 
@@ -912,7 +975,7 @@ static void segmentation_errors(fitws *ws, segctx *sc, const segfit *seg,
     sc->z = ws->z + i0 * NB;
     sc->n = i1 - i0;
     for (size_t i = i0; i < i1; i++)
-      seg_add_point(sc, ws->z + i * NB);
+      seg_add_point(sc, ws, ws->z + i * NB);
     cd.f = seg[ga * m + gb].f;
     if (screen(sc, &cd) != 0) { /* cannot happen: it was screened */
       for (size_t i = i0; i < i1; i++)
@@ -992,6 +1055,12 @@ static int segment_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
     double *hit = bsearch(&pt[i].p, ws->pv, npv, sizeof *ws->pv, cmp_double);
     ws->pidx[i] = (int)(hit - ws->pv);
   }
+  ws->nact = 0;
+  for (int b = 0; b < NB; b++) {
+    double knot = revprof_basis_knot((revprof_basis)b);
+    if (knot == 0.0 || (ws->pv[0] < knot && knot < ws->pv[npv - 1]))
+      ws->act[ws->nact++] = b;
+  }
   /* groups of distinct d values (several per group beyond MAX_GROUPS) */
   for (size_t i = 0; i < n; i++)
     if (i == 0 || pt[i].d != pt[i - 1].d)
@@ -1045,9 +1114,14 @@ static int segment_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
     for (size_t b = a; b < m; b++) {
       segfit *sf = &seg[a * m + b];
       for (size_t i = ws->gstart[b]; i < ws->gstart[b + 1]; i++) {
-        seg_add_point(sc, ws->z + i * NB);
-        if (ws->pcnt[ws->pidx[i]]++ == 0)
-          sc->np++;
+        seg_add_point(sc, ws, ws->z + i * NB);
+        if (ws->pcnt[ws->pidx[i]]++ == 0) {
+          double p = ws->pv[ws->pidx[i]];
+          if (sc->np++ == 0 || p < sc->pmin)
+            sc->pmin = p;
+          if (p > sc->pmax)
+            sc->pmax = p;
+        }
       }
       sc->n = ws->gstart[b + 1] - ws->gstart[a];
       sc->nd += ws->gnd[b];

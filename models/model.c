@@ -59,8 +59,9 @@ revprof_fn revprof_fn_lookup(const char *name) {
 static const struct {
   const char *name;
   int uses_p, uses_d;
+  double knot;
 } basis_table[REVPROF_BASIS_COUNT] = {
-#define RP_BASIS_ROW_(id, name, up, ud) {name, up, ud},
+#define RP_BASIS_ROW_(id, name, up, ud, knot) {name, up, ud, knot},
     REVPROF_BASIS_TABLE(RP_BASIS_ROW_)
 #undef RP_BASIS_ROW_
 };
@@ -84,7 +85,16 @@ int revprof_basis_uses_d(revprof_basis b) {
   return (unsigned)b < REVPROF_BASIS_COUNT && basis_table[b].uses_d;
 }
 
+double revprof_basis_knot(revprof_basis b) {
+  return (unsigned)b < REVPROF_BASIS_COUNT ? basis_table[b].knot : 0.0;
+}
+
 double revprof_basis_eval(revprof_basis b, double p, double d) {
+  double knot = revprof_basis_knot(b);
+  if (knot > 0.0) {
+    double h = p > knot ? p - knot : 0.0;
+    return basis_table[b].uses_d ? h * d : h;
+  }
   switch (b) {
   case REVPROF_BASIS_ONE: return 1.0;
   case REVPROF_BASIS_P: return p;
@@ -100,7 +110,7 @@ double revprof_basis_eval(revprof_basis b, double p, double d) {
   case REVPROF_BASIS_PM1_P_D: return (p - 1.0) / p * d;
   case REVPROF_BASIS_PM1D: return (p - 1.0) * d;
   case REVPROF_BASIS_SQRTPD: return sqrt(p) * d;
-  case REVPROF_BASIS_COUNT: break;
+  default: break;
   }
   return 0.0;
 }

@@ -195,7 +195,8 @@ static int load_form(loader *ld, int idx, const char *where,
         rp_errf(ld->err, ld->errlen,
                 "%s: %s.form[%d]: unknown term \"%s\" (known: 1, p, log2(p), "
                 "p^2, log2(p)^2, sqrt(p), 1/p, d, p*d, log2(p)*d, p^2*d, "
-                "(p-1)/p*d, (p-1)*d, sqrt(p)*d)",
+                "(p-1)/p*d, (p-1)*d, sqrt(p)*d, max(p-K,0) and max(p-K,0)*d "
+                "for K = 4, 8, ..., 512)",
                 ld->name, where, k + 1, s);
         rc = REVPROF_EFIELD;
       }

@@ -54,25 +54,39 @@ const char *revprof_strerror(int code);
 /* ------------------------------------------------------- basis functions */
 
 /* The terms an equation is built from: t(p,d) = sum_k coef[k] * basis_k(p,d).
- * X(id, "name in model files", uses p, uses d). log2 is the base-2 log. */
+ * X(id, "name in model files", uses p, uses d, knot). log2 is the base-2 log.
+ * The hinges max(p-K,0) (knot K > 0) are flat up to K group sizes and grow
+ * linearly beyond: a resource that p ranks share once more than K of them
+ * use it (a backbone behind per-host links). */
 #define REVPROF_BASIS_TABLE(X)                                                 \
-  X(ONE, "1", 0, 0)                                                            \
-  X(P, "p", 1, 0)                                                              \
-  X(LOG2P, "log2(p)", 1, 0)                                                    \
-  X(P2, "p^2", 1, 0)                                                           \
-  X(LOG2P_2, "log2(p)^2", 1, 0)                                                \
-  X(SQRTP, "sqrt(p)", 1, 0)                                                    \
-  X(INVP, "1/p", 1, 0)                                                         \
-  X(D, "d", 0, 1)                                                              \
-  X(PD, "p*d", 1, 1)                                                           \
-  X(LOG2PD, "log2(p)*d", 1, 1)                                                 \
-  X(P2D, "p^2*d", 1, 1)                                                        \
-  X(PM1_P_D, "(p-1)/p*d", 1, 1)                                                \
-  X(PM1D, "(p-1)*d", 1, 1)                                                     \
-  X(SQRTPD, "sqrt(p)*d", 1, 1)
+  X(ONE, "1", 0, 0, 0)                                                         \
+  X(P, "p", 1, 0, 0)                                                           \
+  X(LOG2P, "log2(p)", 1, 0, 0)                                                 \
+  X(P2, "p^2", 1, 0, 0)                                                        \
+  X(LOG2P_2, "log2(p)^2", 1, 0, 0)                                             \
+  X(SQRTP, "sqrt(p)", 1, 0, 0)                                                 \
+  X(INVP, "1/p", 1, 0, 0)                                                      \
+  X(D, "d", 0, 1, 0)                                                           \
+  X(PD, "p*d", 1, 1, 0)                                                        \
+  X(LOG2PD, "log2(p)*d", 1, 1, 0)                                              \
+  X(P2D, "p^2*d", 1, 1, 0)                                                     \
+  X(PM1_P_D, "(p-1)/p*d", 1, 1, 0)                                             \
+  X(PM1D, "(p-1)*d", 1, 1, 0)                                                  \
+  X(SQRTPD, "sqrt(p)*d", 1, 1, 0)                                              \
+  REVPROF_HINGE_(X, 4)                                                         \
+  REVPROF_HINGE_(X, 8)                                                         \
+  REVPROF_HINGE_(X, 16)                                                        \
+  REVPROF_HINGE_(X, 32)                                                        \
+  REVPROF_HINGE_(X, 64)                                                        \
+  REVPROF_HINGE_(X, 128)                                                       \
+  REVPROF_HINGE_(X, 256)                                                       \
+  REVPROF_HINGE_(X, 512)
+#define REVPROF_HINGE_(X, K)                                                   \
+  X(HINGE##K, "max(p-" #K ",0)", 1, 0, K)                                      \
+  X(HINGE##K##D, "max(p-" #K ",0)*d", 1, 1, K)
 
 typedef enum revprof_basis {
-#define RP_BASIS_ENUM_(id, name, up, ud) REVPROF_BASIS_##id,
+#define RP_BASIS_ENUM_(id, name, up, ud, knot) REVPROF_BASIS_##id,
   REVPROF_BASIS_TABLE(RP_BASIS_ENUM_)
 #undef RP_BASIS_ENUM_
   REVPROF_BASIS_COUNT
@@ -82,6 +96,8 @@ const char *revprof_basis_name(revprof_basis b);
 revprof_basis revprof_basis_lookup(const char *name); /* COUNT if unknown */
 int revprof_basis_uses_p(revprof_basis b);
 int revprof_basis_uses_d(revprof_basis b);
+/* The group size K of a hinge max(p-K,0)[*d]; 0 for every other term. */
+double revprof_basis_knot(revprof_basis b);
 /* Value of one basis function at group size p and d bytes. */
 double revprof_basis_eval(revprof_basis b, double p, double d);
 

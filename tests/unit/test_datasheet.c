@@ -520,7 +520,9 @@ static void test_datasheet_explains_overlap_rows(void **state) {
       "cv_error = 0.091 } },\n"
       "  gap = { { dmax = 4095, form = { \"1\" }, avg = { 7e-8 } },\n"
       "    { dmin = 4096, form = { \"1\", \"d\" }, avg = { 1.5e-6, 7e-11 }, "
-      "n = 8, cv_error = 0.017 } } } }\n";
+      "n = 8, cv_error = 0.017 } },\n"
+      "  gap_all = { { form = { \"1\", \"max(p-8,0)\", \"d\", "
+      "\"max(p-8,0)*d\" }, avg = { 1.5e-6, 2e-7, 7e-11, 1e-11 } } } } }\n";
   use_model(fx, text, "overlap.lua");
   write_ok(fx, NULL, "overlap", 0, 0, NULL);
   char *tex = read_out(fx, "overlap/datasheet.tex");
@@ -531,6 +533,9 @@ static void test_datasheet_explains_overlap_rows(void **state) {
   assert_contains(tex, "without this row uses \\texttt{MPI\\_Irecv}'s");
   assert_contains(tex, "$(T_8 - T_1)/7$ on the receiver's clock");
   assert_contains(tex, "without this row does not queue messages");
+  /* the hinge max(p-8,0) as (p-8)_+, alone and times d */
+  assert_contains(tex, "\\,(p-8)_+ + ");
+  assert_contains(tex, "\\,(p-8)_+\\,d");
   free(tex);
 }
 

@@ -602,6 +602,21 @@ static void test_model_function_table(void **state) {
                       1e-12);
   assert_near(revprof_basis_eval(REVPROF_BASIS_LOG2P_2, 8, 0), 9,
                       1e-12);
+  /* hinges: flat up to the knot, linear beyond, alone and times d */
+  assert_near(revprof_basis_eval(REVPROF_BASIS_HINGE8, 4, 100), 0, 0);
+  assert_near(revprof_basis_eval(REVPROF_BASIS_HINGE8, 8, 100), 0, 0);
+  assert_near(revprof_basis_eval(REVPROF_BASIS_HINGE8, 12, 100), 4, 1e-12);
+  assert_near(revprof_basis_eval(REVPROF_BASIS_HINGE8D, 12, 100), 400,
+                      1e-12);
+  assert_near(revprof_basis_eval(REVPROF_BASIS_HINGE512D, 600, 2), 176,
+                      1e-12);
+  assert_string_equal(revprof_basis_name(REVPROF_BASIS_HINGE16D),
+                      "max(p-16,0)*d");
+  assert_near(revprof_basis_knot(REVPROF_BASIS_HINGE16D), 16, 0);
+  assert_near(revprof_basis_knot(REVPROF_BASIS_SQRTPD), 0, 0);
+  assert_true(revprof_basis_uses_p(REVPROF_BASIS_HINGE4));
+  assert_false(revprof_basis_uses_d(REVPROF_BASIS_HINGE4));
+  assert_true(revprof_basis_uses_d(REVPROF_BASIS_HINGE4D));
   assert_string_equal(revprof_strerror(REVPROF_ERANGE), "value out of range");
   assert_string_equal(revprof_strerror(12345), "unknown error");
 }
