@@ -397,8 +397,11 @@ sample)
     run "$np" env LD_PRELOAD="$RP_LIB" "$exe" delay || { cat out err; fail "run failed"; }
     cat out
     # the 3000-byte messages (size class 12) waited >= 20 ms for their
-    # receiver (half of it, for a loaded host's skew between the ranks)
-    awk -F, '/^#/ || /^src,/ { next } $5 == 12 { n += $9; if (min == "" || $11 < min) min = $11 } END { exit !(n == 10 && min >= 0.01) }' $lc \
+    # receiver: their mean latency is at least half of it (not their
+    # minimum: on a loaded host the clock offset measured at MPI_Init can
+    # be ms off, seen once at 15 ms under ctest -j2 beside SimGrid jobs,
+    # min 5.4 ms, mean 16.5 ms)
+    awk -F, '/^#/ || /^src,/ { next } $5 == 12 { n += $9; sum += $9 * $10 } END { exit !(n == 10 && sum / n >= 0.01) }' $lc \
       || { cat $lc; fail "delayed messages' latency"; } ;;
   drift)
     # a clock drifting by 50 % (REVPROF_TEST_DRIFT: odd ranks' clocks run
