@@ -538,15 +538,19 @@ static int usable_term(const segctx *sc, revprof_basis b) {
 }
 
 /* The d-term h(p)*d of a p-term h(p), REVPROF_BASIS_COUNT when the table
- * has none. */
+ * has none: the same knot (0 but for hinges) and the same values at group
+ * sizes on both sides of every knot. */
 static revprof_basis paired_d_term(revprof_basis b) {
-  for (int i = 0; i < N_DTERMS; i++)
-    if (d_terms[i] != REVPROF_BASIS_D &&
-        revprof_basis_eval(d_terms[i], 8.0, 1.0) ==
-            revprof_basis_eval(b, 8.0, 0.0) &&
-        revprof_basis_eval(d_terms[i], 64.0, 1.0) ==
-            revprof_basis_eval(b, 64.0, 0.0))
+  static const double at[] = {3.0, 24.0, 1000.0};
+  for (int i = 0; i < N_DTERMS; i++) {
+    int same = d_terms[i] != REVPROF_BASIS_D &&
+               revprof_basis_knot(d_terms[i]) == revprof_basis_knot(b);
+    for (int j = 0; same && j < 3; j++)
+      same = revprof_basis_eval(d_terms[i], at[j], 1.0) ==
+             revprof_basis_eval(b, at[j], 0.0);
+    if (same)
       return d_terms[i];
+  }
   return REVPROF_BASIS_COUNT;
 }
 

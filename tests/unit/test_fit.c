@@ -259,6 +259,32 @@ static double eq_backbone4(double p, double d) {
   return 1.5e-6 + 2e-7 * h + (1e-10 + 2e-11 * h) * d;
 }
 
+/* The same saturation beyond 128 ranks, measured up to 512: the
+ * separable form pairs max(p-128,0) with max(p-128,0)*d (its first version
+ * paired every hinge from 64 up with max(p-64,0)*d, all zero at 8 and 64
+ * ranks). */
+static double eq_backbone128(double p, double d) {
+  double h = p > 128.0 ? p - 128.0 : 0.0;
+  return 1.5e-6 + 2e-8 * h + (1e-10 + 2e-12 * h) * d;
+}
+
+static void test_fit_default_finds_hinge_at_128(void **state) {
+  (void)state;
+  static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_HINGE128,
+                                    REVPROF_BASIS_D, REVPROF_BASIS_HINGE128D};
+  static const double c[] = {1.5e-6, 2e-8, 1e-10, 2e-12};
+  static const int ps[] = {16, 64, 128, 256, 512};
+  size_t n;
+  revprof_fnmodel fm;
+  revprof_point *pt =
+      make_points_at(REVPROF_FN_GAP_ALL, ps, 5, eq_backbone128, &n);
+  fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
+  assert_int_equal(fm.nregimes, 1);
+  expect_form(&fm.regime[0], 4, t);
+  expect_coefs(&fm.regime[0], c, 1e-8);
+  free(pt);
+}
+
 /* A hinge whose knot is not strictly inside the measured group sizes is
  * zero there, or the same model as p: never chosen. Measured at 8, 16 and
  * 32 only, a backbone saturating beyond 4 ranks is linear in p and fitted
@@ -1355,6 +1381,7 @@ int main(void) {
       cmocka_unit_test(test_fit_default_recovers_exact_equations),
       cmocka_unit_test(test_fit_paper_recovers_exact_equations),
       cmocka_unit_test(test_fit_default_finds_saturation_hinge),
+      cmocka_unit_test(test_fit_default_finds_hinge_at_128),
       cmocka_unit_test(test_fit_hinge_needs_knot_inside),
       cmocka_unit_test(test_fit_default_noisy_within_tolerance),
       cmocka_unit_test(test_fit_paper_noisy_within_tolerance),
