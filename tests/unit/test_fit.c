@@ -233,24 +233,31 @@ static revprof_point *make_points_at(revprof_fn fn, const int *ps, int nps,
   return pt;
 }
 
-static void test_fit_default_finds_saturation_hinge(void **state) {
-  (void)state;
-  static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_HINGE8,
-                                    REVPROF_BASIS_D, REVPROF_BASIS_HINGE8D};
-  static const double c[] = {1.5e-6, 2e-7, 1e-10, 2e-11};
-  static const int ps[] = {2, 4, 8, 16, 32};
+/* Fitted from points at the group sizes ps[0..5), truth is one regime of
+ * the form {1, hinge, d, hinge*d} with coefficients c, exactly (within
+ * 1e-8 of every point between ps[0] and ps[4]), and passes the checks. */
+static void expect_hinge_fit(truth_fn truth, const int *ps, revprof_basis h,
+                             revprof_basis hd, const double *c) {
+  const revprof_basis t[] = {REVPROF_BASIS_ONE, h, REVPROF_BASIS_D, hd};
   size_t n;
   revprof_fnmodel fm;
-  revprof_point *pt =
-      make_points_at(REVPROF_FN_GAP_ALL, ps, 5, eq_backbone, &n);
+  revprof_point *pt = make_points_at(REVPROF_FN_GAP_ALL, ps, 5, truth, &n);
   fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
   assert_int_equal(fm.nregimes, 1);
   expect_form(&fm.regime[0], 4, t);
   expect_coefs(&fm.regime[0], c, 1e-8);
-  assert_true(max_dev(&fm, REVPROF_FN_GAP_ALL, 2, 32, NSIZES, eq_backbone) <
+  assert_true(max_dev(&fm, REVPROF_FN_GAP_ALL, ps[0], ps[4], NSIZES, truth) <
               1e-8);
   expect_checks(&fm, REVPROF_FN_GAP_ALL);
   free(pt);
+}
+
+static void test_fit_default_finds_saturation_hinge(void **state) {
+  (void)state;
+  static const double c[] = {1.5e-6, 2e-7, 1e-10, 2e-11};
+  static const int ps[] = {2, 4, 8, 16, 32};
+  expect_hinge_fit(eq_backbone, ps, REVPROF_BASIS_HINGE8,
+                   REVPROF_BASIS_HINGE8D, c);
 }
 
 /* The backbone saturating beyond 4 ranks instead of 8. */
@@ -270,19 +277,10 @@ static double eq_backbone128(double p, double d) {
 
 static void test_fit_default_finds_hinge_at_128(void **state) {
   (void)state;
-  static const revprof_basis t[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_HINGE128,
-                                    REVPROF_BASIS_D, REVPROF_BASIS_HINGE128D};
   static const double c[] = {1.5e-6, 2e-8, 1e-10, 2e-12};
   static const int ps[] = {16, 64, 128, 256, 512};
-  size_t n;
-  revprof_fnmodel fm;
-  revprof_point *pt =
-      make_points_at(REVPROF_FN_GAP_ALL, ps, 5, eq_backbone128, &n);
-  fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
-  assert_int_equal(fm.nregimes, 1);
-  expect_form(&fm.regime[0], 4, t);
-  expect_coefs(&fm.regime[0], c, 1e-8);
-  free(pt);
+  expect_hinge_fit(eq_backbone128, ps, REVPROF_BASIS_HINGE128,
+                   REVPROF_BASIS_HINGE128D, c);
 }
 
 /* A hinge whose knot is not strictly inside the measured group sizes is
