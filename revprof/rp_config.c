@@ -28,6 +28,13 @@ const char *rp_compute_name(rp_compute_mode m) {
   return "?";
 }
 
+/* REVPROF_CONTENTION's values, indexed by RP_CONTENTION_* */
+static const char *const contention_names[] = {"off", "epoch", "world"};
+
+const char *rp_contention_name(int c) {
+  return c >= 0 && c < 3 ? contention_names[c] : "?";
+}
+
 rp_compute_mode rp_compute_resolve(rp_compute_mode asked, int have_lua) {
   if (asked != RP_COMPUTE_AUTO)
     return asked;
@@ -217,12 +224,11 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
     }
   }
   if ((v = get("REVPROF_CONTENTION", ud)) && *v) {
-    if (strcmp(v, "world") == 0)
-      c->contention = RP_CONTENTION_WORLD;
-    else if (strcmp(v, "epoch") == 0)
-      c->contention = RP_CONTENTION_EPOCH;
-    else if (strcmp(v, "off") == 0)
-      c->contention = RP_CONTENTION_OFF;
+    int k = 0;
+    while (k < 3 && strcmp(v, contention_names[k]) != 0)
+      k++;
+    if (k < 3)
+      c->contention = k;
     else {
       snprintf(err, errlen, "REVPROF_CONTENTION=\"%s\": expected epoch, "
                "world or off", v);

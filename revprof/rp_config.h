@@ -163,6 +163,8 @@ const char *rp_config_outdir(rp_getenv_fn get, void *ud,
 
 const char *rp_mode_name(rp_mode m);
 const char *rp_compute_name(rp_compute_mode m);
+/* REVPROF_CONTENTION's name of an RP_CONTENTION_* value ("?" otherwise) */
+const char *rp_contention_name(int c);
 
 /* The least relative spread of measured compute: REVPROF_COMPUTE_SPREAD
  * when set (asked >= 0), else the model's machine.compute_spread when it

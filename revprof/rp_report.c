@@ -1086,9 +1086,7 @@ static void settings_startup(void) {
            c->trace[0] ? c->trace : "-", c->pack_max,
            c->timer_monotonic ? "monotonic" : "auto", c->quiet,
            c->wildcard_real ? "real" : "predicted",
-           c->contention == RP_CONTENTION_WORLD   ? "world"
-           : c->contention == RP_CONTENTION_EPOCH ? "epoch"
-                                                  : "off");
+           rp_contention_name(c->contention));
 }
 
 void rp_report_settings(void) { settings_startup(); }

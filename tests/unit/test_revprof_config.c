@@ -211,7 +211,10 @@ static void test_revprof_config_contention(void **state) {
     char err[512];
     assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
     assert_int_equal(c.contention, want[i]);
+    assert_string_equal(rp_contention_name(c.contention), names[i]);
   }
+  assert_string_equal(rp_contention_name(RP_CONTENTION_WORLD), "world");
+  assert_string_equal(rp_contention_name(7), "?");
 }
 
 /* Compensate mode: no model needed (calibration), unless the overhead
