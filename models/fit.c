@@ -403,6 +403,15 @@ static const revprof_basis d_terms[] = {
     REVPROF_BASIS_SQRTPD,    REVPROF_BASIS_HINGE4D,   REVPROF_BASIS_HINGE8D,
     REVPROF_BASIS_HINGE16D,  REVPROF_BASIS_HINGE32D,  REVPROF_BASIS_HINGE64D,
     REVPROF_BASIS_HINGE128D, REVPROF_BASIS_HINGE256D, REVPROF_BASIS_HINGE512D};
+/* The d-term h(p)*d of each p-term h(p) (p_pair[i] for p_terms[i]),
+ * REVPROF_BASIS_COUNT where the table has none: the separable forms. */
+static const revprof_basis p_pair[] = {
+    REVPROF_BASIS_PD,        REVPROF_BASIS_LOG2PD,    REVPROF_BASIS_P2D,
+    REVPROF_BASIS_COUNT,     REVPROF_BASIS_SQRTPD,    REVPROF_BASIS_COUNT,
+    REVPROF_BASIS_HINGE4D,   REVPROF_BASIS_HINGE8D,   REVPROF_BASIS_HINGE16D,
+    REVPROF_BASIS_HINGE32D,  REVPROF_BASIS_HINGE64D,  REVPROF_BASIS_HINGE128D,
+    REVPROF_BASIS_HINGE256D, REVPROF_BASIS_HINGE512D};
+_Static_assert(sizeof p_pair == sizeof p_terms, "one pair per p-term");
 #define N_PTERMS ((int)(sizeof p_terms / sizeof p_terms[0]))
 #define N_DTERMS ((int)(sizeof d_terms / sizeof d_terms[0]))
 
@@ -537,23 +546,6 @@ static int usable_term(const segctx *sc, revprof_basis b) {
          (sc->np >= 3 && sc->pmin < knot && knot < sc->pmax);
 }
 
-/* The d-term h(p)*d of a p-term h(p), REVPROF_BASIS_COUNT when the table
- * has none: the same knot (0 but for hinges) and the same values at group
- * sizes on both sides of every knot. */
-static revprof_basis paired_d_term(revprof_basis b) {
-  static const double at[] = {3.0, 24.0, 1000.0};
-  for (int i = 0; i < N_DTERMS; i++) {
-    int same = d_terms[i] != REVPROF_BASIS_D &&
-               revprof_basis_knot(d_terms[i]) == revprof_basis_knot(b);
-    for (int j = 0; same && j < 3; j++)
-      same = revprof_basis_eval(d_terms[i], at[j], 1.0) ==
-             revprof_basis_eval(b, at[j], 0.0);
-    if (same)
-      return d_terms[i];
-  }
-  return REVPROF_BASIS_COUNT;
-}
-
 /* Keeps the `keep` lowest-chi2 candidates of one size class in list. */
 static void shortlist_add(cand *list, int *len, int keep, const cand *cd) {
   int pos = *len < keep ? (*len)++ : keep;
@@ -615,7 +607,7 @@ static int select_segment(const segctx *sc, form *out, double *cv) {
    * with the same function of p in its startup and per byte (a shared
    * resource) is found here, not by adding terms one at a time */
   for (int pi = 0; pi < npt && ndt > 1; pi++) {
-    revprof_basis pd = paired_d_term(p_terms[pi]);
+    revprof_basis pd = p_pair[pi];
     if (pd == REVPROF_BASIS_COUNT || !usable_term(sc, p_terms[pi]))
       continue;
     for (int c1 = 0; c1 < 2; c1++) {
