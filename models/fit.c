@@ -1029,6 +1029,14 @@ static int significantly_better(const double *e0, const double *e1,
   return mean >= split_t * se;
 }
 
+/* A regime of a function measured at this many group sizes or more may
+ * have min_sizes - 1 distinct sizes: each size then holds that many points
+ * (a regime of 3 sizes has 9), enough to fit and cross-validate, and a
+ * network whose time changes its slope every few sizes (SimGrid's
+ * piecewise factors put 1 KiB alone between 732 and 1426 bytes) needs the
+ * shorter regime where power-of-two sizes sample it. */
+static const size_t min_sizes_multi_p = 3;
+
 /* The breakpoint search and the regimes' fits on ws->pt[0..n), sorted by
  * d: see README.md, "Fitting: the exact algorithm". */
 static int segment_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
@@ -1073,7 +1081,11 @@ static int segment_sizes(fitws *ws, size_t n, const revprof_fit_options *o,
     }
   ws->gstart[m] = n;
 
+  /* measured at three group sizes or more, each size holds as many
+   * points: a regime then needs one size less (see min_sizes_multi_p) */
   int min_sizes = o->min_sizes;
+  if (npv >= min_sizes_multi_p && min_sizes > 2)
+    min_sizes--;
   int kmax = o->max_regimes < REVPROF_MAX_REGIMES ? o->max_regimes
                                                   : REVPROF_MAX_REGIMES;
   if ((int)(md / (size_t)min_sizes) < kmax)

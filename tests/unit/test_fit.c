@@ -305,6 +305,44 @@ static void test_fit_hinge_needs_knot_inside(void **state) {
   free(pt);
 }
 
+/* SimGrid's network between 257 and 2047 bytes, sampled at powers of two:
+ * a regime of three sizes (256, 512, 1 KiB) between two others, at a
+ * backbone saturating beyond 8 ranks. Measured at 4, 8 and 16 ranks each
+ * size holds three points, so the regime may have one size fewer than
+ * min_sizes = 4 (before, 256 B to 12 KiB was one regime, 46 % under the
+ * truth at 1 KiB and 16 ranks). */
+static double eq_short_regime(double p, double d) {
+  double h = 1.0 + 0.1 * (p > 8.0 ? p - 8.0 : 0.0);
+  if (d < 256.0)
+    return (1.6e-7 + 1e-8 * d) * h;
+  if (d < 2048.0)
+    return (2e-7 + 4e-8 * d) * h;
+  return (2e-5 + 6e-9 * d) * h;
+}
+
+static void test_fit_default_short_regime_at_several_p(void **state) {
+  (void)state;
+  static const int ps[] = {4, 8, 16};
+  size_t n;
+  revprof_fnmodel fm;
+  revprof_point *pt =
+      make_points_at(REVPROF_FN_GAP_ALL, ps, 3, eq_short_regime, &n);
+  fit_ok(pt, n, REVPROF_METHOD_DEFAULT, &fm);
+  int k = 0;
+  while (k < fm.nregimes && fm.regime[k].dmax < 1024.0)
+    k++;
+  assert_true(k < fm.nregimes);
+  if (fm.regime[k].dmin != 256.0 || fm.regime[k].dmax != 2047.0)
+    fail_msg("1 KiB is in the regime %g..%g, expected 256..2047",
+             fm.regime[k].dmin, fm.regime[k].dmax);
+  double dev = max_dev(&fm, REVPROF_FN_GAP_ALL, 4, 16, NSIZES,
+                       eq_short_regime);
+  if (dev > 1e-6)
+    fail_msg("deviation from the truth %g", dev);
+  expect_checks(&fm, REVPROF_FN_GAP_ALL);
+  free(pt);
+}
+
 static void test_fit_paper_recovers_exact_equations(void **state) {
   (void)state;
   static const revprof_basis small[] = {REVPROF_BASIS_ONE, REVPROF_BASIS_LOG2P,
@@ -1381,6 +1419,7 @@ int main(void) {
       cmocka_unit_test(test_fit_default_finds_saturation_hinge),
       cmocka_unit_test(test_fit_default_finds_hinge_at_128),
       cmocka_unit_test(test_fit_hinge_needs_knot_inside),
+      cmocka_unit_test(test_fit_default_short_regime_at_several_p),
       cmocka_unit_test(test_fit_default_noisy_within_tolerance),
       cmocka_unit_test(test_fit_paper_noisy_within_tolerance),
       cmocka_unit_test(test_fit_paper_weights_by_standard_error),
