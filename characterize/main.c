@@ -28,6 +28,31 @@
 #endif
 
 #define PROG "revprof-characterize"
+
+#ifdef RP_SMPI_INTERP
+/* smpicc links this program as a shared object that smpirun loads (and
+ * calls main); started by itself it used to crash with no word. With the
+ * system's program interpreter and this entry point (characterize/
+ * CMakeLists.txt), it says how to run it. Only write and _exit here: the
+ * C library's start-up has not run. */
+const char rp_smpi_interp[] __attribute__((section(".interp"))) =
+    RP_SMPI_INTERP;
+__attribute__((force_align_arg_pointer, noreturn)) void
+rp_smpi_entry(void);
+void rp_smpi_entry(void) {
+  static const char msg[] =
+      "revprof-characterize-smpi: a SimGrid program: run it under smpirun,\n"
+      "  smpirun -platform characterize/smpi/cluster.xml -hostfile "
+      "characterize/smpi/hostfile -np 4 \\\n"
+      "    build/characterize/revprof-characterize-smpi [OPTIONS]\n"
+      "its OPTIONS are those of 'revprof characterize' (revprof characterize "
+      "--help;\nunder smpirun --help shows SimGrid's own); README.md, "
+      "\"SimGrid\"\n";
+  if (write(2, msg, sizeof msg - 1) < 0)
+    _exit(2); /* nothing else to say it with */
+  _exit(2);
+}
+#endif
 #define ERRLEN 1024
 #define PATHLEN 2048
 #define CLOCK_PINGS 10     /* ping-pongs per rank for a clock offset */
