@@ -28,6 +28,13 @@
 #endif
 
 #define PROG "revprof-characterize"
+#define ERRLEN 1024
+#define PATHLEN 2048
+#define CLOCK_PINGS 10     /* ping-pongs per rank for a clock offset */
+#define TAG_CLOCK 4343
+#define SLACK_MIN 20e-6    /* window: shortest lead of the agreed start, s */
+#define SLACK_MAX 1.0
+#define PROGRESS_EVERY 2.0 /* seconds between progress lines */
 
 #ifdef RP_SMPI_INTERP
 /* smpicc links this program as a shared object that smpirun loads (and
@@ -53,13 +60,6 @@ void rp_smpi_entry(void) {
   _exit(2);
 }
 #endif
-#define ERRLEN 1024
-#define PATHLEN 2048
-#define CLOCK_PINGS 10     /* ping-pongs per rank for a clock offset */
-#define TAG_CLOCK 4343
-#define SLACK_MIN 20e-6    /* window: shortest lead of the agreed start, s */
-#define SLACK_MAX 1.0
-#define PROGRESS_EVERY 2.0 /* seconds between progress lines */
 
 /* One measured point (rank 0). */
 typedef struct result {
