@@ -35,7 +35,7 @@
 #        also runs under the same model without them, printed as a second
 #        row per case, named CASE-no-ROWS, with its own summary: what the
 #        rows bring, measured side by side), ALSO (environment
-#        assignments, space-separated, e.g. "REVPROF_ENDPOINT=cpu": each
+#        assignments, space-separated, e.g. "REVPROF_CONTENTION=world": each
 #        repetition also runs with them, printed as a second row per case,
 #        CASE-also, with its own summary; with WITHOUT, the second run
 #        uses both)
