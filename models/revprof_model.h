@@ -338,7 +338,8 @@ typedef enum revprof_method {
 typedef struct revprof_fit_options {
   revprof_method method;
   double paper_split;  /* paper: last d (bytes) of the "small" regime; 32 */
-  int min_sizes;       /* default: fewest distinct d per regime; 4 */
+  int min_sizes;       /* default: fewest distinct d per regime; 4 (one
+                          less at 3 or more group sizes: fit.c) */
   int max_regimes;     /* default: most regimes per function; 6 */
   double regime_gain;  /* default: a new regime must cut the CV error by
                           this factor (0.1 = 10 %) */
