@@ -1,8 +1,8 @@
 /* Point-to-point exchanges whose messages overlap, for comparing
  * librevprof's prediction with SimGrid's smpirun (bench/smpi-p2p.sh) and
  * with native runs (bench/p2p-native.sh). Five cases, each
- * repeated ITERS times between two MPI_Wtime calls, after one untimed
- * iteration:
+ * repeated ITERS times between two MPI_Wtime calls, after WARM untimed
+ * iterations (default 1):
  *   halo     every rank posts K MPI_Irecv and K MPI_Isend of D bytes to its
  *            neighbours on a periodic ring at distances +1, -1, +2, -2, ...
  *            (tag j for the j-th), then one MPI_Waitall; where K >= P the
@@ -29,7 +29,7 @@
  * "halo_p2p CASE: P ranks, K k, D bytes, ITERS iterations, T s, B bad" on
  * rank 0 (T: the slowest rank's MPI_Wtime difference; B: received halos
  * whose first or last byte is not their sender's).
- *   halo_p2p halo|halowait|train|incast|stencil D ITERS K COMPUTE */
+ *   halo_p2p halo|halowait|train|incast|stencil D ITERS K COMPUTE [WARM] */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int kind = -1, d = 0, iters = 0, k = 0;
+  int kind = -1, d = 0, iters = 0, k = 0, warmups = 1;
   double work = 0.0; /* seconds of computation per stencil iteration */
   if (argc >= 6) {
     for (int i = HALO; i <= STENCIL; i++)
@@ -203,12 +203,14 @@ int main(int argc, char **argv) {
     iters = atoi(argv[3]);
     k = atoi(argv[4]);
     work = atof(argv[5]);
+    if (argc >= 7)
+      warmups = atoi(argv[6]);
   }
   if (kind < 0 || d < 0 || iters < 1 || (kind != STENCIL && k < 1) ||
-      size < 2) {
+      warmups < 0 || size < 2) {
     if (rank == 0)
       fprintf(stderr, "usage: halo_p2p halo|halowait|train|incast|stencil"
-                      " D ITERS K COMPUTE (2 ranks or more)\n");
+                      " D ITERS K COMPUTE [WARM] (2 ranks or more)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int n = kind == STENCIL ? 4 : k; /* messages each way per rank */
@@ -232,10 +234,11 @@ int main(int argc, char **argv) {
   int bad = 0;
   double sum = 0.0, warm = 0.0;
 
-  /* one iteration untimed: the first messages between two ranks and the
+  /* untimed iterations: the first messages between two ranks and the
      first touch of the buffers cost more (natively), which the steady
      state the rules describe does not */
-  bad += iteration(kind, rank, size, &p, out, in, d, iters, work, req, &warm);
+  for (int w = 0; w < warmups; w++)
+    bad += iteration(kind, rank, size, &p, out, in, d, iters, work, req, &warm);
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (int it = 0; it < iters; it++)
