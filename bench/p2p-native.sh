@@ -22,14 +22,14 @@
 # gives the pair a fast box (btl_vader_fbox_threshold); on this VM that
 # costs a 2-rank halo about 0.2-0.3 ms once, within its first 10
 # iterations, which a model of the steady state does not describe. WARM=1
-# measures it (the smpi-p2p.sh cases make 1). About 2 minutes on the
+# measures it (the smpi-p2p.sh cases make 1). About 5 minutes on the
 # 2-core VM with the defaults. Asserts nothing.
 #
 # usage: bench/p2p-native.sh [BUILD_DIR]        (default: build)
 # env:   NP (ranks, default 2), CASES (default "halo train stencil"), KS
 #        (halo messages each way, default "2 4 6 8"), NS (train messages,
 #        default "8 32"), SIZES (bytes, default "8 1024 65536 1048576"),
-#        ITERS (default 100), WARM (untimed iterations first, default
+#        ITERS (default 1000), WARM (untimed iterations first, default
 #        20), COMPUTE (stencil busy loop, seconds per
 #        iteration, default 0.0005), RUNS (default 5), MODEL (default
 #        models/machines/debian12-2core-openmpi.lua), CHARACTERIZE=1 first
@@ -50,7 +50,7 @@ set -eu
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 np=${NP:-2} cases=${CASES:-halo train stencil} ks=${KS:-2 4 6 8}
-ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-100}
+ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-1000}
 warm=${WARM:-20}
 work=${COMPUTE:-0.0005} runs=${RUNS:-5}
 model=${MODEL:-$here/models/machines/debian12-2core-openmpi.lua}
