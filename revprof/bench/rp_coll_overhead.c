@@ -16,14 +16,26 @@
 /* BCAST40, REDUCE40: the floor of carrying 32 bytes of clocks in the
  * call. "native" is the PMPI_ call on the data plus 32 bytes, "revprof"
  * the wrapped call on the data alone: their ratio is what revprof costs
- * beyond the bytes it adds (8 B only). */
+ * beyond the bytes it adds (8 B only). ALLGATHERX, ALLTOALLX: the floor
+ * of the general path, where the clocks go by a second collective (above
+ * the fold's 2 KiB blocks): "native" is a PMPI_Allreduce of 4 doubles on
+ * a duplicate of the world, as revprof's on its shadow communicator, then
+ * the PMPI_ call; "revprof" the wrapped call (64 KiB only). */
 enum { BARRIER, BCAST, ALLREDUCE, REDUCE, ALLGATHER, ALLTOALL, PINGPONG,
-       BCAST40, REDUCE40, NOPS };
+       BCAST40, REDUCE40, ALLGATHERX, ALLTOALLX, NOPS };
 static const char *const op_name[NOPS] = {
-    "Barrier",   "Bcast",    "Allreduce", "Reduce",    "Allgather",
-    "Alltoall",  "Send/Recv", "Bcast+32", "Reduce+32"};
+    "Barrier",   "Bcast",     "Allreduce", "Reduce",      "Allgather",
+    "Alltoall",  "Send/Recv", "Bcast+32",  "Reduce+32",   "Allgather+x",
+    "Alltoall+x"};
 
 static char *sbuf, *rbuf;
+static MPI_Comm dup; /* ALLGATHERX, ALLTOALLX's exchange */
+
+/* what revprof's general path adds natively: a 4-double maximum */
+static void exchange(void) {
+  double v[4] = {0.0, 0.0, 0.0, 0.0};
+  PMPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, dup);
+}
 
 /* One call of op on n bytes per rank (n per destination for Alltoall),
  * native (PMPI_) or wrapped (MPI_). */
@@ -61,6 +73,18 @@ static void call(int op, int wrapped, int n, int rank, int size) {
   case REDUCE40:
     wrapped ? MPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w)
             : PMPI_Reduce(sbuf, rbuf, cnt + 4, MPI_DOUBLE, MPI_SUM, 0, w);
+    break;
+  case ALLGATHERX:
+    if (!wrapped)
+      exchange();
+    wrapped ? MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
+            : PMPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
+    break;
+  case ALLTOALLX:
+    if (!wrapped)
+      exchange();
+    wrapped ? MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
+            : PMPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
     break;
   default: /* ping-pong between ranks 0 and 1: one call = one way */
     if (rank == 0) {
@@ -107,7 +131,7 @@ int main(int argc, char **argv) {
   size_t cap = (size_t)sizes[1] * (size_t)size;
   sbuf = calloc(cap, 1);
   rbuf = calloc(cap, 1);
-  if (!sbuf || !rbuf)
+  if (!sbuf || !rbuf || PMPI_Comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS)
     MPI_Abort(MPI_COMM_WORLD, 1);
   if (rank == 0)
     printf("# librevprof %s; %d ranks; best of %d alternating rounds\n"
@@ -120,6 +144,8 @@ int main(int argc, char **argv) {
       if (op == BARRIER && s > 0)
         continue;
       if ((op == PINGPONG || op == BCAST40 || op == REDUCE40) && s > 0)
+        continue;
+      if ((op == ALLGATHERX || op == ALLTOALLX) && s == 0)
         continue;
       int reps = (int)(budget / (1 + n / 4096));
       double best[2] = {1e30, 1e30};
@@ -137,6 +163,7 @@ int main(int argc, char **argv) {
                op == BARRIER ? 0 : n, best[0] * 1e6, best[1] * 1e6,
                best[1] / best[0]);
     }
+  PMPI_Comm_free(&dup);
   free(sbuf);
   free(rbuf);
   MPI_Finalize();
