@@ -5,6 +5,9 @@
 # runs it RUNS times and prints the median of each column as one table.
 # The rows "Bcast+32" and "Reduce+32" compare revprof's 8-byte call with the
 # native call on 8 + 32 bytes: the floor of carrying the clocks in the call.
+# The rows "Allgather+x" and "Alltoall+x" (64 KiB) compare it with the
+# native call behind a 4-double MPI_Allreduce on a duplicate of the world:
+# the floor of the general path, whose clocks go by a second collective.
 # Prints figures; asserts nothing.
 #
 # usage: bench/collective-overhead.sh [BUILD_DIR]      (default: build)
