@@ -42,6 +42,8 @@ static void exchange(void) {
 static void call(int op, int wrapped, int n, int rank, int size) {
   MPI_Comm w = MPI_COMM_WORLD;
   int cnt = n / 8; /* doubles */
+  if (!wrapped && (op == ALLGATHERX || op == ALLTOALLX))
+    exchange(); /* then the call itself, below */
   switch (op) {
   case BARRIER:
     wrapped ? MPI_Barrier(w) : PMPI_Barrier(w);
@@ -59,10 +61,12 @@ static void call(int op, int wrapped, int n, int rank, int size) {
             : PMPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w);
     break;
   case ALLGATHER:
+  case ALLGATHERX:
     wrapped ? MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
             : PMPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
     break;
   case ALLTOALL:
+  case ALLTOALLX:
     wrapped ? MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
             : PMPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
     break;
@@ -73,18 +77,6 @@ static void call(int op, int wrapped, int n, int rank, int size) {
   case REDUCE40:
     wrapped ? MPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w)
             : PMPI_Reduce(sbuf, rbuf, cnt + 4, MPI_DOUBLE, MPI_SUM, 0, w);
-    break;
-  case ALLGATHERX:
-    if (!wrapped)
-      exchange();
-    wrapped ? MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
-            : PMPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
-    break;
-  case ALLTOALLX:
-    if (!wrapped)
-      exchange();
-    wrapped ? MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
-            : PMPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
     break;
   default: /* ping-pong between ranks 0 and 1: one call = one way */
     if (rank == 0) {
