@@ -36,10 +36,7 @@
 #        over ranks), the program's answer unchanged; (4) the targets;
 #        and first (0) the region's enter + exit inside the program,
 #        (revprof - native) / regions on one rank, around a 1-step and a
-#        61-step body, against what the same run counted per region
-#        (cost.csv's observed seconds of region and region_long over the
-#        regions) and its calibrated costs (around a 1-step body, and
-#        around the long calibration's 16 steps: region_long).
+#        61-step body, against the cost calibrated in the same run.
 # time:  about 4 minutes with the defaults on the 2-core development VM
 #        (plus 1 minute with HPCCG).
 set -eu
@@ -86,10 +83,10 @@ echo "# one step of the regions' work: $step s (cost_regions --calibrate)"
 
 echo
 echo "## a region's enter + exit against its body (1 rank, 5e6 regions, compensate mode; medians of $runs runs)"
-printf "%6s %12s %12s %14s %14s %14s %14s\n" steps native_s revprof_s effective_ns counted_ns calibrated_ns cal_long_ns
+printf "%6s %12s %12s %16s %16s\n" steps native_s revprof_s effective_ns calibrated_ns
 : > "$w/bt"
 for k in 1 61; do
-  : > "$w/be"; : > "$w/bc"; : > "$w/bn"; : > "$w/bl"
+  : > "$w/be"; : > "$w/bc"
   r=0
   while [ "$r" -lt "$runs" ]; do
     r=$((r + 1))
@@ -99,15 +96,12 @@ for k in 1 61; do
     tr=$(loop_s)
     echo "$tn $tr" | awk '{ print 1e9 * ($2 - $1) / 5e6 }' >> "$w/be"
     sed -n 's/.*region enter+exit \([0-9.e+-]*\) s.*/\1/p' "$w/ob/compensate.txt" | awk '{ print 1e9 * $1 }' >> "$w/bc"
-    awk -F, '$1 == 0 && ($2 == "region" || $2 == "region_long") { s += $6 } END { print 1e9 * s / 5e6 }' "$w/ob/cost.csv" >> "$w/bn"
-    awk -F, '$1 == 0 && $2 == "region_long" { print 1e9 * $4 }' "$w/ob/cost.csv" >> "$w/bl"
     echo "$k $tn $tr" >> "$w/bt"
   done
-  printf "%6d %12.6f %12.6f %14.1f %14.1f %14.1f %14.1f\n" "$k" \
+  printf "%6d %12.6f %12.6f %16.1f %16.1f\n" "$k" \
     "$(awk -v k="$k" '$1 == k { print $2 }' "$w/bt" | median)" \
     "$(awk -v k="$k" '$1 == k { print $3 }' "$w/bt" | median)" \
-    "$(median < "$w/be")" "$(median < "$w/bn")" "$(median < "$w/bc")" \
-    "$(median < "$w/bl")"
+    "$(median < "$w/be")" "$(median < "$w/bc")"
 done
 [ "${ONLY:-}" = body ] && exit 0
 

@@ -64,11 +64,6 @@ static struct {
   double o_inner;  /* the part of it inside the region's own time, s */
   double o_fpair, o_finner; /* the same for a function (its hooks) */
   double o_skip;   /* an enter + exit of a region turned off, s */
-  /* the same pairs around a body of CAL_LONG steps (the CPU runs part of
-     revprof's work while the body's own work waits: they cost less), and
-     the body time from which a pair is counted as such (half that body),
-     seconds; 0 when not calibrated */
-  double o_pair_long, o_fpair_long, long_body;
   double o_mpi;    /* MPI wrapper cost, seconds */
   double o_pb;     /* piggyback cost per MPI call, seconds */
   const char *src; /* where the values came from */
@@ -302,27 +297,6 @@ static int skip_exit(void) {
   return 1;
 }
 
-/* An enter + exit pair's event for the cost model, counted at its exit
- * at real time t (before its frame is closed): the long kind when its
- * body, the frame's time less the pair's part inside it (inner), lasted
- * at least cm.long_body. */
-static void count_pair(int kind, int long_kind, double t, double inner) {
-  int lng = cm.long_body > 0.0 && !cm.lost && cm.depth > 0 &&
-            t - cm.stack[cm.depth - 1].t0 - inner >= cm.long_body;
-  rp_g.ic_n[lng ? long_kind : kind] += 1.0;
-}
-
-/* The cost of a region's (or function's) enter + exit at its mean body so
- * far, seconds, as count_pair counts it. */
-static double pair_cost(const cm_region *g) {
-  double inner = g->fn ? cm.o_finner : cm.o_inner;
-  int lng = cm.long_body > 0.0 && g->count > 0.0 &&
-            g->incl / g->count - inner >= cm.long_body;
-  if (g->fn)
-    return lng ? cm.o_fpair_long : cm.o_fpair;
-  return lng ? cm.o_pair_long : cm.o_pair;
-}
-
 static void region_begin(const char *name) {
   int id = region_id_cached(name);
   if (skip_enter(id))
@@ -331,6 +305,7 @@ static void region_begin(const char *name) {
   double t = now_s();
   rp_icost_at(t); /* may turn regions off, this one too: it is open */
   push(id, t);
+  rp_g.ic_n[RP_IC_REGION] += 1.0;
   rp_comp_overhead(&cm.st, cm.o_pair);
 }
 
@@ -338,8 +313,6 @@ static void region_end(const char *name) {
   if (skip_exit())
     return;
   double t = now_s();
-  if (cm.depth > 0 || cm.lost)
-    count_pair(RP_IC_REGION, RP_IC_REGION_LONG, t, cm.o_inner);
   if (cm.depth > 0 && !cm.lost && name &&
       cm.reg[cm.stack[cm.depth - 1].id].name &&
       strcmp(cm.reg[cm.stack[cm.depth - 1].id].name, name) != 0 &&
@@ -394,6 +367,7 @@ __cyg_profile_func_enter(void *fn, void *site) {
       double t = now_s();
       rp_icost_at(t);
       push(id, t);
+      rp_g.ic_n[RP_IC_FUNCTION] += 1.0;
       rp_comp_overhead(&cm.st, cm.o_fpair);
     }
     rp_mt_release(took);
@@ -410,9 +384,7 @@ __cyg_profile_func_exit(void *fn, void *site) {
       (!rp_g.mt || rp_t.main) &&
       (cm.lost || (cm.depth > 0 && cm.reg[cm.stack[cm.depth - 1].id].fn == fn))) {
     int took = rp_mt_hold();
-    double t = now_s();
-    count_pair(RP_IC_FUNCTION, RP_IC_FUNCTION_LONG, t, cm.o_finner);
-    pop(t, cm.o_fpair - cm.o_finner);
+    pop(now_s(), cm.o_fpair - cm.o_finner);
     spin(rp_g.cfg.inject);
     rp_mt_release(took);
   }
@@ -440,7 +412,7 @@ static int cm_regulate(int action, double share, double elapsed) {
     static size_t pick[CM_REGIONS];
     for (int i = 0; i < cm.nreg; i++) {
       const cm_region *g = &cm.reg[i];
-      double on = pair_cost(g);
+      double on = g->fn ? cm.o_fpair : cm.o_pair;
       cand[i].calls = (g->count + g->skipped - g->mark) / span * elapsed;
       cand[i].per_call = g->count > 0.0 ? g->incl / g->count : 0.0;
       cand[i].saving = on - cm.o_skip;
@@ -467,7 +439,7 @@ static int cm_regulate(int action, double share, double elapsed) {
   } else if (cm.nlow > 0) {
     cm_region *g = &cm.reg[cm.offs[cm.nlow - 1]];
     double rate = (g->count + g->skipped - g->mark) / span;
-    double add = rate * (pair_cost(g) - cm.o_skip);
+    double add = rate * ((g->fn ? cm.o_fpair : cm.o_pair) - cm.o_skip);
     if (rp_ic_fits(share, add, bound)) {
       g->off = 0;
       cm.nlow--;
@@ -534,29 +506,20 @@ static void cm_leave(rp_wid w) {
 
 /* A step of work inside calibrated regions, so that the loop is not the
  * instrumentation alone. */
-static double chain(double g, int steps) {
-  for (int i = 0; i < steps; i++)
-    g = g * 0.9999999 + 1e-7;
-  return g;
-}
+static double chain(double g) { return g * 0.9999999 + 1e-7; }
 
 static const char cal_name[] = "(calibration)";
 
-enum {
-  CAL_N = 20000, /* events of a calibration round */
-  CAL_LONG = 16  /* steps of the long body: from about 12 steps (20 ns
-                    here) a pair's cost no longer falls with its body */
-};
+enum { CAL_N = 20000 }; /* events of a calibration round */
 
 /* The address a calibrated function event names. */
 #define CAL_FN ((void *)(uintptr_t)calibrate_pair)
-static double calibrate_pair(int function, int off, int steps, double *inner,
-                             double *body);
+static double calibrate_pair(int function, int off, double *inner);
 
-/* One round of CAL_N enter + exit pairs around chain() of the given
- * steps, of a region or of a function, called through the exported entry
- * points as the program calls them: its seconds. */
-static double cal_round(int function, int steps, double *g) {
+/* One round of CAL_N enter + exit pairs around chain(), of a region or of
+ * a function, called through the exported entry points as the program
+ * calls them: its seconds. */
+static double cal_round(int function, double *g) {
   void (*volatile begin)(const char *) = revprof_region_begin;
   void (*volatile end)(const char *) = revprof_region_end;
   void (*volatile fe)(void *, void *) = __cyg_profile_func_enter;
@@ -565,28 +528,26 @@ static double cal_round(int function, int steps, double *g) {
   if (function)
     for (int i = 0; i < CAL_N; i++) {
       fe(CAL_FN, NULL);
-      *g = chain(*g, steps);
+      *g = chain(*g);
       fx(CAL_FN, NULL);
     }
   else
     for (int i = 0; i < CAL_N; i++) {
       begin(cal_name);
-      *g = chain(*g, steps);
+      *g = chain(*g);
       end(cal_name);
     }
   return now_s() - t0;
 }
 
-/* Cost of an enter + exit of a region (or a function) around a body of
- * the given steps, seen from outside (return value) and inside the
- * region's own time (*inner), seconds: the best of a few rounds against
- * the best of chain() alone, whose seconds per pair go to *body. With off
- * set, the region is turned off first: the cost of a skipped one. */
-static double calibrate_pair(int function, int off, int steps, double *inner,
-                             double *body) {
+/* Cost of an enter + exit of a region (or a function), seen from outside
+ * (return value) and inside the region's own time (*inner), seconds: the
+ * best of a few rounds against the best of chain() alone. With off set, the region is
+ * turned off first: the cost of a skipped one. */
+static double calibrate_pair(int function, int off, double *inner) {
   enum { ROUNDS = 5 };
   double inj = rp_g.cfg.inject, in = 0.0;
-  double g = sink + 1.5; /* unknown to the compiler, or it folds the chain */
+  double g = sink + 1.5; /* unknown to the compiler, or it folds chain() */
   double best_with = INFINITY, best_alone = INFINITY;
   int in_tool = rp_t.in_tool, id;
   rp_g.cfg.inject = 0.0;
@@ -604,10 +565,10 @@ static double calibrate_pair(int function, int off, int steps, double *inner,
     cm.reg[id].off = 1;
   for (int r = 0; r < ROUNDS; r++) {
     double incl0 = id >= 0 ? cm.reg[id].incl : 0.0;
-    double with = cal_round(function, steps, &g);
+    double with = cal_round(function, &g);
     double t1 = now_s();
     for (int i = 0; i < CAL_N; i++)
-      g = chain(g, steps);
+      g = chain(g);
     sink = g; /* the loop's work before the clock is read, not after it */
     double alone = now_s() - t1;
     best_alone = fmin(best_alone, alone);
@@ -622,37 +583,9 @@ static double calibrate_pair(int function, int off, int steps, double *inner,
     cm.reg[id].off = 0;
   rp_t.in_tool = in_tool;
   rp_g.cfg.inject = inj;
-  sink = g;
   if (inner)
     *inner = in > 0.0 ? (in < best ? in : best) : 0.0;
-  if (body)
-    *body = best_alone / CAL_N;
   return best > 0.0 ? best : 0.0;
-}
-
-/* Seconds of a body of the given steps alone: the best of a few rounds
- * of CAL_N. */
-static double cal_body(int steps) {
-  double g = sink + 1.5, best = INFINITY; /* as in calibrate_pair */
-  for (int r = 0; r < 3; r++) {
-    double t0 = now_s();
-    for (int i = 0; i < CAL_N; i++)
-      g = chain(g, steps);
-    sink = g; /* as in calibrate_pair */
-    best = fmin(best, now_s() - t0);
-  }
-  return best / CAL_N;
-}
-
-/* The cost of a region's (function's) pair around the long body: the
- * model's row for kind when it has one, else calibrated (its body's
- * seconds to *body). */
-static double long_pair(int function, int kind, double *body) {
-  if (rp_g.ic_cached[kind] >= 0.0) {
-    rp_g.ic_from_model |= 1u << kind;
-    return rp_g.ic_cached[kind];
-  }
-  return calibrate_pair(function, 0, CAL_LONG, NULL, body);
 }
 
 /* Cost of the MPI wrapper (an MPI_Wtime through revprof against
@@ -766,7 +699,7 @@ static int cm_startup(char *err, size_t errlen) {
     cm.o_pb = pb;
     cm.src = "model";
   } else {
-    cm.o_pair = calibrate_pair(0, 0, 1, &cm.o_inner, NULL);
+    cm.o_pair = calibrate_pair(0, 0, &cm.o_inner);
     calibrate_mpi(&cm.o_mpi, &cm.o_pb);
     cm.src = "calibrate";
   }
@@ -777,34 +710,21 @@ static int cm_startup(char *err, size_t errlen) {
     cm.o_finner = 0.5 * cm.o_fpair;
     rp_g.ic_from_model |= 1u << RP_IC_FUNCTION;
   } else
-    cm.o_fpair = calibrate_pair(1, 0, 1, &cm.o_finner, NULL);
+    cm.o_fpair = calibrate_pair(1, 0, &cm.o_finner);
   if (rp_g.ic_cached[RP_IC_SKIPPED] >= 0.0) {
     cm.o_skip = rp_g.ic_cached[RP_IC_SKIPPED];
     rp_g.ic_from_model |= 1u << RP_IC_SKIPPED;
   } else
-    cm.o_skip = calibrate_pair(0, 1, 1, NULL, NULL);
-  /* pairs around a longer body: characterize's rows when the model has
-     them, else calibrated; the body itself is timed in any case */
-  double body = 0.0;
-  cm.o_pair_long = long_pair(0, RP_IC_REGION_LONG, &body);
-  cm.o_fpair_long = long_pair(1, RP_IC_FUNCTION_LONG, &body);
-  cm.long_body = 0.5 * (body > 0.0 ? body : cal_body(CAL_LONG));
+    cm.o_skip = calibrate_pair(0, 1, NULL);
   if (cm.src && strcmp(cm.src, "model") == 0)
     rp_g.ic_from_model |= 1u << RP_IC_MPI | 1u << RP_IC_REGION;
-  /* a longer body never makes a pair dearer (a disturbed round could) */
-  cm.o_pair_long = fmin(cm.o_pair_long, cm.o_pair);
-  cm.o_fpair_long = fmin(cm.o_fpair_long, cm.o_fpair);
   cm.o_fpair += 2.0 * rp_g.cfg.inject;
   cm.o_pair += 2.0 * rp_g.cfg.inject; /* outside the region */
-  cm.o_fpair_long += 2.0 * rp_g.cfg.inject;
-  cm.o_pair_long += 2.0 * rp_g.cfg.inject;
   cm.o_mpi += rp_g.cfg.inject;
   rp_g.ic_cost[RP_IC_MPI] = cm.o_mpi + cm.o_pb;
   rp_g.ic_cost[RP_IC_REGION] = cm.o_pair;
   rp_g.ic_cost[RP_IC_FUNCTION] = cm.o_fpair;
   rp_g.ic_cost[RP_IC_SKIPPED] = cm.o_skip;
-  rp_g.ic_cost[RP_IC_REGION_LONG] = cm.o_pair_long;
-  rp_g.ic_cost[RP_IC_FUNCTION_LONG] = cm.o_fpair_long;
   rp_comp_init(&cm.st);
   cm.depth = cm.lost = 0;
   cm.skips = 0;
@@ -1067,7 +987,6 @@ const rp_mode_ops rp_mode_compensate = {
     .report_partial = cm_report_partial,
     .report_startup = cm_report_startup,
     .cost_kinds = 1u << RP_IC_REGION | 1u << RP_IC_FUNCTION |
-                  1u << RP_IC_REGION_LONG | 1u << RP_IC_FUNCTION_LONG |
                   1u << RP_IC_SKIPPED,
     .regulate = cm_regulate,
 };

@@ -332,14 +332,14 @@ static const char *lowers_first(void) {
 
 static void print_kinds(FILE *f, const double *rate, const double *c) {
   unsigned kinds = rp_icost_kinds();
-  fprintf(f, "  %-13s %14s %14s %12s\n", "kind", "cost/event_s", "events/s",
+  fprintf(f, "  %-9s %14s %14s %12s\n", "kind", "cost/event_s", "events/s",
           "predicted_%");
   for (int k = 0; k < RP_IC_KINDS; k++)
     if ((kinds & 1u << k) && rp_g.ic_cost[k] < 0.0) /* known from its events */
-      fprintf(f, "  %-13s %14s %14.6g %12s\n", rp_ic_kind_name(k), "unknown",
+      fprintf(f, "  %-9s %14s %14.6g %12s\n", rp_ic_kind_name(k), "unknown",
               rate[k], "left out");
     else if (kinds & 1u << k)
-      fprintf(f, "  %-13s %14.3e %14.6g %12.4f\n", rp_ic_kind_name(k), c[k],
+      fprintf(f, "  %-9s %14.3e %14.6g %12.4f\n", rp_ic_kind_name(k), c[k],
               rate[k], 100.0 * rate[k] * c[k]);
 }
 
@@ -570,11 +570,11 @@ static void write_files(const double *all, const char *ser,
               ? "the model's overhead table (characterize)"
               : "the model's overhead table where it has them (cost.csv's "
                 "cost_from), the others timed at MPI_Init");
-  fprintf(f, "\nby kind (max over ranks):\n  %-13s %14s %12s %12s\n", "kind",
+  fprintf(f, "\nby kind (max over ranks):\n  %-9s %14s %12s %12s\n", "kind",
           "cost/event_s", "predicted_%", "observed_%");
   for (int k = 0; k < RP_IC_KINDS; k++)
     if (kinds & 1u << k)
-      fprintf(f, "  %-13s %14.3e %12.4f %12.4f\n", rp_ic_kind_name(k),
+      fprintf(f, "  %-9s %14.3e %12.4f %12.4f\n", rp_ic_kind_name(k),
               kcost[k], 100.0 * kpred[k], 100.0 * kobs[k]);
   fprintf(f, "\nby rank:\n  %4s %12s %12s %12s %12s %12s %12s %8s\n", "rank",
           "elapsed_s", "predicted_%", "observed_%", "mean_%", "max_%",

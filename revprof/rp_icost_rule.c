@@ -15,9 +15,7 @@ static const char *const kind_names[RP_IC_KINDS] = {
     [RP_IC_MPI] = "mpi",         [RP_IC_REGION] = "region",
     [RP_IC_FUNCTION] = "function", [RP_IC_SKIPPED] = "skipped",
     [RP_IC_SAMPLE] = "sample",   [RP_IC_TRACE] = "trace",
-    [RP_IC_OFFLOAD] = "offload", [RP_IC_LUA] = "lua",
-    [RP_IC_REGION_LONG] = "region_long",
-    [RP_IC_FUNCTION_LONG] = "function_long"};
+    [RP_IC_OFFLOAD] = "offload", [RP_IC_LUA] = "lua"};
 
 const char *rp_ic_kind_name(int k) {
   return k >= 0 && k < RP_IC_KINDS ? kind_names[k] : "?";

@@ -29,11 +29,6 @@ typedef enum rp_ic_kind {
   RP_IC_LUA,      /* a Lua region's cost function run (revprof_region,
                      REVPROF_COMPUTE=annotate): its cost is the mean of
                      one call in RP_IC_LUA_EVERY, timed */
-  RP_IC_REGION_LONG,   /* a region's enter + exit around a body of at least
-                          half the long calibration's (rp_compensate.c):
-                          the CPU runs part of revprof's work while the
-                          body's own work waits, so such a pair costs less */
-  RP_IC_FUNCTION_LONG, /* the same for a -finstrument-functions pair */
   RP_IC_KINDS
 } rp_ic_kind;
 

@@ -491,20 +491,17 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
   /* the cost model's kinds, per mode */
   static const struct {
     const char *mode, *kind;
-  } kinds[] = {{"predict", "mpi"},          {"sample", "mpi"},
-               {"compensate", "function"}, {"compensate", "skipped"},
-               {"compensate", "region_long"},
-               {"compensate", "function_long"},
+  } kinds[] = {{"compensate", "function"}, {"compensate", "skipped"},
+               {"predict", "mpi"},        {"sample", "mpi"},
                {"sample", "sample"}};
-  enum { NKINDS = sizeof kinds / sizeof kinds[0] };
-  double cost[NKINDS];
-  for (int i = 0; i < NKINDS; i++) {
+  double cost[5];
+  for (int i = 0; i < 5; i++) {
     char mdir[PATH_MAX / 2 + 64], mlog[PATH_MAX / 2 + 64];
     snprintf(mdir, sizeof mdir, "%s/overhead-%s", dir, kinds[i].mode);
     snprintf(mlog, sizeof mlog, "%s/overhead-%s.log", dir, kinds[i].mode);
     if (strcmp(kinds[i].mode, "compensate") == 0)
       snprintf(mdir, sizeof mdir, "%s", odir);
-    else if (i == 0 || i == 1) /* each mode's run once */
+    else if (i == 2 || i == 3) /* each mode's run once */
       overhead_run(kinds[i].mode, mpiexec, exe, lib, absmodel, mdir, mlog);
     cost[i] = cost_of(mdir, kinds[i].kind);
   }
@@ -518,7 +515,7 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
   overhead_set(m, "mpi_wrapper", wrapper);
   overhead_set(m, "piggyback", pb);
   int missing = 0;
-  for (int i = 0; i < NKINDS; i++) {
+  for (int i = 0; i < 5; i++) {
     char name[64];
     snprintf(name, sizeof name, "cost_%s_%s", kinds[i].mode, kinds[i].kind);
     if (cost[i] >= 0.0)
@@ -536,8 +533,8 @@ static int overhead_into_model(int argc, char **argv, const char *mpiexec,
                   "to %s: region enter+exit %.3g us, MPI wrapper %.3g us, "
                   "piggyback %.3g us; MPI call %.3g us (predict), %.3g us "
                   "(sample)%s\n",
-          prog, model, pair * 1e6, wrapper * 1e6, pb * 1e6, cost[0] * 1e6,
-          cost[1] * 1e6,
+          prog, model, pair * 1e6, wrapper * 1e6, pb * 1e6, cost[2] * 1e6,
+          cost[3] * 1e6,
           missing ? "; some cost model rows could not be measured (see "
                     "overhead-*.log): librevprof times those at MPI_Init"
                   : "");

@@ -196,8 +196,6 @@ if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
   revprof_test(revprof_cost_throttle cost-throttle
                $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_rp>)
   revprof_test(revprof_cost_modes cost-modes $<TARGET_FILE:mcpi_rp>)
-  revprof_test(revprof_cost_body cost-body
-               $<TARGET_FILE:rp_bench_cost_regions>)
   revprof_test(revprof_cost_sample cost-sample $<TARGET_FILE:mcpi_rp>)
   revprof_test(revprof_cost_dry dry-cost $<TARGET_FILE:revprof>
                $<TARGET_FILE:mcpi>)

@@ -1034,33 +1034,11 @@ cost-throttle)
   grep -q '^all,"(flag) throttled:' $d/compensate.csv || fail "no throttled flag in compensate.csv"
   grep -q "OFF$" $d/compensate.txt || fail "the region is not marked OFF in compensate.txt"
   grep -q "^cost: instrumentation cost: predicted .*bound 5 %; regulated" $d/compensate.txt || fail "no cost line in compensate.txt"
-  # point's ~0.1 us body makes its pairs region_long (cost-body)
-  for k in mpi region_long skipped; do
+  for k in mpi region skipped; do
     grep -q "^1,$k,[1-9]" $d/cost.csv || { cat $d/cost.csv; fail "no $k events counted on rank 1"; }
   done
   test "$(wc -l < $d/cost-series.csv)" -ge 3 || fail "no time series"
   echo "cost-throttle: point turned off, accounted for and flagged"
-  ;;
-cost-body)
-  # A region's pair is counted by its body: an empty body's as region,
-  # a body of about a microsecond's as region_long (the CPU runs part of
-  # revprof's work while the body's own work waits), each with its own
-  # calibrated cost. Host time decides a pair's kind, so a pair the host
-  # stretched may go to the other kind: 90 % of them must be where they
-  # belong.
-  rp=$1
-  for work in 0 500; do
-    rm -rf revprof-out
-    REVPROF_MODE=compensate run 1 "$rp" --regions 20000 --work $work || { cat err; fail "run with --work $work failed"; }
-    c=revprof-out/cost.csv
-    want=region; [ $work = 0 ] || want=region_long
-    awk -F, -v want=$want '$1 == 0 && ($2 == "region" || $2 == "region_long") { n[$2] = $3; cost[$2] = $4 }
-      END { if (n[want] < 18000 || n["region"] + n["region_long"] != 20000 || !(cost["region_long"] > 0)) {
-              print "region " n["region"] ", region_long " n["region_long"] ", want 90 % " want > "/dev/stderr"; exit 1 } }' $c \
-      || { cat $c; fail "--work $work: pairs not counted as $want"; }
-    grep -q "^  region_long  *[0-9.e+-]*  " revprof-out/cost.txt || { cat revprof-out/cost.txt; fail "no region_long row in cost.txt"; }
-  done
-  echo "cost-body: empty bodies counted as region, long ones as region_long"
   ;;
 cost-modes)
   # The counters and the calibration are there in every mode: cost.csv has
@@ -1088,7 +1066,7 @@ cost-modes)
         $c revprof-out/report.csv || { head -3 revprof-out/report.csv; fail "MPI calls counted differ from the report's"; }
       # traced: a record per MPI call and per message, each with its cost
       grep -q "^[01],trace,[1-9][0-9]*,[1-9]" $c || { cat $c; fail "no trace records counted or no cost"; } ;;
-    compensate) grep -Eq "^1,region(_long)?,[1-9]" $c || fail "compensate: no regions counted" ;;
+    compensate) grep -q "^1,region,[1-9]" $c || fail "compensate: no regions counted" ;;
     sample)
       grep -q "^[01],sample,[1-9]" $c || { cat $c; fail "sample: no samples counted"; }
       grep -q "^cost: *instrumentation cost" revprof-out/sample.txt || fail "no cost line in sample.txt" ;;

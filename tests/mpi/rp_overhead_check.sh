@@ -10,8 +10,7 @@ rm -rf "$out"
   --no-datasheet -o "$out"
 "$revprof" model check "$out/model.lua"
 for k in region_enter region_exit mpi_wrapper piggyback cost_compensate_function \
-         cost_compensate_skipped cost_compensate_region_long \
-         cost_compensate_function_long cost_predict_mpi cost_sample_mpi cost_sample_sample; do
+         cost_compensate_skipped cost_predict_mpi cost_sample_mpi cost_sample_sample; do
   grep -q "^    $k = " "$out/model.lua" || { echo "no $k in the overhead table"; exit 1; }
 done
 mpiexec=${REVPROF_MPIEXEC:-mpiexec}
