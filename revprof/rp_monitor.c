@@ -1172,7 +1172,8 @@ static void probe_fe(const char *spec) {
   if (f)
     fprintf(f, "apps,tools,fanout,filter,offload,events,rest_owd_s,"
                "rest_sd_s,boi_s,owd_s,oc_s,lo_pct,steps,model_boi_s,"
-               "model_oc_s,model_lo_pct,repeats,boi_min_s,boi_max_s\n");
+               "model_oc_s,model_lo_pct,repeats,boi_min_s,boi_max_s,"
+               "capacity_s\n");
   if (s)
     fprintf(s, "events,step,interval_s,mean_owd_s,growth_s,queued,"
                "mean_oc_s,repeat\n");
@@ -1181,8 +1182,8 @@ static void probe_fe(const char *spec) {
   /* the pause between resting rounds: the tool ranks go to sleep (poll)
      as they do between the rounds of a search step */
   double rest_pause = fmax(1e-3, 20e-6 * M.cfg.poll_us);
-  /* per search: restOWD, restSD, BOI, OWD and OC there, steps */
-  double v[6][PROBE_REPEAT_MAX];
+  /* per search: restOWD, restSD, BOI, OWD and OC there, steps, capacity */
+  double v[7][PROBE_REPEAT_MAX];
   for (int e = emin; emin > 0 && e <= emax; e *= 2) {
     for (int rep = 0; rep < reps; rep++) {
       double rest, sd, oc;
@@ -1215,9 +1216,13 @@ static void probe_fe(const char *spec) {
       v[3][rep] = owd_boi;
       v[4][rep] = oc_boi;
       v[5][rep] = step;
+      /* the capacity: every round offloaded at once, queued; each arrives
+         one round's processing after the one before (the OWD's slope) */
+      probe_step(CMD_RUN, e, 0.0, RP_MON_NONBLOCKING, l, &r0, owd, &oc);
+      v[6][rep] = rp_mon_capacity(owd, l, 0.0);
     }
-    double med[6], spread, bmin = v[2][0], bmax = v[2][0];
-    for (int q = 0; q < 6; q++)
+    double med[7], spread, bmin = v[2][0], bmax = v[2][0];
+    for (int q = 0; q < 7; q++)
       rp_mon_median_mad(v[q], reps, &med[q], &spread);
     for (int rep = 1; rep < reps; rep++) {
       bmin = fmin(bmin, v[2][rep]);
@@ -1233,12 +1238,12 @@ static void probe_fe(const char *spec) {
     char line[700];
     snprintf(line, sizeof line,
              "%d,%d,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.4g,%d,%.9g,%.9g,"
-             "%.4g,%d,%.9g,%.9g\n",
+             "%.4g,%d,%.9g,%.9g,%.9g\n",
              M.apps, M.tools, M.cfg.fanout, rp_mon_filter_name(M.cfg.filter),
              rp_mon_offload_name(M.cfg.offload), e, rest, sd, boi, owd_boi,
              oc_boi, rp_mon_lo(oc_boi, boi), steps, model ? pr.boi : NAN,
              model ? pr.oc : NAN, model ? rp_mon_lo(pr.oc, pr.boi) : NAN,
-             reps, bmin, bmax);
+             reps, bmin, bmax, med[6]);
     if (f) {
       fputs(line, f);
       fflush(f);
@@ -1250,6 +1255,7 @@ static void probe_fe(const char *spec) {
     if (reps > 1)
       printf(" (medians of %d searches; BOI %.3g..%.3g ms)", reps,
              bmin * 1e3, bmax * 1e3);
+    printf("; capacity %.3g ms", med[6] * 1e3);
     if (model)
       printf("; model BOI %.3g ms, LO %.2f %%", pr.boi * 1e3,
              rp_mon_lo(pr.oc, pr.boi));

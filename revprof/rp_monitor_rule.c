@@ -535,6 +535,11 @@ int rp_boi_step(rp_boi_search *s, const double *owd, int n) {
   return 0;
 }
 
+double rp_mon_capacity(const double *owd, int n, double interval) {
+  double c = interval + rp_boi_slope(owd, n);
+  return c > 0.0 ? c : 0.0;
+}
+
 double rp_mon_lo(double oc, double boi) {
   double t = boi + oc;
   return t != 0.0 ? oc / t * 100.0 : 0.0;

@@ -1327,6 +1327,12 @@ monitor)
       || { cat rep/monitor/probe-steps.csv; fail "probe-steps.csv: not 3 searches"; }
     awk -F, 'NR > 1 { n++; if (!($17 == 3 && $18 > 0 && $18 <= $9 && $9 <= $19)) bad = 1 } END { exit bad || n != 1 }' rep/monitor/probe.csv \
       || { cat rep/monitor/probe.csv; fail "probe.csv: repeats, boi_min <= boi <= boi_max"; }
+    # the capacity (all rounds at once, the OWD's slope) of a shape that
+    # fits two cores, in probe.csv and on stdout
+    head -1 rep/monitor/probe.csv | grep -q ",capacity_s$" || fail "probe.csv: no capacity_s column"
+    awk -F, 'NR > 1 { n++; if (!($20 > 0)) bad = 1 } END { exit bad || n != 1 }' rep/monitor/probe.csv \
+      || { cat rep/monitor/probe.csv; fail "probe.csv: no capacity"; }
+    grep -q "; capacity [0-9.e-]* ms" out || fail "no capacity on stdout"
     "$tool" monitor-probe --repeat 0 > out 2> err && fail "--repeat 0 taken"
     grep -q "\-\-repeat needs a count from 1 to 100, not '0'" err || { cat err; fail "--repeat 0: no message"; }
     echo "monitor probe: BOI found for 2 sizes, the model's beside it; --repeat 3 gives medians and the range"

@@ -594,6 +594,29 @@ static void test_monitor_slope_and_err(void **state) {
   assert_near(s.err, 2e-5, 1e-15);
 }
 
+/* the capacity: rounds offloaded faster than a tree that takes S seconds
+ * per round queue, and their OWD grows by S - interval a round (a D/D/1
+ * queue), whatever the resting OWD; all at once (interval 0) the slope is
+ * S itself; a tree faster than the offloads gives the interval, and a
+ * falling OWD (noise) never a negative capacity */
+static void test_monitor_capacity(void **state) {
+  (void)state;
+  const double S = 40e-6, rest = 140e-6;
+  double owd[20];
+  for (int i = 0; i < 20; i++)
+    owd[i] = rest + i * (S - 10e-6);
+  assert_near(rp_mon_capacity(owd, 20, 10e-6), S, 1e-15);
+  for (int i = 0; i < 20; i++)
+    owd[i] = rest + i * S + (i % 2 ? 3e-6 : -3e-6); /* jitter */
+  assert_near(rp_mon_capacity(owd, 20, 0.0), S, 1e-6);
+  for (int i = 0; i < 20; i++)
+    owd[i] = rest;
+  assert_near(rp_mon_capacity(owd, 20, 60e-6), 60e-6, 1e-15);
+  for (int i = 0; i < 20; i++)
+    owd[i] = rest - i * 1e-6;
+  assert_near(rp_mon_capacity(owd, 20, 0.0), 0.0, 0);
+}
+
 /* the robust resting figures: a descheduled round moves neither */
 static void test_monitor_median_mad(void **state) {
   (void)state;
@@ -900,6 +923,7 @@ int main(void) {
       cmocka_unit_test(test_monitor_hist_merge),
       cmocka_unit_test(test_monitor_decide_table),
       cmocka_unit_test(test_monitor_slope_and_err),
+      cmocka_unit_test(test_monitor_capacity),
       cmocka_unit_test(test_monitor_median_mad),
       cmocka_unit_test(test_monitor_mean_sd_growth),
       cmocka_unit_test(test_monitor_boi_init),
