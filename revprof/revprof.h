@@ -79,7 +79,8 @@ REVPROF_API int revprof_monitor_offload(void);
 
 /* What 'revprof monitor-probe' found for this job's ranks, tool ranks and
  * fanout and a profile of events events (the probed size >= events
- * nearest to it, else the largest): the Bottleneck Offload Interval, the
+ * nearest to it, else the largest): the Bottleneck Offload Interval (the
+ * search's, or the measured capacity where that is larger), the
  * one-way delay and the offload cost at it, seconds. Returns 0, or a
  * negative code (REVPROF_EMISSING: no probe result; REVPROF_EINVAL:
  * monitoring off), the outputs then 0. Read from

@@ -450,8 +450,24 @@ void rp_monitor_finish(void) {
 
 /* --------------------------------------------------- the public API */
 
+/* Field k (1-based) of a CSV line as a number; NAN when absent. */
+static double csv_field(const char *line, int k) {
+  for (int i = 1; i < k && line; i++) {
+    line = strchr(line, ',');
+    if (line)
+      line++;
+  }
+  char *end;
+  double v = line ? strtod(line, &end) : NAN;
+  return line && end != line ? v : NAN;
+}
+
 /* Looks the probe's result up: the row of probe.csv for this job's N, K
- * and F with the fewest events >= events (else the most). */
+ * and F with the fewest events >= events (else the most). Its BOI is the
+ * larger of the search's and the measured capacity (column 20, where the
+ * probe wrote one): the search stops below the capacity where the
+ * resting spread hides a queue's growth, and offloading that often
+ * queues. */
 static int probe_lookup(int events, double *boi, double *owd, double *oc) {
   const char *path = getenv("REVPROF_MONITOR_PROBE_FILE");
   char def[4200];
@@ -474,9 +490,10 @@ static int probe_lookup(int events, double *boi, double *owd, double *oc) {
     int better = !found || (e >= events && (best_e < events || e < best_e)) ||
                  (e < events && best_e < events && e > best_e);
     if (better) {
+      double cap = csv_field(line, 20);
       found = 1;
       best_e = e;
-      *boi = b;
+      *boi = cap > b ? cap : b;
       *owd = w;
       *oc = c;
     }

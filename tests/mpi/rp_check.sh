@@ -1289,6 +1289,15 @@ monitor)
     # then the final profile
     [ "$1" -ge 9 ] && [ "$1" -le 13 ] || { cat $mon/summary.txt; fail "auto: $1 rounds of 61 calls (BOI 2 s)"; }
     grep -q "monitor-auto" revprof-out/report.txt && fail "auto: flagged although a BOI was found"
+    # a search's BOI of 1 ms below a measured capacity of 2 s: the
+    # capacity is what the tree can take, so the calls are thinned to it
+    printf '%s\n' "apps,tools,fanout,filter,offload,events,rest_owd_s,rest_sd_s,boi_s,owd_s,oc_s,lo_pct,steps,model_boi_s,model_oc_s,model_lo_pct,repeats,boi_min_s,boi_max_s,capacity_s" \
+      "4,1,8,stats,blocking,1024,0.001,0.0001,0.001,0.001,0.0001,9,5,nan,nan,nan,1,0.001,0.001,2" > probe-cap.csv
+    rm -rf revprof-out
+    REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=auto REVPROF_MONITOR_PROBE_FILE=$RP_WORK/probe-cap.csv \
+      run 5 "$exe" -i 60 -c 1 || { cat out err; fail "auto run with a capacity failed"; }
+    c=$(sed -n 's/^rounds: \([0-9]*\) (complete.*/\1/p' $mon/summary.txt)
+    [ "$c" -ge 9 ] && [ "$c" -le 13 ] || { cat $mon/summary.txt; fail "auto: $c rounds of 61 calls (capacity 2 s over a BOI of 1 ms)"; }
     rm -rf revprof-out
     REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=auto REVPROF_MONITOR_PROBE_FILE=$RP_WORK/none.csv \
       run 5 "$exe" -i 60 -c 1 || { cat out err; fail "auto run without a probe failed"; }
