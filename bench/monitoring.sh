@@ -164,7 +164,7 @@ for shape in "$np9 1 8" "$np9 3 2" "1 1 1"; do
   "$tool" monitor-probe --monitor "$2" --fanout "$3" -np "$1" --events "$events" --repeat "$repeat" --predict --model "$model" -o "$w/probe-$1-$2-$3" > "$w/out" 2> "$w/err" \
     || { cat "$w/out" "$w/err" >&2; exit 1; }
 done
-echo "# medians of $repeat searches per size; capacity: every round offloaded at once, the OWD's slope (beyond the seed)"
+echo "# medians of $repeat searches per size; capacity: every round offloaded at once, the spacing of their arrivals (beyond the seed)"
 printf "%3s %3s %3s %7s %12s %12s %12s %10s %12s %10s %9s %12s %9s\n" N K F events restOWD_ms BOI_ms OC_ms LO_% model_BOI_ms model_LO_% model/BOI capacity_ms model/cap
 for shape in "$np9 1 8" "$np9 3 2" "1 1 1"; do
   set -- $shape

@@ -1129,7 +1129,8 @@ static void probe_send_all(const double *c) {
 }
 
 static void probe_step(int cmd, int events, double interval, int scheme,
-                       int n, double *r0, double *owd, double *ocmean) {
+                       int n, double *r0, double *owd, double *ocmean,
+                       double *arrival) {
   double c[CTRL_N] = {cmd, events, interval, n, *r0,
                       rp_host_seconds() + 2e-3 + 1e-4 * M.apps, scheme};
   T.step_rounds = n;
@@ -1144,6 +1145,8 @@ static void probe_step(int cmd, int events, double interval, int scheme,
     while ((k = frec_by_round(r)) < 0)
       pump();
     owd[i] = T.rec[k].arrival - T.rec[k].tmin;
+    if (arrival)
+      arrival[i] = T.rec[k].arrival;
     if (cmd == CMD_REST) {
       double ack[CTRL_N] = {CMD_ACK, 0, 0, 0, 0, 0, 0};
       probe_send_all(ack);
@@ -1195,6 +1198,7 @@ static void probe_fe(const char *spec) {
     fprintf(s, "events,step,interval_s,mean_owd_s,growth_s,queued,"
                "mean_oc_s,repeat\n");
   double *owd = xrealloc(NULL, (size_t)(l + REST_WARM) * sizeof *owd);
+  double *arr = xrealloc(NULL, (size_t)l * sizeof *arr);
   double r0 = 0.0, low = 0.0;
   /* the pause between resting rounds: the tool ranks go to sleep (poll)
      as they do between the rounds of a search step */
@@ -1206,7 +1210,8 @@ static void probe_fe(const char *spec) {
       double rest, sd, oc;
       /* resting phase: stop and go with a pause, the first rounds (first
          touches) left out, median and robust spread */
-      probe_step(CMD_REST, e, rest_pause, -1, l + REST_WARM, &r0, owd, &oc);
+      probe_step(CMD_REST, e, rest_pause, -1, l + REST_WARM, &r0, owd, &oc,
+                 NULL);
       rp_mon_median_mad(owd + REST_WARM, l, &rest, &sd);
       rp_boi_search bs;
       rp_boi_init(&bs, rest, sd, low, k);
@@ -1215,7 +1220,7 @@ static void probe_fe(const char *spec) {
         double cur = bs.cur;
         /* non-blocking: queuing shows in the OWD (a blocking offload would
            hold the application back instead, as TCP's buffers did not) */
-        probe_step(CMD_RUN, e, cur, RP_MON_NONBLOCKING, l, &r0, owd, &oc);
+        probe_step(CMD_RUN, e, cur, RP_MON_NONBLOCKING, l, &r0, owd, &oc, NULL);
         int done = rp_boi_step(&bs, owd, l);
         if (s)
           fprintf(s, "%d,%d,%.9g,%.9g,%.9g,%d,%.9g,%d\n", e, ++step, cur,
@@ -1225,7 +1230,7 @@ static void probe_fe(const char *spec) {
       }
       /* OWD and OC at the BOI */
       double owd_boi, sd_boi, oc_boi;
-      probe_step(CMD_RUN, e, bs.boi, -1, l, &r0, owd, &oc_boi);
+      probe_step(CMD_RUN, e, bs.boi, -1, l, &r0, owd, &oc_boi, NULL);
       rp_mon_mean_sd(owd, l, &owd_boi, &sd_boi);
       v[0][rep] = rest;
       v[1][rep] = sd;
@@ -1234,9 +1239,9 @@ static void probe_fe(const char *spec) {
       v[4][rep] = oc_boi;
       v[5][rep] = step;
       /* the capacity: every round offloaded at once, queued; each arrives
-         one round's processing after the one before (the OWD's slope) */
-      probe_step(CMD_RUN, e, 0.0, RP_MON_NONBLOCKING, l, &r0, owd, &oc);
-      v[6][rep] = rp_mon_capacity(owd, l, 0.0);
+         one round's processing after the one before */
+      probe_step(CMD_RUN, e, 0.0, RP_MON_NONBLOCKING, l, &r0, owd, &oc, arr);
+      v[6][rep] = rp_mon_capacity(arr, l);
     }
     double med[7], spread, bmin = v[2][0], bmax = v[2][0];
     for (int q = 0; q < 7; q++)
@@ -1283,6 +1288,7 @@ static void probe_fe(const char *spec) {
   double end[CTRL_N] = {CMD_END, 0, 0, 0, 0, 0, 0};
   probe_send_all(end);
   free(owd);
+  free(arr);
   if (f)
     fclose(f);
   if (s)

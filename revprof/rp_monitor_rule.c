@@ -535,8 +535,8 @@ int rp_boi_step(rp_boi_search *s, const double *owd, int n) {
   return 0;
 }
 
-double rp_mon_capacity(const double *owd, int n, double interval) {
-  double c = interval + rp_boi_slope(owd, n);
+double rp_mon_capacity(const double *arrival, int n) {
+  double c = rp_boi_slope(arrival, n); /* unmoved by a common offset */
   return c > 0.0 ? c : 0.0;
 }
 

@@ -219,13 +219,14 @@ int rp_boi_queued(const rp_boi_search *s, const double *owd, int n);
  * else 0 with the next interval in s->cur */
 int rp_boi_step(rp_boi_search *s, const double *owd, int n);
 
-/* The tree's capacity (beyond the seed): n rounds offloaded every
- * interval seconds, faster than the tree takes them, queue, and each
- * arrives one round's processing time after the one before, so the OWD
- * grows by (processing - interval) a round: interval + the OWD's slope,
- * at least 0. The search's BOI approaches it from above only as far as
- * the resting spread lets it see the growth. */
-double rp_mon_capacity(const double *owd, int n, double interval);
+/* The tree's capacity (beyond the seed): n rounds offloaded faster than
+ * the tree takes them queue, and each arrives at the front-end one
+ * round's processing time after the one before: the least-squares slope
+ * of their arrival times (seconds, any origin), at least 0. Rounds that
+ * the application cannot offload that fast arrive as it offloads them,
+ * so it is the slower of the two. The search's BOI approaches it from
+ * above only as far as the resting spread lets it see the growth. */
+double rp_mon_capacity(const double *arrival, int n);
 
 /* Limiting Overhead in percent: oc / (boi + oc) * 100 (0 if both 0) */
 double rp_mon_lo(double oc, double boi);

@@ -594,27 +594,24 @@ static void test_monitor_slope_and_err(void **state) {
   assert_near(s.err, 2e-5, 1e-15);
 }
 
-/* the capacity: rounds offloaded faster than a tree that takes S seconds
- * per round queue, and their OWD grows by S - interval a round (a D/D/1
- * queue), whatever the resting OWD; all at once (interval 0) the slope is
- * S itself; a tree faster than the offloads gives the interval, and a
- * falling OWD (noise) never a negative capacity */
+/* the capacity: rounds offloaded at once to a tree that takes S seconds
+ * per round queue, and arrive S apart (a D/D/1 queue), whatever the host
+ * clock's origin; jitter moves the slope little; arrivals all at one time
+ * give 0, and a single round no slope */
 static void test_monitor_capacity(void **state) {
   (void)state;
-  const double S = 40e-6, rest = 140e-6;
-  double owd[20];
+  const double S = 40e-6, t0 = 86400.0 * 12; /* a host uptime's seconds */
+  double arr[20];
   for (int i = 0; i < 20; i++)
-    owd[i] = rest + i * (S - 10e-6);
-  assert_near(rp_mon_capacity(owd, 20, 10e-6), S, 1e-15);
+    arr[i] = t0 + 140e-6 + i * S;
+  assert_near(rp_mon_capacity(arr, 20), S, 1e-9);
   for (int i = 0; i < 20; i++)
-    owd[i] = rest + i * S + (i % 2 ? 3e-6 : -3e-6); /* jitter */
-  assert_near(rp_mon_capacity(owd, 20, 0.0), S, 1e-6);
+    arr[i] = t0 + i * S + (i % 2 ? 3e-6 : -3e-6); /* jitter */
+  assert_near(rp_mon_capacity(arr, 20), S, 1e-6);
   for (int i = 0; i < 20; i++)
-    owd[i] = rest;
-  assert_near(rp_mon_capacity(owd, 20, 60e-6), 60e-6, 1e-15);
-  for (int i = 0; i < 20; i++)
-    owd[i] = rest - i * 1e-6;
-  assert_near(rp_mon_capacity(owd, 20, 0.0), 0.0, 0);
+    arr[i] = t0;
+  assert_near(rp_mon_capacity(arr, 20), 0.0, 0);
+  assert_near(rp_mon_capacity(arr, 1), 0.0, 0);
 }
 
 /* the robust resting figures: a descheduled round moves neither */
