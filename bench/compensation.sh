@@ -6,7 +6,9 @@
 # median over RUNS runs of that run's figure (for workers: the least over
 # the workers, as the paper's minimum); the median, not the minimum over
 # runs, since the compensated figures are estimates whose noise the minimum
-# would select. Prints a table; asserts nothing.
+# would select. Prints a table, then what one "point" region costs the
+# worker: (its instrumented, uncompensated time - its native time) over
+# its points (medians of the runs). Asserts nothing.
 #
 # usage: bench/compensation.sh [BUILD_DIR]          (default: build)
 # env:   NP (ranks, default 2: one master, one worker per core),
@@ -37,6 +39,8 @@ while [ $i -lt "$RUNS" ]; do
     $MPIEXEC ${MPIFLAGS:-} -n "$NP" "$inst" $MCPI_ARGS >/dev/null 2>&1
   sed -n 's/^\([0-9]*\),(program),1,\([^,]*\),[^,]*,\([^,]*\),[^,]*,\([^,]*\),.*/\1 \2 \3 \4/p' \
     "$tmp/out/compensate.csv" >>"$tmp/comp.txt"
+  # the points of the worker whose row comes first (rank 1)
+  awk -F, '$1 == 1 && $2 == "point" { print $3 }' "$tmp/out/compensate.csv" >>"$tmp/points.txt"
   i=$((i + 1))
 done
 
@@ -58,6 +62,7 @@ awk -v np="$NP" -v runs="$RUNS" '
   FILENAME ~ /comp/ && $1 == 0 { if (nw != "") { add("nw", nw); add("lw", lw); add("qw", qw) }
                                  nw = lw = qw = ""; add("nm", $2); add("lm", $3); add("qm", $4) }
   FILENAME ~ /comp/ && $1 != 0 { nw = mn(nw, $2); lw = mn(lw, $3); qw = mn(qw, $4) }
+  FILENAME ~ /points/ { add("pt", $1) }
   function err(v, ref) { return sprintf("%+.1f%%", 100 * (v - ref) / ref) }
   END {
     add("nw", nw); add("lw", lw); add("qw", qw)
@@ -66,4 +71,6 @@ awk -v np="$NP" -v runs="$RUNS" '
     printf "%-7s %18s %17s %17s %17s\n", "task", "no instrumentation", "no compensation", "local comp.", "parallel comp."
     printf "%-7s %18.4f %10.4f %6s %10.4f %6s %10.4f %6s\n", "master", pm, med("nm"), err(med("nm"), pm), med("lm"), err(med("lm"), pm), med("qm"), err(med("qm"), pm)
     printf "%-7s %18.4f %10.4f %6s %10.4f %6s %10.4f %6s\n", "worker", pw, med("nw"), err(med("nw"), pw), med("lw"), err(med("lw"), pw), med("qw"), err(med("qw"), pw)
-  }' "$tmp/plain.txt" "$tmp/comp.txt"
+    if (med("pt") > 0)
+      printf "\ninstrumentation per point region (worker, uncompensated - native, over %d points): %.1f ns\n", med("pt"), 1e9 * (med("nw") - pw) / med("pt")
+  }' "$tmp/plain.txt" "$tmp/comp.txt" "$tmp/points.txt"
