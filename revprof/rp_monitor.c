@@ -450,18 +450,6 @@ void rp_monitor_finish(void) {
 
 /* --------------------------------------------------- the public API */
 
-/* Field k (1-based) of a CSV line as a number; NAN when absent. */
-static double csv_field(const char *line, int k) {
-  for (int i = 1; i < k && line; i++) {
-    line = strchr(line, ',');
-    if (line)
-      line++;
-  }
-  char *end;
-  double v = line ? strtod(line, &end) : NAN;
-  return line && end != line ? v : NAN;
-}
-
 /* Looks the probe's result up: the row of probe.csv for this job's N, K
  * and F with the fewest events >= events (else the most). Its BOI is the
  * larger of the search's and the measured capacity (column 20, where the
@@ -482,15 +470,16 @@ static int probe_lookup(int events, double *boi, double *owd, double *oc) {
   int found = 0, best_e = -1;
   while (fgets(line, sizeof line, f)) {
     int n, k, fo, e;
-    double b, rest, sd, w, c;
-    if (sscanf(line, "%d,%d,%d,%*[a-z],%*[a-z:0-9],%d,%lf,%lf,%lf,%lf,%lf", &n,
-               &k, &fo, &e, &rest, &sd, &b, &w, &c) != 9 ||
+    double b, rest, sd, w, c, cap = 0.0; /* no capacity in older files */
+    /* columns 1-11, then 12-19 skipped and 20, capacity_s, where there */
+    if (sscanf(line, "%d,%d,%d,%*[a-z],%*[a-z:0-9],%d,%lf,%lf,%lf,%lf,%lf,"
+               "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf",
+               &n, &k, &fo, &e, &rest, &sd, &b, &w, &c, &cap) < 9 ||
         n != M.apps || k != M.tools || fo != M.cfg.fanout)
       continue;
     int better = !found || (e >= events && (best_e < events || e < best_e)) ||
                  (e < events && best_e < events && e > best_e);
     if (better) {
-      double cap = csv_field(line, 20);
       found = 1;
       best_e = e;
       *boi = cap > b ? cap : b;
