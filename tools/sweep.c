@@ -282,6 +282,30 @@ static void run_usage(FILE *f) {
           rp_monitor_help, common_help);
 }
 
+/* The program a run starts (argv[0] of the application): 0 when it is a
+ * path to an executable file, or a name found in PATH or, as Open MPI's
+ * mpiexec also looks there, in the current folder; else 2 after a message
+ * naming it. Without the check a mistyped name reads as a rank killed by
+ * a signal: Open MPI's mpiexec exits 132 or 134 when it finds no program.
+ * A first word starting with '-' (a launcher's option) is not checked. */
+static int program_check(const char *cmd, const char *prog) {
+  char buf[4096], here[4096];
+  struct stat sb;
+  if (prog[0] == '-' || rp_find_program(NULL, prog, buf, sizeof buf) == 0)
+    return 0;
+  if (strchr(prog, '/') == NULL) {
+    snprintf(here, sizeof here, "./%s", prog);
+    if (rp_find_program(NULL, here, buf, sizeof buf) == 0)
+      return 0;
+    fprintf(stderr, "revprof %s: %s: no such program in PATH or the "
+                    "current folder\n", cmd, prog);
+  } else if (stat(prog, &sb) != 0)
+    fprintf(stderr, "revprof %s: %s: %s\n", cmd, prog, strerror(errno));
+  else
+    fprintf(stderr, "revprof %s: %s: not an executable file\n", cmd, prog);
+  return 2;
+}
+
 /* Index of "--" in argv, or argc. */
 static int dashdash(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
@@ -385,6 +409,8 @@ int rp_cmd_run(int argc, char **argv) {
                     "PROGRAM [ARGS]\n");
     return 2;
   }
+  if (program_check("run", argv[end + 1]) != 0)
+    return 2;
   int tools = rp_monitor_check("run");
   if (tools < 0)
     return 2;
@@ -883,6 +909,8 @@ int rp_cmd_sweep(int argc, char **argv) {
                     "PROGRAM [ARGS]\n");
     return 2;
   }
+  if (program_check("sweep", argv[end + 1]) != 0)
+    return 2;
   char lib[4096], err[1024];
   if (common_setup("sweep", &c, lib, sizeof lib) != 0)
     return 1;

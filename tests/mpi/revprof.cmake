@@ -209,6 +209,7 @@ revprof_test(revprof_checkpoint_np2 checkpoint
              $<TARGET_FILE:rp_early_native> 2)
 revprof_test(revprof_run_early_segv run-early $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
+revprof_test(revprof_run_bad_program run-bad $<TARGET_FILE:revprof>)
 revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
 # online monitoring (seed 004, issue 12): tool ranks beside the

@@ -31,6 +31,7 @@
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
 #                                             rp_compute.c's WHAT
 #   rp_check.sh run-early TOOL EXE NP        revprof run on a rank's SIGSEGV
+#   rp_check.sh run-bad TOOL                 run/sweep on a missing program
 #   rp_check.sh trace-kill TOOL EXE NP       traces of a rank's SIGKILL
 #   rp_check.sh fortran-exact EXE NP [preload]  Fortran ping-pong exact
 #   rp_check.sh fortran-compare EXE NP        mpif.h program, same output
@@ -785,6 +786,27 @@ run-early)
     || grep -q "revprof run: the program exited with status $st" err || fail "the end of the run is not reported"
   grep -q "revprof run: partial report: $RP_WORK/out-dir/report.partial.rank$((np - 1)).txt (PARTIAL: signal SIGSEGV)" err \
     || fail "the partial report of the dead rank is not listed"
+  ;;
+run-bad)
+  # revprof run and sweep on a program that is not there or cannot run:
+  # exit 2 and a line naming it, before mpiexec starts (whose own failure
+  # read as a rank killed by a signal)
+  tool=$1
+  touch plain.txt
+  for p in "$RP_WORK/no-such-program:No such file or directory" \
+           "no-such-program-rp:no such program in PATH or the current folder" \
+           "./plain.txt:not an executable file" "$RP_WORK:not an executable file"; do
+    prog=${p%%:*} why=${p#*:}
+    for c in run sweep; do
+      np=-np; [ $c = sweep ] && np=--np
+      $tool $c --model "$RP_MODEL" $np 2 -o "$RP_WORK/out-$c" -- "$prog" > out 2> err
+      st=$?
+      [ $st -eq 2 ] || { cat out err; fail "$c $prog: exit status $st, not 2"; }
+      grep -qxF "revprof $c: $prog: $why" err || { cat err; fail "$c $prog: no line naming it"; }
+      grep -q "killed by signal" err && { cat err; fail "$c $prog: reported as a signal"; }
+    done
+  done
+  echo "run-bad: missing and non-executable programs refused by name"
   ;;
 trace-kill)
   # a traced run whose last rank is killed by SIGKILL after 2 s: its
