@@ -359,6 +359,25 @@ static void run_failed(const char *dir, int st, time_t t0) {
             dir);
 }
 
+/* 1 when a file in dir was written at t0 or later: a rank's report, cost
+ * or sample files (every mode writes cost.txt at least). */
+static int wrote_since(const char *dir, time_t t0) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  while (d && n == 0 && (e = readdir(d)) != NULL) {
+    char path[4096];
+    struct stat sb;
+    n = e->d_name[0] != '.' &&
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name) <
+            (int)sizeof path &&
+        stat(path, &sb) == 0 && sb.st_mtime >= t0;
+  }
+  if (d)
+    closedir(d);
+  return n;
+}
+
 int rp_cmd_run(int argc, char **argv) {
   common c = {0};
   const char *timeline = NULL;
@@ -444,6 +463,16 @@ int rp_cmd_run(int argc, char **argv) {
   }
   if (dry)
     return 0;
+  const char *mode = getenv("REVPROF_MODE");
+  if (!(mode && strcmp(mode, "off") == 0) && !wrote_since(dir, t0)) {
+    fprintf(stderr,
+            "revprof run: the program ended with status 0, but revprof "
+            "wrote nothing in %s:\nno rank started MPI through librevprof "
+            "(the program does not call MPI_Init,\nor is linked statically "
+            "or with another MPI than the one revprof was built for)\n",
+            dir);
+    return 1;
+  }
   if (tools > 0)
     rp_monitor_plot(dir);
   fprintf(stderr, "revprof run: output in %s\n", dir);

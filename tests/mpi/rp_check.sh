@@ -31,7 +31,8 @@
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
 #                                             rp_compute.c's WHAT
 #   rp_check.sh run-early TOOL EXE NP        revprof run on a rank's SIGSEGV
-#   rp_check.sh run-bad TOOL                 run/sweep on a missing program
+#   rp_check.sh run-bad TOOL                 run/sweep on a missing program,
+#                                             run on one that starts no MPI
 #   rp_check.sh trace-kill TOOL EXE NP       traces of a rank's SIGKILL
 #   rp_check.sh fortran-exact EXE NP [preload]  Fortran ping-pong exact
 #   rp_check.sh fortran-compare EXE NP        mpif.h program, same output
@@ -806,7 +807,16 @@ run-bad)
       grep -q "killed by signal" err && { cat err; fail "$c $prog: reported as a signal"; }
     done
   done
-  echo "run-bad: missing and non-executable programs refused by name"
+  # a program that never starts MPI: nothing intercepted, which run says
+  # (exit 1), but not when revprof was turned off
+  $tool run --model "$RP_MODEL" -np 2 -o "$RP_WORK/out-true" -- true > out 2> err
+  st=$?
+  [ $st -eq 1 ] || { cat out err; fail "run true: exit status $st, not 1"; }
+  grep -q "^revprof run: the program ended with status 0, but revprof wrote nothing in $RP_WORK/out-true:" err \
+    || { cat err; fail "run true: not said that nothing was intercepted"; }
+  REVPROF_MODE=off $tool run --model "$RP_MODEL" -np 2 -o "$RP_WORK/out-off" -- true > out 2> err \
+    || { cat out err; fail "REVPROF_MODE=off run true: failed"; }
+  echo "run-bad: missing and non-executable programs refused by name; a run that started no MPI said"
   ;;
 trace-kill)
   # a traced run whose last rank is killed by SIGKILL after 2 s: its
