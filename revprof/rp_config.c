@@ -112,6 +112,78 @@ const char *rp_config_outdir(rp_getenv_fn get, void *ud,
   return d && *d ? d : fallback;
 }
 
+/* Every REVPROF_* variable of the README's "Environment variables" table,
+ * librevprof's and the tools' (tests/env_check.lua keeps the two lists the
+ * same). */
+static const char *const env_known[] = {
+    "REVPROF_ANALYSIS", "REVPROF_CHARACTERIZE", "REVPROF_CHECKPOINT",
+    "REVPROF_COMPUTE", "REVPROF_COMPUTE_SPREAD", "REVPROF_CONTENTION",
+    "REVPROF_COST_PERIOD", "REVPROF_COST_PROFILE", "REVPROF_COST_RATES",
+    "REVPROF_CPU_SCALE", "REVPROF_DRY_COST", "REVPROF_GNUPLOT",
+    "REVPROF_INJECT_OVERHEAD", "REVPROF_INSTRUCTION_TIME", "REVPROF_LIB",
+    "REVPROF_LUA", "REVPROF_MAX_OVERHEAD", "REVPROF_MODE", "REVPROF_MODEL",
+    "REVPROF_MONITOR", "REVPROF_MONITOR_ACCEPT", "REVPROF_MONITOR_FANOUT",
+    "REVPROF_MONITOR_FILTER", "REVPROF_MONITOR_INTERVAL",
+    "REVPROF_MONITOR_OFFLOAD", "REVPROF_MONITOR_POLL_US",
+    "REVPROF_MONITOR_PROBE", "REVPROF_MONITOR_PROBE_FILE", "REVPROF_MPIEXEC",
+    "REVPROF_OUTPUT_DIR", "REVPROF_OVERHEAD", "REVPROF_PACK_MAX",
+    "REVPROF_PDFLATEX", "REVPROF_PROBE", "REVPROF_QUIET",
+    "REVPROF_REGIONS_OFF", "REVPROF_SAMPLE", "REVPROF_SEED",
+    "REVPROF_SETUP_OUT", "REVPROF_STEP", "REVPROF_STEP_MAX",
+    "REVPROF_STEP_MIN", "REVPROF_TEST_CHAR_ABORT", "REVPROF_TEST_DRIFT",
+    "REVPROF_TIMER", "REVPROF_TRACE", "REVPROF_WILDCARD",
+    "REVPROF_WILDCARD_TIMEOUT", "REVPROF_WTIME"};
+
+/* Edits (insert, delete, substitute) from a to b, names up to 63 bytes;
+ * 99 for longer ones. */
+static int edits(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  int row[64];
+  if (n > 63 || m > 63)
+    return 99;
+  for (size_t j = 0; j <= m; j++)
+    row[j] = (int)j;
+  for (size_t i = 1; i <= n; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= m; j++) {
+      int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[m];
+}
+
+int rp_env_unknown(const char *entry, char *hint, size_t len) {
+  char name[128];
+  size_t n = strcspn(entry, "=");
+  if (len)
+    hint[0] = '\0';
+  if (strncmp(entry, "REVPROF_", 8) != 0 || n >= sizeof name)
+    return strncmp(entry, "REVPROF_", 8) == 0;
+  memcpy(name, entry, n);
+  name[n] = '\0';
+  int best = 3; /* within 2 edits: a swap of two letters is 2 */
+  const char *near = NULL;
+  for (size_t i = 0; i < sizeof env_known / sizeof *env_known; i++) {
+    if (strcmp(name, env_known[i]) == 0)
+      return 0;
+    int d = edits(name, env_known[i]);
+    if (d < best) {
+      best = d;
+      near = env_known[i];
+    }
+  }
+  if (near && len)
+    snprintf(hint, len, "%s", near);
+  return 1;
+}
+
 int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
                    size_t errlen) {
   const char *v;

@@ -161,6 +161,13 @@ void rp_launcher_rank(rp_getenv_fn get, void *ud, int *rank, int *size);
 const char *rp_config_outdir(rp_getenv_fn get, void *ud,
                              const char *fallback);
 
+/* An environment entry ("NAME=value", or a bare name) that looks like
+ * revprof's but is none of its variables (the README's table, the tools'
+ * included: one environment reaches both): 1, and in hint (len bytes) the
+ * closest known name when one is within 2 edits ("" otherwise); 0 for a
+ * known variable or another prefix than REVPROF_. */
+int rp_env_unknown(const char *entry, char *hint, size_t len);
+
 const char *rp_mode_name(rp_mode m);
 const char *rp_compute_name(rp_compute_mode m);
 /* REVPROF_CONTENTION's name of an RP_CONTENTION_* value ("?" otherwise) */

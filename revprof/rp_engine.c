@@ -31,6 +31,36 @@ static const char *env_get(const char *name, void *ud) {
   return getenv(name);
 }
 
+extern char **environ;
+
+/* REVPROF_* entries of the environment that are none of revprof's
+ * variables (a typo: REVPROF_MDOE=compensate would leave predict mode on):
+ * said once on rank 0, with the closest name, and flagged in the report,
+ * as the run may not be the one asked for. */
+static void unknown_vars(void) {
+  char said[512] = "", hint[64];
+  int n = 0;
+  for (char **e = environ; e && *e; e++) {
+    if (!rp_env_unknown(*e, hint, sizeof hint))
+      continue;
+    size_t len = strcspn(*e, "="), at = strlen(said);
+    if (n++ < 4 && at < sizeof said)
+      snprintf(said + at, sizeof said - at, "%s%.*s%s%s%s", at ? ", " : "",
+               (int)(len < 64 ? len : 64), *e,
+               hint[0] ? " (did you mean " : "", hint,
+               hint[0] ? "?)" : "");
+  }
+  if (n == 0)
+    return;
+  if (rp_g.rank == 0)
+    rp_warn("%d REVPROF_* variable(s) that revprof does not know, ignored: "
+            "%s%s",
+            n, said, n > 4 ? ", ..." : "");
+  rp_report_flag("unknown-variable", "%d REVPROF_* variable(s) that revprof "
+                 "does not know, ignored: %s%s",
+                 n, said, n > 4 ? ", ..." : "");
+}
+
 /* A model fitted from a characterization that had not finished
  * (characterize's raw.partial.csv: its notes say "PARTIAL: N of M
  * points"): what it did not reach is extrapolated or missing, which the
@@ -273,6 +303,7 @@ void rp_startup(int provided, MPI_Comm world) {
 
   rp_g.mode = mode_of(rp_g.cfg.mode);
   partial_model();
+  unknown_vars();
   icost_cached(); /* before the mode may drop the model */
   if (rp_g.mode->configure)
     rp_g.mode->configure(&rp_g.cfg, &rp_g.model);

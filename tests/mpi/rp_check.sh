@@ -137,7 +137,14 @@ preload)
   diff native.out preload.out > diff.txt || { cat diff.txt; fail "outputs differ"; }
   grep -q "MPI_Send " revprof-out/report.txt || { cat err; fail "no per-function report from the preloaded run"; }
   grep -q "^elapsed,all,predicted" revprof-out/report.csv || fail "no elapsed row in report.csv"
-  echo "preload: $np ranks, identical outputs, report written"
+  grep -q "unknown-variable" revprof-out/report.csv && fail "unknown-variable flag without one"
+  # a misspelt variable: said on stderr with the name meant, and flagged
+  rm -rf revprof-out
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" REVPROF_MDOE=compensate "$native" || { cat out err; fail "run with REVPROF_MDOE failed"; }
+  grep -q "does not know, ignored: REVPROF_MDOE (did you mean REVPROF_MODE?)" err || { cat err; fail "REVPROF_MDOE not said"; }
+  grep -q "^flag,all,\"unknown-variable: 1 REVPROF_\* variable(s) that revprof does not know, ignored: REVPROF_MDOE (did you mean REVPROF_MODE?)\",$np," revprof-out/report.csv \
+    || { grep flag revprof-out/report.csv; fail "REVPROF_MDOE not flagged in report.csv"; }
+  echo "preload: $np ranks, identical outputs, report written; a misspelt variable said and flagged"
   ;;
 exact)
   exe=$1 np=$2

@@ -341,6 +341,37 @@ static void test_revprof_config_launcher_and_outdir(void **state) {
   assert_string_equal(rp_config_outdir(table_get, (void *)none, "y"), "y");
 }
 
+/* REVPROF_* names that are none of revprof's: the closest within two
+ * edits named; known ones and other prefixes pass */
+static void test_revprof_config_unknown_variables(void **state) {
+  (void)state;
+  char hint[64];
+  assert_int_equal(rp_env_unknown("REVPROF_MODE=predict", hint, sizeof hint),
+                   0);
+  assert_int_equal(rp_env_unknown("REVPROF_STEP_MIN", hint, sizeof hint), 0);
+  assert_int_equal(rp_env_unknown("REVPROF_SETUP_OUT=x", hint, sizeof hint),
+                   0);
+  assert_int_equal(rp_env_unknown("PATH=/bin", hint, sizeof hint), 0);
+  assert_int_equal(rp_env_unknown("REVPROFMODE=x", hint, sizeof hint), 0);
+  assert_int_equal(
+      rp_env_unknown("REVPROF_MDOE=compensate", hint, sizeof hint), 1);
+  assert_string_equal(hint, "REVPROF_MODE");
+  assert_int_equal(rp_env_unknown("REVPROF_SMAPLE=all", hint, sizeof hint),
+                   1);
+  assert_string_equal(hint, "REVPROF_SAMPLE");
+  assert_int_equal(rp_env_unknown("REVPROF_OUTPUT_DIRS=d", hint, sizeof hint),
+                   1);
+  assert_string_equal(hint, "REVPROF_OUTPUT_DIR");
+  assert_int_equal(rp_env_unknown("REVPROF_FOO=1", hint, sizeof hint), 1);
+  assert_string_equal(hint, ""); /* 3 edits from REVPROF_LIB: no guess */
+  char longname[300];
+  memset(longname, 'A', sizeof longname - 1);
+  memcpy(longname, "REVPROF_", 8);
+  longname[sizeof longname - 1] = '\0';
+  assert_int_equal(rp_env_unknown(longname, hint, sizeof hint), 1);
+  assert_string_equal(hint, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_revprof_config_defaults),
@@ -356,6 +387,7 @@ int main(void) {
       cmocka_unit_test(test_revprof_config_rejects_bad_values),
       cmocka_unit_test(test_revprof_config_predict_without_model),
       cmocka_unit_test(test_revprof_config_launcher_and_outdir),
+      cmocka_unit_test(test_revprof_config_unknown_variables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
