@@ -178,6 +178,7 @@ void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow) {
   PMPI_Comm_rank(comm, &c->rank);
   PMPI_Comm_size(comm, &c->size);
   c->intra = !inter;
+  c->inter = inter;
   c->shadow = shadow;
   if (c->intra && rp_g.dynamic && rp_comm_foreign(comm))
     c->intra = 0; /* the other job may not take part in a shadow */
@@ -222,6 +223,7 @@ static void fill(rp_comm *c, const rp_comm *info) {
     c->rank = 0;
     c->size = 1;
     c->intra = 0;
+    c->inter = 0;
     c->cid = -1;
     c->world = NULL;
   }

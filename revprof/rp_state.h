@@ -161,6 +161,7 @@ typedef struct rp_comm {
   MPI_Comm shadow; /* private duplicate for the clock exchange */
   int rank, size;  /* in the (local) group */
   int intra;       /* 0 for inter-communicators: no clock exchange */
+  int inter;       /* an inter-communicator (its collectives: flagged) */
   int cid;         /* id its members agree on, for the message log of
                       wildcard receives (rp_match.c); -1: none */
   int *world;      /* MPI_COMM_WORLD rank of each member (NULL: the

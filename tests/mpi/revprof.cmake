@@ -210,6 +210,11 @@ revprof_test(revprof_checkpoint_np2 checkpoint
 revprof_test(revprof_run_early_segv run-early $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
 revprof_test(revprof_run_bad_program run-bad $<TARGET_FILE:revprof>)
+# collectives on an inter-communicator: right data, costed locally, flagged
+add_executable(rp_intercomm rp_intercomm.c)
+target_link_libraries(rp_intercomm PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_intercomm)
+revprof_test(revprof_intercomm_np3 intercomm $<TARGET_FILE:rp_intercomm> 3)
 revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
 # online monitoring (seed 004, issue 12): tool ranks beside the

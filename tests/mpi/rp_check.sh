@@ -31,6 +31,7 @@
 #   rp_check.sh auto WHAT EXE NP              REVPROF_COMPUTE unset (auto) on
 #                                             rp_compute.c's WHAT
 #   rp_check.sh run-early TOOL EXE NP        revprof run on a rank's SIGSEGV
+#   rp_check.sh intercomm EXE NP             inter-communicator collectives
 #   rp_check.sh run-bad TOOL                 run/sweep on a missing program,
 #                                             run on one that starts no MPI
 #   rp_check.sh trace-kill TOOL EXE NP       traces of a rank's SIGKILL
@@ -794,6 +795,17 @@ run-early)
     || grep -q "revprof run: the program exited with status $st" err || fail "the end of the run is not reported"
   grep -q "revprof run: partial report: $RP_WORK/out-dir/report.partial.rank$((np - 1)).txt (PARTIAL: signal SIGSEGV)" err \
     || fail "the partial report of the dead rank is not listed"
+  ;;
+intercomm)
+  # collectives on an inter-communicator: the data right, and the report
+  # says they were costed locally (3 calls a rank: Bcast, Allreduce,
+  # Barrier)
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" || { cat out err; fail "run failed"; }
+  grep -q "^intercomm: $np ranks, 0 failed checks" out || { cat out err; fail "wrong data"; }
+  grep -q "^flag,all,\"inter-collective: 3 collective call(s) on inter-communicators costed locally: 0 bytes over the local group's size, members' clocks not combined\",$np," revprof-out/report.csv \
+    || { grep flag revprof-out/report.csv; fail "no inter-collective flag of 3 calls on all $np ranks"; }
+  echo "intercomm: data right, the local costing flagged"
   ;;
 run-bad)
   # revprof run and sweep on a program that is not there or cannot run:
