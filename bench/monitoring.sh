@@ -96,8 +96,9 @@ echo "probing the BOI for $ev events, K=$fk F=$ff, $filter ..." >&2
 # the estimate REVPROF_MONITOR_INTERVAL=auto uses: the larger of the
 # search's BOI and the tree's measured capacity (the search stops low where
 # the resting OWD's spread hides a queue's growth)
-sboi=$(awk -F, 'NR == 2 { print $9 }' "$w/probe-bsp/monitor/probe.csv")
-cap=$(awk -F, 'NR == 2 { print $20 }' "$w/probe-bsp/monitor/probe.csv")
+read -r sboi cap <<EOF
+$(awk -F, 'NR == 2 { print $9, $20 }' "$w/probe-bsp/monitor/probe.csv")
+EOF
 boi=$(awk -v s="$sboi" -v c="$cap" 'BEGIN { print (c > s ? c : s) }')
 bsp "zero" 0 -- -i "$iters" -c 0
 it0=$(iter_ms)
