@@ -164,8 +164,10 @@ int rp_env_unknown(const char *entry, char *hint, size_t len) {
   size_t n = strcspn(entry, "=");
   if (len)
     hint[0] = '\0';
-  if (strncmp(entry, "REVPROF_", 8) != 0 || n >= sizeof name)
-    return strncmp(entry, "REVPROF_", 8) == 0;
+  if (strncmp(entry, "REVPROF_", 8) != 0)
+    return 0;
+  if (n >= sizeof name)
+    return 1; /* longer than any of revprof's */
   memcpy(name, entry, n);
   name[n] = '\0';
   int best = 3; /* within 2 edits: a swap of two letters is 2 */
