@@ -327,8 +327,11 @@ static int parse_functions(const char *s, unsigned char *on, int val,
     }
     revprof_fn fn = fn_lookup_nocase(tok);
     if (fn == REVPROF_FN_COUNT) {
+      const char *near = revprof_fn_nearest(tok);
       rp_errf(err, errlen,
-           "%s: unknown function '%s' (--list shows the names)", opt, tok);
+              "%s: unknown function '%s' (%s%s%s--list shows the names)", opt,
+              tok, near ? "did you mean " : "", near ? near : "",
+              near ? "? " : "");
       return REVPROF_ENOFUNC;
     }
     on[fn] = (unsigned char)val;

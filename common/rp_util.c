@@ -2,6 +2,7 @@
  * here for the tools, the characterization program and librevprof. */
 #include "rp_util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -99,6 +100,31 @@ int rp_write_whole(const char *path, const void *b, size_t n) {
 int rp_mkdir_p(const char *dir) {
   size_t ignored;
   return rp_mkdir_p_at(dir, &ignored);
+}
+
+int rp_edits(const char *a, const char *b, int nocase) {
+  size_t n = strlen(a), m = strlen(b);
+  int row[64];
+  if (n > 63 || m > 63)
+    return 99;
+  for (size_t j = 0; j <= m; j++)
+    row[j] = (int)j;
+  for (size_t i = 1; i <= n; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= m; j++) {
+      unsigned char x = (unsigned char)a[i - 1], y = (unsigned char)b[j - 1];
+      int same = nocase ? tolower(x) == tolower(y) : x == y;
+      int up = row[j], best = diag + !same;
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[m];
 }
 
 int rp_parse_double(const char *s, double *out) {

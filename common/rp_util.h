@@ -43,6 +43,11 @@ int rp_mkdir_p_at(const char *dir, size_t *fail_len);
 int rp_spawn_wait(char *const argv[], const char *cwd, int in, int out,
                   int err);
 
+/* Edits (insertions, deletions, substitutions) that turn a into b, for
+ * names up to 63 bytes (99 when either is longer); nocase: letters that
+ * differ only in case are equal. For "did you mean" hints. */
+int rp_edits(const char *a, const char *b, int nocase);
+
 /* A finite number with nothing after it (strtod, no overflow): 1 with
  * *out, else 0. */
 int rp_parse_double(const char *s, double *out);

@@ -1,11 +1,14 @@
 /* The in-memory machine model: function and basis tables, evaluation of
  * t(fn, p, d) with its bounds, consistency checks and readable printing. */
 #include "model_int.h"
+#include "rp_util.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------- tables */
 
@@ -54,6 +57,25 @@ revprof_fn revprof_fn_lookup(const char *name) {
     if (strcmp(fn_table[i].name, name) == 0)
       return (revprof_fn)i;
   return REVPROF_FN_COUNT;
+}
+
+const char *revprof_fn_nearest(const char *name) {
+  char mpi[72];
+  int best = 3; /* within 2 edits: a swap of two letters is 2 */
+  const char *near = NULL;
+  snprintf(mpi, sizeof mpi, "MPI_%s", name);
+  for (int i = 0; i < REVPROF_FN_COUNT; i++) {
+    int d = rp_edits(name, fn_table[i].name, 1);
+    if (strncasecmp(name, "MPI_", 4) != 0) {
+      int dm = rp_edits(mpi, fn_table[i].name, 1);
+      d = dm < d ? dm : d;
+    }
+    if (d < best) {
+      best = d;
+      near = fn_table[i].name;
+    }
+  }
+  return near;
 }
 
 static const struct {

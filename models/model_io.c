@@ -373,10 +373,12 @@ static int load_functions(loader *ld, int top, revprof_model *m) {
       const char *fname = lua_tostring(L, -2);
       revprof_fn fn = revprof_fn_lookup(fname);
       if (fn == REVPROF_FN_COUNT) {
+        const char *near = revprof_fn_nearest(fname);
         rp_errf(ld->err, ld->errlen,
-                "%s: functions.%s: unknown function name (see 'revprof "
+                "%s: functions.%s: unknown function name (%s%s%ssee 'revprof "
                 "characterize --list')",
-                ld->name, fname);
+                ld->name, fname, near ? "did you mean " : "",
+                near ? near : "", near ? "? " : "");
         rc = REVPROF_ENOFUNC;
       } else
         rc = load_function(ld, lua_gettop(L), fname, &m->fn[fn]);

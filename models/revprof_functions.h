@@ -107,5 +107,9 @@ const char *revprof_fn_what(revprof_fn fn);
 revprof_fn_kind revprof_fn_kind_of(revprof_fn fn);
 /* Looks a name up; case-sensitive. Returns REVPROF_FN_COUNT when unknown. */
 revprof_fn revprof_fn_lookup(const char *name);
+/* For "did you mean" hints: the known name closest to name, ignoring case
+ * and a missing "MPI_" prefix, when it is within 2 edits of it ("bcast",
+ * "MPI_Bcats": "MPI_Bcast"); NULL when none is. */
+const char *revprof_fn_nearest(const char *name);
 
 #endif

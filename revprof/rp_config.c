@@ -2,6 +2,7 @@
  * (see rp_config.h; the user documentation is docs/revprof.md). */
 #include "rp_config.h"
 #include "rp_noise.h"
+#include "rp_util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -134,31 +135,6 @@ static const char *const env_known[] = {
     "REVPROF_TIMER", "REVPROF_TRACE", "REVPROF_WILDCARD",
     "REVPROF_WILDCARD_TIMEOUT", "REVPROF_WTIME"};
 
-/* Edits (insert, delete, substitute) from a to b, names up to 63 bytes;
- * 99 for longer ones. */
-static int edits(const char *a, const char *b) {
-  size_t n = strlen(a), m = strlen(b);
-  int row[64];
-  if (n > 63 || m > 63)
-    return 99;
-  for (size_t j = 0; j <= m; j++)
-    row[j] = (int)j;
-  for (size_t i = 1; i <= n; i++) {
-    int diag = row[0];
-    row[0] = (int)i;
-    for (size_t j = 1; j <= m; j++) {
-      int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best)
-        best = up + 1;
-      if (row[j - 1] + 1 < best)
-        best = row[j - 1] + 1;
-      diag = up;
-      row[j] = best;
-    }
-  }
-  return row[m];
-}
-
 int rp_env_unknown(const char *entry, char *hint, size_t len) {
   char name[128];
   size_t n = strcspn(entry, "=");
@@ -175,7 +151,7 @@ int rp_env_unknown(const char *entry, char *hint, size_t len) {
   for (size_t i = 0; i < sizeof env_known / sizeof *env_known; i++) {
     if (strcmp(name, env_known[i]) == 0)
       return 0;
-    int d = edits(name, env_known[i]);
+    int d = rp_edits(name, env_known[i], 0);
     if (d < best) {
       best = d;
       near = env_known[i];

@@ -31,6 +31,11 @@ want=$("$rp" model eval "$src/tests/mpi/rp_exact_model.lua" MPI_Alltoall 2 8 2>/
 [ "$out" = "$want" ] || fail "MPI_Ialltoall is not costed as MPI_Alltoall: '$out' against '$want'"
 grep -q "no MPI_Ialltoall row; costed by its fallback, the MPI_Alltoall row" "$tmp/err" \
   || fail "model eval does not say it used a fallback: $(cat "$tmp/err")"
+# a mistyped name is refused with the nearest one
+"$rp" model eval "$ship.lua" allreduce 2 8 2> "$tmp/err" \
+  && fail "model eval of an unknown name succeeded"
+grep -q "unknown function 'allreduce' (did you mean MPI_Allreduce?" "$tmp/err" \
+  || fail "model eval of a mistyped name: $(cat "$tmp/err")"
 "$rp" model eval "$src/examples/toy_model.lua" MPI_Scatter 2 8 2> "$tmp/err" \
   && fail "model eval of a function with no row and no fallback succeeded"
 grep -q "no equation for MPI_Scatter (nor for any function it falls back on)" "$tmp/err" \

@@ -155,8 +155,9 @@ static void test_characterize_parse_functions(void **state) {
 
 static void test_characterize_parse_unknown_function(void **state) {
   (void)state;
-  parse_bad(REVPROF_ENOFUNC, "unknown function 'MPI_Bcats'", "--functions",
-            "MPI_Bcast,MPI_Bcats", NULL);
+  parse_bad(REVPROF_ENOFUNC,
+            "unknown function 'MPI_Bcats' (did you mean MPI_Bcast? --list",
+            "--functions", "MPI_Bcast,MPI_Bcats", NULL);
   parse_bad(REVPROF_ENOFUNC, "unknown function", "--exclude", "nope", NULL);
   parse_bad(REVPROF_EINVAL, "empty function list", "--functions", ",",
             NULL);

@@ -375,7 +375,8 @@ static void test_model_reject_unknown_names(void **state) {
   (void)state;
   load_bad(GOOD_HEAD "functions = { MPI_Bcats = { { form = { \"1\" }, "
                      "avg = { 1 } } } } }",
-           REVPROF_ENOFUNC, "functions.MPI_Bcats", "unknown function", NULL);
+           REVPROF_ENOFUNC, "functions.MPI_Bcats", "unknown function",
+           "did you mean MPI_Bcast?", NULL);
   load_bad(GOOD_HEAD "functions = { MPI_Bcast = { { form = { \"ln(p)\" }, "
                      "avg = { 1 } } } } }",
            REVPROF_EFIELD, "form[1]", "ln(p)", NULL);
@@ -592,6 +593,15 @@ static void test_model_function_table(void **state) {
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     assert_int_equal(revprof_fn_lookup(revprof_fn_name((revprof_fn)i)), i);
   assert_int_equal(revprof_fn_lookup("MPI_Nope"), REVPROF_FN_COUNT);
+  /* "did you mean": case, a missing MPI_ prefix and 2 edits are forgiven */
+  assert_string_equal(revprof_fn_nearest("MPI_Bcats"), "MPI_Bcast");
+  assert_string_equal(revprof_fn_nearest("bcast"), "MPI_Bcast");
+  assert_string_equal(revprof_fn_nearest("mpi_allreduce"), "MPI_Allreduce");
+  assert_string_equal(revprof_fn_nearest("Allgatherv"), "MPI_Allgatherv");
+  assert_string_equal(revprof_fn_nearest("Latenc"), "latency");
+  assert_string_equal(revprof_fn_nearest("MPI_Send"), "MPI_Send");
+  assert_null(revprof_fn_nearest("zzz"));
+  assert_null(revprof_fn_nearest("MPI_Nothing_like_it"));
   assert_int_equal(revprof_fn_kind_of(REVPROF_FN_SEND), REVPROF_KIND_P2P);
   assert_int_equal(revprof_fn_kind_of(REVPROF_FN_ALLTOALL),
                    REVPROF_KIND_COLL);

@@ -350,9 +350,28 @@ static void test_util_parse_double(void **state) {
   assert_false(rp_parse_double("1e999", &d));
 }
 
+static void test_util_edits(void **state) {
+  (void)state;
+  assert_int_equal(rp_edits("", "", 0), 0);
+  assert_int_equal(rp_edits("abc", "abc", 0), 0);
+  assert_int_equal(rp_edits("", "abc", 0), 3);
+  assert_int_equal(rp_edits("abc", "", 0), 3);
+  assert_int_equal(rp_edits("kitten", "sitting", 0), 3);
+  assert_int_equal(rp_edits("MPI_Bcats", "MPI_Bcast", 0), 2); /* a swap */
+  assert_int_equal(rp_edits("REVPROF_MDOE", "REVPROF_MODE", 0), 2);
+  assert_int_equal(rp_edits("mpi_bcast", "MPI_Bcast", 0), 4);
+  assert_int_equal(rp_edits("mpi_bcast", "MPI_Bcast", 1), 0);
+  assert_int_equal(rp_edits("gap_al", "gap_all", 1), 1);
+  char longer[80];
+  memset(longer, 'a', sizeof longer - 1);
+  longer[sizeof longer - 1] = '\0';
+  assert_int_equal(rp_edits(longer, "a", 0), 99); /* beyond 63 bytes */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_util_parse_double),
+      cmocka_unit_test(test_util_edits),
       cmocka_unit_test_setup_teardown(test_util_write_whole, setup, teardown),
       cmocka_unit_test_setup_teardown(test_util_mkdir_p_creates_nested, setup,
                                       teardown),
