@@ -28,6 +28,25 @@ double rp_comp_recv(rp_comp *c, double w, double xs) {
   return wc;
 }
 
+double rp_comp_recv_timed(rp_comp *c, double w, double late, double sent) {
+  if (!(w > 0.0))
+    w = 0.0;
+  if (!(late > 0.0))
+    late = 0.0;
+  if (!(sent > 0.0))
+    sent = 0.0;
+  double wc = late + w - sent;
+  if (!(wc > 0.0))
+    wc = 0.0;
+  double d = w - wc; /* waiting removed (negative: added) */
+  c->adj += d;
+  c->x += d;
+  c->wait += w;
+  c->wait_c += wc;
+  c->msgs += 1.0;
+  return wc;
+}
+
 double rp_comp_least(const double *xs, int n) {
   double m = INFINITY;
   for (int i = 0; i < n; i++)

@@ -27,6 +27,21 @@ void rp_comp_overhead(rp_comp *c, double dt);
  * becomes w', and the delay min(xs, x + w). Returns w'. */
 double rp_comp_recv(rp_comp *c, double w, double xs);
 
+/* The same with the messages' host send times, where the ranks share one
+ * clock (one node). The call began at host time t0 (the receiver's post)
+ * with delay x, so without measurement at t0 - x; late = max(0, a - (t0 -
+ * x)) with a the latest send time without measurement (a message's send
+ * time less its sender's delay) among the messages the call completed, and
+ * sent = max(0, s - t0) with s the latest measured send time among them.
+ * Without measurement the call ends late after its own post, plus the
+ * part of its measured waiting w that came after the last send (the
+ * transfer): w' = max(0, late + w - sent). Seed 000's rule is this rule
+ * for a message sent when the receive ended (s = t0 + w); a message that
+ * was already there when the call began (s <= t0) is no longer taken to
+ * have arrived at its end, where the seed's w + x - xs overstates the
+ * waiting by up to t0 + w - s. The delay becomes x + w - w'. Returns w'. */
+double rp_comp_recv_timed(rp_comp *c, double w, double late, double sent);
+
 /* The delay a completion of n messages reduces to: the least of xs[0..n)
  * (seed 000 §4: gather and every completion of several messages wait for
  * the message with the least delay). n <= 0 gives +infinity. */

@@ -68,6 +68,8 @@ static struct {
   double o_pb;     /* piggyback cost per MPI call, seconds */
   const char *src; /* where the values came from */
   double mpi_t0;   /* real time at the MPI call's entry, seconds */
+  int timed;       /* every rank on one node, one clock: the parallel rule
+                      uses the messages' send times (rp_comp_recv_timed) */
   int mismatched;  /* region_end names that did not match (warned once) */
   int nlow;        /* regions the regulation turned off (offs) */
   long skips;      /* enters skipped (their region off) and not exited,
@@ -476,27 +478,37 @@ static int wrapper_region(rp_wid w) {
 }
 
 /* The simulated clocks carry the delay in compensate mode (model costs are
- * all 0): sends stamp {x, -x, x} into the piggyback, and since receives
- * and collectives keep each component's maximum, -now[RP_AVG] afterwards
- * is the least delay among the messages if it is below x, and now[RP_MIN]
- * the sender's delay if above. */
+ * all 0), and receives and collectives keep each component's maximum over
+ * the messages and members. On one node (cm.timed) every call's clocks are
+ * {t0 - x, t0, x}, t0 its host entry time: afterwards now[RP_MIN] is the
+ * latest send time without measurement and now[RP_AVG] the latest
+ * measured one (this call's own when no message came later). Otherwise
+ * they are {x, -x, x}: -now[RP_AVG] afterwards is the least delay among
+ * the messages if it is below x, and now[RP_MIN] the sender's delay if
+ * above (seed 000's rule, which needs no common clock). */
 static void cm_enter(rp_wid w) {
   double x = cm.st.x;
-  rp_g.clk.now[RP_MIN] = x;
-  rp_g.clk.now[RP_AVG] = -x;
-  rp_g.clk.now[RP_MAX] = x;
   cm.mpi_t0 = now_s();
+  rp_g.clk.now[RP_MIN] = cm.timed ? cm.mpi_t0 - x : x;
+  rp_g.clk.now[RP_AVG] = cm.timed ? cm.mpi_t0 : -x;
+  rp_g.clk.now[RP_MAX] = x;
   push(wrapper_region(w), cm.mpi_t0);
 }
 
 static void cm_leave(rp_wid w) {
   (void)w;
   double t = now_s(), x = cm.st.x, xs = x;
-  if (-rp_g.clk.now[RP_AVG] < x)
-    xs = -rp_g.clk.now[RP_AVG]; /* a message with less delay */
-  else if (rp_g.clk.now[RP_MIN] > x)
-    xs = rp_g.clk.now[RP_MIN];  /* messages with more delay */
-  rp_comp_recv(&cm.st, t - cm.mpi_t0, xs);
+  if (cm.timed)
+    rp_comp_recv_timed(&cm.st, t - cm.mpi_t0,
+                       rp_g.clk.now[RP_MIN] - (cm.mpi_t0 - x),
+                       rp_g.clk.now[RP_AVG] - cm.mpi_t0);
+  else {
+    if (-rp_g.clk.now[RP_AVG] < x)
+      xs = -rp_g.clk.now[RP_AVG]; /* a message with less delay */
+    else if (rp_g.clk.now[RP_MIN] > x)
+      xs = rp_g.clk.now[RP_MIN];  /* messages with more delay */
+    rp_comp_recv(&cm.st, t - cm.mpi_t0, xs);
+  }
   rp_comp_overhead(&cm.st, cm.o_mpi + cm.o_pb);
   pop(t, cm.o_mpi + cm.o_pb - cm.o_inner);
   spin(rp_g.cfg.inject);
@@ -672,6 +684,26 @@ static void cm_monitor_fill(double *out) {
   rp_mt_release(took);
 }
 
+/* 1 when every rank of the world runs on this node (one clock), agreed
+ * by all; collective. REVPROF_TEST_NODES=many: 0, as on several nodes. */
+static int one_node(void) {
+  const char *t = getenv("REVPROF_TEST_NODES");
+  if (t && strcmp(t, "many") == 0)
+    return 0;
+  MPI_Comm node;
+  int n = 0, all = 0;
+  if (PMPI_Comm_split_type(rp_g.world, MPI_COMM_TYPE_SHARED, 0,
+                           MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Comm_size(node, &n);
+    PMPI_Comm_free(&node);
+  }
+  int mine = n == rp_g.size;
+  if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, rp_g.world) !=
+      MPI_SUCCESS)
+    return 0;
+  return all;
+}
+
 static int cm_startup(char *err, size_t errlen) {
   const revprof_model *m = cm_model;
   double enter = revprof_model_overhead(m, "region_enter", -1.0);
@@ -726,6 +758,7 @@ static int cm_startup(char *err, size_t errlen) {
   rp_g.ic_cost[RP_IC_FUNCTION] = cm.o_fpair;
   rp_g.ic_cost[RP_IC_SKIPPED] = cm.o_skip;
   rp_comp_init(&cm.st);
+  cm.timed = one_node();
   cm.depth = cm.lost = 0;
   cm.skips = 0;
   for (int i = 0; i < cm.nreg; i++) { /* calibration counts nothing */
@@ -845,9 +878,13 @@ static void overhead_line(cm_buf *b) {
       "inside the region), MPI wrapper %.3e s, piggyback %.3e s; "
       "injected %.3e s per event\n"
       "local = measured - own overhead; parallel = local - waiting "
-      "removed by delays from other ranks (seed 000)\n",
+      "removed by delays from other ranks (seed 000%s)\n",
       cm.src ? cm.src : "?", cm.o_pair, cm.o_inner, cm.o_mpi, cm.o_pb,
-      rp_g.cfg.inject);
+      rp_g.cfg.inject,
+      cm.timed ? "'s rule with the messages' send times: the ranks share "
+                 "one node's clock"
+               : "'s rule with each message taken as sent when its "
+                 "receive ended: the ranks are not all on one node");
 }
 
 /* Writes all of b to a new file path (rp_write_whole): 0 or REVPROF_EIO.

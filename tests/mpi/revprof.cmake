@@ -215,6 +215,12 @@ add_executable(rp_intercomm rp_intercomm.c)
 target_link_libraries(rp_intercomm PRIVATE MPI::MPI_C)
 rp_target_defaults(rp_intercomm)
 revprof_test(revprof_intercomm_np3 intercomm $<TARGET_FILE:rp_intercomm> 3)
+# compensate mode's delays through rooted collectives
+add_executable(rp_comp_rooted rp_comp_rooted.c)
+target_link_libraries(rp_comp_rooted PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_comp_rooted)
+revprof_test(revprof_compensate_rooted_np3 comp-rooted
+             $<TARGET_FILE:rp_comp_rooted> 3)
 revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
 # online monitoring (seed 004, issue 12): tool ranks beside the

@@ -40,6 +40,9 @@
 #   rp_check.sh fortran-count EXE             mpi_f08 large counts (MPI-4)
 #   rp_check.sh compensate NATIVE_EXE RP_EXE NP   compensate mode recovers
 #                                             an injected overhead
+#   rp_check.sh comp-rooted EXE NP            compensate mode: delays
+#                                             through collectives, both
+#                                             parallel rules
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
 #   rp_check.sh overhead-model NATIVE_EXE RP_EXE  per-event costs from a model
 #   rp_check.sh cost-throttle NATIVE RP_EXE   REVPROF_MAX_OVERHEAD turns
@@ -806,6 +809,46 @@ intercomm)
   grep -q "^flag,all,\"inter-collective: 3 collective call(s) on inter-communicators costed locally: 0 bytes over the local group's size, members' clocks not combined\",$np," revprof-out/report.csv \
     || { grep flag revprof-out/report.csv; fail "no inter-collective flag of 3 calls on all $np ranks"; }
   echo "intercomm: data right, the local costing flagged"
+  ;;
+comp-rooted)
+  # compensate mode's delays through collectives. rp_comp_rooted.c gives
+  # the ranks delays of about 0.4, 0.2 and 0 s, and the root (rank 0)
+  # comes last. Each rank's delay afterwards is H (above the midpoint of
+  # ranks 0 and 1's own overheads: the root's), M (between the midpoints:
+  # rank 1's own) or L (below: rank 2's). With the send times (one node,
+  # the default here) the root's delay reaches every member of bcast and
+  # scatter, and of an allreduce (the root came last: without measurement
+  # all leave 0.4 s earlier); a gather's root keeps its own. With seed
+  # 000's rule alone (REVPROF_TEST_NODES=many, as on several nodes) a
+  # gather's root takes the least delay, an allreduce's members the least
+  # below their own or else the largest. Checked against the ranks' own
+  # overheads, so the machine's speed does not matter. (A gather of 1
+  # double: its members leave at once. Above the MPI's eager limit they
+  # wait for the root, which their delays do not learn: Known limits.)
+  exe=$1 np=$2
+  for c in bcast:1:HHH scatter:1:HHH gather:1:HML allreduce:1:HHH \
+           bcast:1024:HHH scatter:1024:HHH \
+           seed:bcast:1:HHH seed:gather:1:LML seed:allreduce:1:LLH; do
+    nodes=one rule="with the messages' send times"
+    case $c in seed:*) c=${c#seed:} nodes=many rule="with each message taken as sent when its receive ended" ;; esac
+    coll=${c%%:*} rest=${c#*:}; n=${rest%%:*} want=${rest#*:}
+    rm -rf revprof-out
+    REVPROF_MODE=compensate REVPROF_TEST_NODES=$nodes run "$np" env LD_PRELOAD="$RP_LIB" "$exe" "$coll" "$n" || { cat out err; fail "$c: run failed"; }
+    grep -q "^comp-rooted: $coll $np ranks, 0 failed checks" out || { cat out err; fail "$c: wrong data"; }
+    grep -q "seed 000's rule $rule" revprof-out/compensate.txt || { head -5 revprof-out/compensate.txt; fail "$c ($nodes): the report does not name the rule"; }
+    awk -F, -v c="$nodes:$c" -v want="$want" '
+      function fail(m) { print "rp_check comp-rooted: FAIL: " c ": " m > "/dev/stderr"; bad = 1 }
+      $2 == "(program)" { over[$1] = $4 - $6; delay[$1] = $4 - $8 }
+      END {
+        hi = (over[0] + over[1]) / 2; lo = (over[1] + over[2]) / 2
+        got = ""
+        for (r = 0; r < 3; r++) got = got (delay[r] > hi ? "H" : delay[r] > lo ? "M" : "L")
+        printf "%s: own overheads %.3f %.3f %.3f s, delays after %.3f %.3f %.3f s: %s\n", c, over[0], over[1], over[2], delay[0], delay[1], delay[2], got
+        if (!(over[0] > hi && hi > over[1] && over[1] > lo && lo > over[2])) fail("the injected overheads are not ordered")
+        if (got != want) fail("delays " got ", expected " want)
+        exit bad }' revprof-out/compensate.csv || fail "see above"
+  done
+  echo "comp-rooted: delays through bcast, scatter, gather and allreduce as the rules say"
   ;;
 run-bad)
   # revprof run and sweep on a program that is not there or cannot run:

@@ -219,6 +219,86 @@ static void test_comp_collectives_least_delay(void **state) {
   assert_true(leaf.x == 1.5); /* all leave the barrier together */
 }
 
+/* The timed rule (one clock): a receive posted at host time t0 with delay
+ * xr, completing after w, of one message sent at host time s by a rank
+ * with delay xs. */
+static double timed_one(rp_comp *r, double t0, double w, double s,
+                        double xs) {
+  double late = (s - xs) - (t0 - r->x), sent = s - t0;
+  return rp_comp_recv_timed(r, w, late > 0 ? late : 0, sent > 0 ? sent : 0);
+}
+
+/* A message sent when its receive ended (s = t0 + w) is seed 000's case:
+ * the timed rule gives the seed's waiting and delay, for every order of
+ * the delays and either case of the two-process analysis. */
+static void test_comp_timed_is_the_seed_when_sent_at_the_end(void **state) {
+  (void)state;
+  const double xr[] = {0.0, 1.0, 2.0, 4.0}, xs[] = {0.0, 0.5, 1.5, 4.0};
+  const double w[] = {0.0, 0.25, 1.0, 3.0};
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      for (int k = 0; k < 4; k++) {
+        rp_comp seed = rank_with(xr[i]), timed = rank_with(xr[i]);
+        double ws = rp_comp_recv(&seed, w[k], xs[j]);
+        double wt = timed_one(&timed, 10.0, w[k], 10.0 + w[k], xs[j]);
+        assert_true(ws == wt);
+        assert_true(seed.x == timed.x && seed.adj == timed.adj);
+        assert_true(timed.x == timed.o + timed.adj);
+      }
+}
+
+/* A message already there when the receive began: the seed takes it as
+ * arrived at the receive's end and gives the receiver the sender's smaller
+ * delay (it would have waited 3.5 s), where without measurement it was
+ * sent at 4, before the receive at 6: no waiting, the delay stays. When
+ * the sender's delay puts its send after the receive without measurement,
+ * the receiver waits for it, plus the measured transfer. */
+static void test_comp_timed_message_already_there(void **state) {
+  (void)state;
+  rp_comp seed = rank_with(4.0), timed = rank_with(4.0);
+  assert_true(rp_comp_recv(&seed, 0.5, 1.0) == 3.5);
+  assert_true(seed.x == 1.0);
+  assert_true(timed_one(&timed, 10.0, 0.5, 5.0, 1.0) == 0.5);
+  assert_state(&timed, 4.0, 0.0);
+  rp_comp r = rank_with(4.0); /* sent at 9.5 - 0.25 = 9.25 > 6 */
+  assert_true(timed_one(&r, 10.0, 0.5, 9.5, 0.25) == 3.75);
+  assert_state(&r, 0.75, -3.25);
+}
+
+/* A collective whose root comes last with the largest delay: members
+ * arrive at host times 10, 9.5, 9.25 with delays 0.5, 0.25, 0 (so without
+ * measurement at 9.5, 9.25, 9.25) and all leave at 10.125. Without
+ * measurement all leave 0.5 s earlier: every member's delay becomes 0.5.
+ * (The seed's least-delay rule gives them 0, and the root 0 too.) */
+static void test_comp_timed_collective_late_root(void **state) {
+  (void)state;
+  const double arrive[] = {10.0, 9.5, 9.25}, x[] = {0.5, 0.25, 0.0};
+  double amax = 0, smax = 0;
+  for (int i = 0; i < 3; i++) {
+    amax = arrive[i] - x[i] > amax ? arrive[i] - x[i] : amax;
+    smax = arrive[i] > smax ? arrive[i] : smax;
+  }
+  for (int i = 0; i < 3; i++) {
+    rp_comp m = rank_with(x[i]);
+    rp_comp_recv_timed(&m, 10.125 - arrive[i], amax - (arrive[i] - x[i]),
+                       smax - arrive[i]);
+    assert_true(m.x == 0.5);
+    assert_true(m.x == m.o + m.adj);
+  }
+  rp_comp seed_root = rank_with(0.5);
+  rp_comp_recv(&seed_root, 0.125, 0.0);
+  assert_true(seed_root.x == 0.0);
+}
+
+static void test_comp_timed_clamps(void **state) {
+  (void)state;
+  rp_comp c = rank_with(1.0);
+  assert_true(rp_comp_recv_timed(&c, -1.0, -2.0, -3.0) == 0.0);
+  assert_state(&c, 1.0, 0.0);
+  assert_true(rp_comp_recv_timed(&c, 1.0, 0.0, 2.0) == 0.0); /* never < 0 */
+  assert_state(&c, 2.0, 1.0);
+}
+
 static void test_comp_negative_wait_is_zero(void **state) {
   (void)state;
   rp_comp c = rank_with(1.0);
@@ -252,6 +332,10 @@ int main(void) {
       cmocka_unit_test(test_comp_two_receives_case3),
       cmocka_unit_test(test_comp_two_receives_case4_reordering),
       cmocka_unit_test(test_comp_collectives_least_delay),
+      cmocka_unit_test(test_comp_timed_is_the_seed_when_sent_at_the_end),
+      cmocka_unit_test(test_comp_timed_message_already_there),
+      cmocka_unit_test(test_comp_timed_collective_late_root),
+      cmocka_unit_test(test_comp_timed_clamps),
       cmocka_unit_test(test_comp_negative_wait_is_zero),
       cmocka_unit_test(test_comp_region_local_and_parallel),
   };
