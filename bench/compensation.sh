@@ -8,18 +8,26 @@
 # runs, since the compensated figures are estimates whose noise the minimum
 # would select. Prints a table, then what one "point" region costs the
 # worker: (its instrumented, uncompensated time - its native time) over
-# its points (medians of the runs). Asserts nothing.
+# its points (medians of the runs). Then a second table: bench/
+# comp_imbalance.c, where rank 0 alone runs tiny regions between
+# allreduces, its loop's time natively, instrumented, and parallel-
+# compensated with each rule of docs/revprof.md ("Parallel compensation"):
+# the messages' send times (one node, the default) and seed 000's rule
+# alone (REVPROF_TEST_NODES=many), the loop's time being the latest rank's
+# (medians of the runs). Asserts nothing.
 #
 # usage: bench/compensation.sh [BUILD_DIR]          (default: build)
 # env:   NP (ranks, default 2: one master, one worker per core),
 #        RUNS (default 5), MCPI_ARGS (mcpi's --chunks, --chunk, --work;
 #        default: its own), MPIEXEC, MPIFLAGS, REVPROF_MODEL / REVPROF_OVERHEAD
-#        (default: calibrate at MPI_Init)
+#        (default: calibrate at MPI_Init), IMB_ARGS (comp_imbalance's
+#        --iters, --work, --regions; default --iters 1000)
 set -eu
 . "$(dirname "$0")/common.sh"
 plain=$build/examples/mcpi
 inst=$build/examples/mcpi_rp
-for exe in "$plain" "$inst"; do
+imb=$build/bench/rp_bench_comp_imbalance
+for exe in "$plain" "$inst" "$imb" "${imb}_native"; do
   [ -x "$exe" ] || { echo "compensation: $exe not built (cmake --build $build)" >&2; exit 1; }
 done
 NP=${NP:-2}
@@ -74,3 +82,40 @@ awk -v np="$NP" -v runs="$RUNS" '
     if (med("pt") > 0)
       printf "\ninstrumentation per point region (worker, uncompensated - native, over %d points): %.1f ns\n", med("pt"), 1e9 * (med("nw") - pw) / med("pt")
   }' "$tmp/plain.txt" "$tmp/comp.txt" "$tmp/points.txt"
+
+# the imbalanced program: native, then compensate mode with each rule
+: > "$tmp/imb.txt"
+i=0
+while [ $i -lt "$RUNS" ]; do
+  # shellcheck disable=SC2086
+  t=$($MPIEXEC ${MPIFLAGS:-} -n "$NP" "${imb}_native" ${IMB_ARGS:---iters 1000} |
+      sed -n 's/^comp_imbalance: loop \([^ ]*\) s.*/\1/p')
+  echo "native $t" >>"$tmp/imb.txt"
+  for rule in one many; do
+    rm -rf "$tmp/out"
+    # shellcheck disable=SC2086
+    REVPROF_MODE=compensate REVPROF_TEST_NODES=$rule REVPROF_OUTPUT_DIR="$tmp/out" \
+      $MPIEXEC ${MPIFLAGS:-} -n "$NP" "$imb" ${IMB_ARGS:---iters 1000} >/dev/null 2>&1
+    # the loop's measured and parallel-compensated time, latest rank
+    awk -F, -v r=$rule '$2 == "loop" { if ($4 > m) m = $4; if ($8 > q) q = $8 }
+      END { print "measured." r, m; print "parallel." r, q }' "$tmp/out/compensate.csv" >>"$tmp/imb.txt"
+  done
+  i=$((i + 1))
+done
+awk -v np="$NP" -v runs="$RUNS" '
+  { n[$1]++; val[$1, n[$1]] = $2 }
+  function med(k,    i, j, t, m) {
+    m = n[k]
+    for (i = 2; i <= m; i++)
+      for (j = i; j > 1 && val[k, j - 1] > val[k, j]; j--) {
+        t = val[k, j]; val[k, j] = val[k, j - 1]; val[k, j - 1] = t }
+    return m % 2 ? val[k, (m + 1) / 2] : 0.5 * (val[k, m / 2] + val[k, m / 2 + 1])
+  }
+  function err(v, ref) { return sprintf("%+.1f%%", 100 * (v - ref) / ref) }
+  END {
+    nat = med("native")
+    printf "\ncomp_imbalance (rank 0 alone runs tiny regions between allreduces), %d ranks, median of %d runs, seconds\n\n", np, runs
+    printf "%18s %17s %24s %24s\n", "no instrumentation", "no compensation", "parallel, send times", "parallel, seed 000 alone"
+    printf "%18.4f %10.4f %6s %17.4f %6s %17.4f %6s\n", nat, med("measured.one"), err(med("measured.one"), nat),
+      med("parallel.one"), err(med("parallel.one"), nat), med("parallel.many"), err(med("parallel.many"), nat)
+  }' "$tmp/imb.txt"
