@@ -36,6 +36,18 @@ MCPI_ARGS=${MCPI_ARGS:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# awk helpers of both tables: the values of key k (n[k] of them, in
+# val[k, 1..n[k]]), their median; a relative error against ref
+awk_lib='
+  function med(k,    i, j, t, m) {
+    m = n[k]
+    for (i = 2; i <= m; i++)
+      for (j = i; j > 1 && val[k, j - 1] > val[k, j]; j--) {
+        t = val[k, j]; val[k, j] = val[k, j - 1]; val[k, j - 1] = t }
+    return m % 2 ? val[k, (m + 1) / 2] : 0.5 * (val[k, m / 2] + val[k, m / 2 + 1])
+  }
+  function err(v, ref) { return sprintf("%+.1f%%", 100 * (v - ref) / ref) }'
+
 i=0
 while [ $i -lt "$RUNS" ]; do
   # shellcheck disable=SC2086
@@ -52,16 +64,9 @@ while [ $i -lt "$RUNS" ]; do
   i=$((i + 1))
 done
 
-awk -v np="$NP" -v runs="$RUNS" '
+awk -v np="$NP" -v runs="$RUNS" "$awk_lib"'
   function mn(a, b) { return a == "" || b < a ? b : a }
   function add(k, v) { n[k]++; val[k, n[k]] = v }
-  function med(k,    i, j, t, m) {
-    m = n[k]
-    for (i = 2; i <= m; i++)
-      for (j = i; j > 1 && val[k, j - 1] > val[k, j]; j--) {
-        t = val[k, j]; val[k, j] = val[k, j - 1]; val[k, j - 1] = t }
-    return m % 2 ? val[k, (m + 1) / 2] : 0.5 * (val[k, m / 2] + val[k, m / 2 + 1])
-  }
   # the plain file holds RUNS blocks ending "-- end of run", the comp file
   # RUNS blocks of NP rows starting with rank 0
   FILENAME ~ /plain/ && $2 == "time" && $3 == "worker" { pw = mn(pw, $5) }
@@ -71,7 +76,6 @@ awk -v np="$NP" -v runs="$RUNS" '
                                  nw = lw = qw = ""; add("nm", $2); add("lm", $3); add("qm", $4) }
   FILENAME ~ /comp/ && $1 != 0 { nw = mn(nw, $2); lw = mn(lw, $3); qw = mn(qw, $4) }
   FILENAME ~ /points/ { add("pt", $1) }
-  function err(v, ref) { return sprintf("%+.1f%%", 100 * (v - ref) / ref) }
   END {
     add("nw", nw); add("lw", lw); add("qw", qw)
     pm = med("pm"); pw = med("pw")
@@ -102,16 +106,8 @@ while [ $i -lt "$RUNS" ]; do
   done
   i=$((i + 1))
 done
-awk -v np="$NP" -v runs="$RUNS" '
+awk -v np="$NP" -v runs="$RUNS" "$awk_lib"'
   { n[$1]++; val[$1, n[$1]] = $2 }
-  function med(k,    i, j, t, m) {
-    m = n[k]
-    for (i = 2; i <= m; i++)
-      for (j = i; j > 1 && val[k, j - 1] > val[k, j]; j--) {
-        t = val[k, j]; val[k, j] = val[k, j - 1]; val[k, j - 1] = t }
-    return m % 2 ? val[k, (m + 1) / 2] : 0.5 * (val[k, m / 2] + val[k, m / 2 + 1])
-  }
-  function err(v, ref) { return sprintf("%+.1f%%", 100 * (v - ref) / ref) }
   END {
     nat = med("native")
     printf "\ncomp_imbalance (rank 0 alone runs tiny regions between allreduces), %d ranks, median of %d runs, seconds\n\n", np, runs

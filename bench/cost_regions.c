@@ -13,20 +13,7 @@
 
 #include <mpi.h>
 
-#ifdef HAVE_REVPROF
-#include "revprof.h"
-#define REGION_BEGIN(n) revprof_region_begin(n)
-#define REGION_END(n) revprof_region_end(n)
-#else
-#define REGION_BEGIN(n) ((void)0)
-#define REGION_END(n) ((void)0)
-#endif
-
-static double chain(double g, long k) {
-  for (long i = 0; i < k; i++)
-    g = g * 0.9999999 + 1e-7;
-  return g;
-}
+#include "bench_regions.h"
 
 int main(int argc, char **argv) {
   long regions = 1000000, work = 10;
