@@ -1260,6 +1260,13 @@ monitor)
                    END { exit bad || n != 13 }' $mon/profile.csv \
             || { grep Barrier.calls $mon/profile.csv; fail "$mode: wrong histogram"; }
         fi
+        # the simulated clock is an event of predict mode only (the other
+        # modes' clocks carry their own bookkeeping: 0, left out)
+        if [ $mode = predict ]; then
+          grep -q "^[0-9]*,clock," $mon/profile.csv || { head $mon/profile.csv; fail "predict/$filter: no clock in the profile"; }
+        else
+          grep -q "^[0-9]*,clock," $mon/profile.csv && { grep ",clock," $mon/profile.csv | head -3; fail "$mode/$filter: a clock in the profile"; }
+        fi
         # the offloads are an event kind of the instrumentation cost: 13
         # per rank, costed at the mean time they took (their OC); without
         # a model (compensate, sample) the prediction says it left them out
