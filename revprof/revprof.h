@@ -44,11 +44,12 @@ REVPROF_API int revprof_region_v(const char *name, int nargs,
                    REVPROF_ARGS_(__VA_ARGS__))
 
 /* The simulated time of this rank (avg clock), seconds since MPI_Init; what
- * MPI_Wtime returns unless REVPROF_WTIME=real. */
+ * MPI_Wtime returns unless REVPROF_WTIME=real. 0 where no clock is simulated:
+ * compensate and sample modes, revprof off. */
 REVPROF_API double revprof_now(void);
 
 /* The three simulated clocks, seconds: *min <= *avg <= *max (any pointer
- * may be NULL). */
+ * may be NULL); 0 where revprof_now is. */
 REVPROF_API void revprof_now_bounds(double *min, double *avg, double *max);
 
 /* Compensate mode (REVPROF_MODE=compensate): a profiled region of the

@@ -205,7 +205,10 @@ static int agree(int ok, const char *why, const char *consequence) {
  * its rp_mode_ops and a line here. predict's rules are the engine's own clocks;
  * it adds only its report. */
 static const rp_mode_ops mode_predict = {
-    .name = "predict", .what = "prediction", .report = rp_report_final};
+    .name = "predict",
+    .what = "prediction",
+    .simulates = 1,
+    .report = rp_report_final};
 
 static const rp_mode_ops *const modes[] = {
     [RP_MODE_PREDICT] = &mode_predict,
@@ -515,14 +518,16 @@ RP_EXPORT double revprof_now(void) {
   return t;
 }
 
+/* 0 where no clock is simulated: revprof off, compensate and sample modes */
 RP_EXPORT void revprof_now_bounds(double *min, double *avg, double *max) {
   int took = rp_mt_hold();
+  int on = rp_simulating();
   if (min)
-    *min = rp_g.active ? rp_g.clk.now[RP_MIN] : 0.0;
+    *min = on ? rp_g.clk.now[RP_MIN] : 0.0;
   if (avg)
-    *avg = rp_g.active ? rp_g.clk.now[RP_AVG] : 0.0;
+    *avg = on ? rp_g.clk.now[RP_AVG] : 0.0;
   if (max)
-    *max = rp_g.active ? rp_g.clk.now[RP_MAX] : 0.0;
+    *max = on ? rp_g.clk.now[RP_MAX] : 0.0;
   rp_mt_release(took);
 }
 

@@ -277,7 +277,7 @@ static void offload(double round, int events, const double *vals) {
   else {
     /* compensate and sample modes keep no simulated clock: their clocks
        carry delays and send times (rp_compensate.c) */
-    v[0] = rp_g.cfg.mode == RP_MODE_PREDICT ? rp_g.clk.now[RP_AVG] : 0.0;
+    v[0] = rp_simulating() ? rp_g.clk.now[RP_AVG] : 0.0;
     v[1] = h0 - rp_g.host_start;
     for (int w = 0; w < (int)RP_W_COUNT; w++) {
       v[2 + 2 * w] = rp_g.fstat[w].calls;

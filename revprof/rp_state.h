@@ -206,6 +206,9 @@ typedef struct rp_thr {
 typedef struct rp_mode_ops {
   const char *name; /* its REVPROF_MODE value */
   const char *what; /* what it does, for messages ("compensation") */
+  /* the clocks are a simulated time (revprof_now, the monitor's "clock"
+     event); 0: they carry the mode's own figures (compensate's delays) */
+  int simulates;
   /* Settings read and model loaded: adjust the settings, take the model
      (*model NULL afterwards: every MPI call costs 0 s on the clocks). */
   void (*configure)(rp_config *cfg, revprof_model **model);
@@ -425,6 +428,12 @@ static inline MPI_Comm rp_attr_comm(MPI_Comm c, int keyval) {
 /* Wrappers call PMPI directly when this is true. */
 static inline int rp_bypass(void) {
   return !RP_LIKELY(rp_g.active) || rp_t.in_tool;
+}
+
+/* The clocks hold a simulated time (the mode's `simulates`): revprof_now
+ * and the monitor's "clock" event read them only then. */
+static inline int rp_simulating(void) {
+  return rp_g.active && rp_g.mode && rp_g.mode->simulates;
 }
 
 /* ------------------------------------------------------------ rp_mt.c */

@@ -21,9 +21,11 @@ add_executable(rp_exact_p2p_rp rp_exact_p2p.c)
 add_executable(rp_wildcard_rp rp_wildcard.c)
 add_executable(rp_sample_rp rp_sample.c)
 add_executable(rp_monitor_live_rp rp_monitor_live.c)
+add_executable(rp_now_rp rp_now.c)
 target_compile_definitions(rp_sample_rp PRIVATE RP_LINKED)
 foreach(prog rp_semantics_rp rp_exact_rp rp_exact_rma_rp rp_exact_io_rp
-        rp_exact_p2p_rp rp_wildcard_rp rp_sample_rp rp_monitor_live_rp)
+        rp_exact_p2p_rp rp_wildcard_rp rp_sample_rp rp_monitor_live_rp
+        rp_now_rp)
   # librevprof before the MPI library: its MPI_* wrappers win
   target_link_libraries(${prog} PRIVATE revprof_shared MPI::MPI_C ${MATH_LIBRARY})
   rp_target_defaults(${prog})
@@ -221,6 +223,8 @@ target_link_libraries(rp_comp_rooted PRIVATE MPI::MPI_C)
 rp_target_defaults(rp_comp_rooted)
 revprof_test(revprof_compensate_rooted_np3 comp-rooted
              $<TARGET_FILE:rp_comp_rooted> 3)
+# revprof_now: the simulated clock in predict mode only
+revprof_test(revprof_now_modes_np2 now-modes $<TARGET_FILE:rp_now_rp>)
 revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
 # online monitoring (seed 004, issue 12): tool ranks beside the

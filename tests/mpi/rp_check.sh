@@ -43,6 +43,9 @@
 #   rp_check.sh comp-rooted EXE NP            compensate mode: delays
 #                                             through collectives, both
 #                                             parallel rules
+#   rp_check.sh now-modes RP_EXE              revprof_now: the simulated
+#                                             clock in predict mode, 0 in
+#                                             compensate and sample modes
 #   rp_check.sh finstrument NATIVE_EXE FI_EXE   functions as regions
 #   rp_check.sh overhead-model NATIVE_EXE RP_EXE  per-event costs from a model
 #   rp_check.sh cost-throttle NATIVE RP_EXE   REVPROF_MAX_OVERHEAD turns
@@ -1133,6 +1136,26 @@ cost-throttle)
   done
   test "$(wc -l < $d/cost-series.csv)" -ge 3 || fail "no time series"
   echo "cost-throttle: point turned off, accounted for and flagged"
+  ;;
+now-modes)
+  # revprof_now and its bounds after a barrier: min <= avg <= max and now =
+  # avg > 0 in predict mode (the model's barrier costs > 0); 0 in compensate
+  # and sample modes, whose clocks hold delays and send times, with revprof
+  # on (enabled 1) all the same.
+  rp=$1
+  for mode in predict compensate sample; do
+    rm -rf revprof-out
+    REVPROF_MODE=$mode REVPROF_MODEL=$RP_MODEL run 2 "$rp" || { cat out err; fail "$mode run failed"; }
+    [ "$(grep -c '^now: ' out)" = 2 ] || { cat out err; fail "$mode: not 2 'now:' lines"; }
+    awk -v m=$mode '$1 == "now:" {
+        if ($3 != 1) { print m ": rank " $2 " not enabled"; bad = 1 }
+        if (m == "predict" && !($4 > 0 && $4 == $6 && $5 <= $6 && $6 <= $7)) {
+          print m ": rank " $2 " clocks " $4 " [" $5 ", " $6 ", " $7 "]"; bad = 1 }
+        if (m != "predict" && ($4 != 0 || $5 != 0 || $6 != 0 || $7 != 0)) {
+          print m ": rank " $2 " reads " $4 " [" $5 ", " $6 ", " $7 "], not 0"; bad = 1 }
+      } END { exit bad }' out || { cat out; fail "$mode: revprof_now"; }
+  done
+  echo "now-modes: the simulated clock in predict mode, 0 in compensate and sample"
   ;;
 cost-modes)
   # The counters and the calibration are there in every mode: cost.csv has
