@@ -327,11 +327,9 @@ static int parse_functions(const char *s, unsigned char *on, int val,
     }
     revprof_fn fn = fn_lookup_nocase(tok);
     if (fn == REVPROF_FN_COUNT) {
-      const char *near = revprof_fn_nearest(tok);
-      rp_errf(err, errlen,
-              "%s: unknown function '%s' (%s%s%s--list shows the names)", opt,
-              tok, near ? "did you mean " : "", near ? near : "",
-              near ? "? " : "");
+      char hint[96];
+      rp_errf(err, errlen, "%s: unknown function '%s' (%s--list shows the names)",
+              opt, tok, revprof_fn_hint(tok, hint, sizeof hint));
       return REVPROF_ENOFUNC;
     }
     on[fn] = (unsigned char)val;

@@ -78,6 +78,13 @@ const char *revprof_fn_nearest(const char *name) {
   return near;
 }
 
+const char *revprof_fn_hint(const char *name, char *buf, size_t len) {
+  const char *near = revprof_fn_nearest(name);
+  if (len > 0)
+    snprintf(buf, len, near ? "did you mean %s? " : "", near);
+  return buf;
+}
+
 static const struct {
   const char *name;
   int uses_p, uses_d;

@@ -373,12 +373,11 @@ static int load_functions(loader *ld, int top, revprof_model *m) {
       const char *fname = lua_tostring(L, -2);
       revprof_fn fn = revprof_fn_lookup(fname);
       if (fn == REVPROF_FN_COUNT) {
-        const char *near = revprof_fn_nearest(fname);
+        char hint[96];
         rp_errf(ld->err, ld->errlen,
-                "%s: functions.%s: unknown function name (%s%s%ssee 'revprof "
+                "%s: functions.%s: unknown function name (%ssee 'revprof "
                 "characterize --list')",
-                ld->name, fname, near ? "did you mean " : "",
-                near ? near : "", near ? "? " : "");
+                ld->name, fname, revprof_fn_hint(fname, hint, sizeof hint));
         rc = REVPROF_ENOFUNC;
       } else
         rc = load_function(ld, lua_gettop(L), fname, &m->fn[fn]);

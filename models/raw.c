@@ -257,10 +257,12 @@ int revprof_raw_read(const char *path, revprof_raw **out, char *err,
     double v[8];
     pt.fn = revprof_fn_lookup(field[0]);
     if (pt.fn == REVPROF_FN_COUNT) {
-      const char *near = revprof_fn_nearest(field[0]);
-      rp_errf(err, errlen, "%s:%ld: unknown function \"%s\"%s%s%s", path,
-              lineno, field[0], near ? " (did you mean " : "",
-              near ? near : "", near ? "?)" : "");
+      char hint[96];
+      rp_errf(err, errlen,
+              "%s:%ld: unknown function \"%s\" (%s'revprof characterize "
+              "--list' shows the names)",
+              path, lineno, field[0],
+              revprof_fn_hint(field[0], hint, sizeof hint));
       rc = REVPROF_ENOFUNC;
       break;
     }

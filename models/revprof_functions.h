@@ -3,6 +3,8 @@
 #ifndef REVPROF_FUNCTIONS_H
 #define REVPROF_FUNCTIONS_H
 
+#include <stddef.h>
+
 /* kind: how characterize times the function and what p means for it.
  *   P2P  - two ranks, p is always 2; d is the message size
  *   COLL - a collective over a group of p ranks; d is per-rank bytes
@@ -111,5 +113,9 @@ revprof_fn revprof_fn_lookup(const char *name);
  * and a missing "MPI_" prefix, when it is within 2 edits of it ("bcast",
  * "MPI_Bcats": "MPI_Bcast"); NULL when none is. */
 const char *revprof_fn_nearest(const char *name);
+/* The hint for an unknown name, as every message puts it: "did you mean
+ * MPI_Bcast? " (trailing space), or "" when no name is near; written into
+ * buf (64 bytes are enough) and returned. */
+const char *revprof_fn_hint(const char *name, char *buf, size_t len);
 
 #endif

@@ -249,12 +249,11 @@ static int cmd_model(int argc, char **argv) {
     revprof_fn fn = revprof_fn_lookup(argv[3]), row = REVPROF_FN_COUNT;
     double p, d, t[3];
     if (fn == REVPROF_FN_COUNT) {
-      const char *near = revprof_fn_nearest(argv[3]);
+      char hint[96];
       fprintf(stderr,
-              "%s model eval: unknown function '%s' (%s%s%s'revprof "
+              "%s model eval: unknown function '%s' (%s'revprof "
               "characterize --list' shows the names)\n",
-              prog, argv[3], near ? "did you mean " : "", near ? near : "",
-              near ? "? " : "");
+              prog, argv[3], revprof_fn_hint(argv[3], hint, sizeof hint));
       status = 2;
     } else if (!rp_parse_double(argv[4], &p) || p < 1 || p != floor(p)) {
       fprintf(stderr, "%s model eval: P must be a whole number >= 1, not "

@@ -602,6 +602,12 @@ static void test_model_function_table(void **state) {
   assert_string_equal(revprof_fn_nearest("MPI_Send"), "MPI_Send");
   assert_null(revprof_fn_nearest("zzz"));
   assert_null(revprof_fn_nearest("MPI_Nothing_like_it"));
+  char hint[64];
+  assert_string_equal(revprof_fn_hint("bcast", hint, sizeof hint),
+                      "did you mean MPI_Bcast? ");
+  assert_string_equal(revprof_fn_hint("zzz", hint, sizeof hint), "");
+  /* cut to the buffer, never past it */
+  assert_string_equal(revprof_fn_hint("bcast", hint, 8), "did you");
   assert_int_equal(revprof_fn_kind_of(REVPROF_FN_SEND), REVPROF_KIND_P2P);
   assert_int_equal(revprof_fn_kind_of(REVPROF_FN_ALLTOALL),
                    REVPROF_KIND_COLL);

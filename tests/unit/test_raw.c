@@ -93,7 +93,8 @@ static void test_raw_reject_bad_input(void **state) {
            ":2: 6 columns");
   read_bad(REVPROF_RAW_HEADER "\nMPI_Bcats,4,8,1,2,2,3,1,0\n",
            REVPROF_ENOFUNC,
-           ":2: unknown function \"MPI_Bcats\" (did you mean MPI_Bcast?)");
+           ":2: unknown function \"MPI_Bcats\" (did you mean MPI_Bcast? "
+           "'revprof characterize --list' shows the names)");
   read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,eight,1,2,2,3,1,0\n",
            REVPROF_EFIELD, "column bytes");
   read_bad(REVPROF_RAW_HEADER "\nMPI_Bcast,4,8,-1,2,2,3,1,0\n",
