@@ -47,14 +47,6 @@ double rp_comp_recv_timed(rp_comp *c, double w, double late, double sent) {
   return wc;
 }
 
-double rp_comp_least(const double *xs, int n) {
-  double m = INFINITY;
-  for (int i = 0; i < n; i++)
-    if (xs[i] < m)
-      m = xs[i];
-  return m;
-}
-
 int rp_comp_reordered(double ta, double xa, double tb, double xb) {
   return ta <= tb && ta - xa > tb - xb;
 }

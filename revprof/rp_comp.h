@@ -42,11 +42,6 @@ double rp_comp_recv(rp_comp *c, double w, double xs);
  * waiting by up to t0 + w - s. The delay becomes x + w - w'. Returns w'. */
 double rp_comp_recv_timed(rp_comp *c, double w, double late, double sent);
 
-/* The delay a completion of n messages reduces to: the least of xs[0..n)
- * (seed 000 §4: gather and every completion of several messages wait for
- * the message with the least delay). n <= 0 gives +infinity. */
-double rp_comp_least(const double *xs, int n);
-
 /* Seed 000 Fig. 12: two messages received in the order a, then b, sent at
  * measured times ta, tb by ranks with delays xa, xb. Returns 1 when the
  * approximated execution sends b before a (ta - xa > tb - xb) although the
