@@ -2,7 +2,6 @@
  * message-by-message parallel analysis. See rp_comp.h. */
 #include "rp_comp.h"
 
-
 void rp_comp_init(rp_comp *c) {
   c->o = c->adj = c->x = c->wait = c->wait_c = c->msgs = 0.0;
 }
