@@ -20,7 +20,9 @@
 #        default 100), FILTER (the tree's filter of Figs. 3-7, default hist:
 #        a capacity well above a bspbench iteration here), EVENTS
 #        (probed sizes, default 16:1024), REPEAT (searches per size, medians, of the BOI estimate and
-#        Figs. 9 and 11, monitor-probe --repeat, default 3), MODEL (machine model for the
+#        Figs. 9 and 11, monitor-probe --repeat, default 3), GROWTH (the
+#        search's growth rule, monitor-probe --growth: step, the default,
+#        or round, the seed's), MODEL (machine model for the
 #        model's BOI, default models/machines/debian12-2core-<mpi>.lua as
 #        the build's REVPROF_MPI), PLOTS=DIR (gnuplot pictures
 #        monitor-owd.png, monitor-loss.png, monitor-boi.png, monitor-lo.png
@@ -39,6 +41,7 @@ np9=${NPROBE:-4}
 iters=${ITERS:-100}
 events=${EVENTS:-16:1024}
 repeat=${REPEAT:-3}
+growth=${GROWTH:-step}
 mpi=$(sed -n 's/^REVPROF_MPI:[A-Z]*=//p' "$build/CMakeCache.txt")
 model=${MODEL:-$here/models/machines/debian12-2core-${mpi:-openmpi}.lua}
 tool=$build/tools/revprof
@@ -92,7 +95,7 @@ filter=${FILTER:-hist}
 bsp "size" "$fk" -- -i 3 -c 0
 ev=$(summ size "events per profile")
 echo "probing the BOI for $ev events, K=$fk F=$ff, $filter ..." >&2
-"$tool" monitor-probe --monitor "$fk" --fanout "$ff" --filter "$filter" -np "$napp" --events "$ev:$ev" --repeat "$repeat" -o "$w/probe-bsp" > "$w/out" 2> "$w/err" || { cat "$w/out" "$w/err" >&2; exit 1; }
+"$tool" monitor-probe --monitor "$fk" --fanout "$ff" --filter "$filter" -np "$napp" --events "$ev:$ev" --repeat "$repeat" --growth "$growth" -o "$w/probe-bsp" > "$w/out" 2> "$w/err" || { cat "$w/out" "$w/err" >&2; exit 1; }
 # the estimate REVPROF_MONITOR_INTERVAL=auto uses: the larger of the
 # search's BOI and the tree's measured capacity (the search stops low where
 # the resting OWD's spread hides a queue's growth)
@@ -169,10 +172,10 @@ echo "## Figs. 9 and 11: probed BOI and LO per profile size (stats filter, block
 for shape in "$np9 1 8" "$np9 3 2" "1 1 1"; do
   set -- $shape
   echo "monitor-probe: N $1, K $2, F $3 ..." >&2
-  "$tool" monitor-probe --monitor "$2" --fanout "$3" -np "$1" --events "$events" --repeat "$repeat" --predict --model "$model" -o "$w/probe-$1-$2-$3" > "$w/out" 2> "$w/err" \
+  "$tool" monitor-probe --monitor "$2" --fanout "$3" -np "$1" --events "$events" --repeat "$repeat" --growth "$growth" --predict --model "$model" -o "$w/probe-$1-$2-$3" > "$w/out" 2> "$w/err" \
     || { cat "$w/out" "$w/err" >&2; exit 1; }
 done
-echo "# medians of $repeat searches per size; capacity: every round offloaded at once, the spacing of their arrivals (beyond the seed)"
+echo "# medians of $repeat searches per size, growth per $growth; capacity: every round offloaded at once, the spacing of their arrivals (beyond the seed)"
 printf "%3s %3s %3s %7s %12s %12s %12s %10s %12s %10s %9s %12s %9s\n" N K F events restOWD_ms BOI_ms OC_ms LO_% model_BOI_ms model_LO_% model/BOI capacity_ms model/cap
 for shape in "$np9 1 8" "$np9 3 2" "1 1 1"; do
   set -- $shape

@@ -1162,12 +1162,15 @@ enum { PROBE_REPEAT_MAX = 100 };
 static void probe_fe(const char *spec) {
   int emin = 16, emax = 1024, l = RP_BOI_L, reps = 1;
   double k = RP_BOI_K;
-  int got = sscanf(spec, "%d:%d:%d:%lf:%d", &emin, &emax, &l, &k, &reps);
+  char rule[8] = "step";
+  int got = sscanf(spec, "%d:%d:%d:%lf:%d:%7s", &emin, &emax, &l, &k, &reps,
+                   rule);
   if (got < 2 || emin < 1 || emax < emin || l < 2 || !(k >= 0.0) ||
-      reps < 1 || reps > PROBE_REPEAT_MAX) {
+      reps < 1 || reps > PROBE_REPEAT_MAX ||
+      (strcmp(rule, "step") != 0 && strcmp(rule, "round") != 0)) {
     fprintf(stderr, "revprof: monitoring: REVPROF_MONITOR_PROBE='%s': "
-                    "expected EMIN:EMAX[:L[:K[:R]]], R from 1 to %d\n", spec,
-            PROBE_REPEAT_MAX);
+                    "expected EMIN:EMAX[:L[:K[:R[:step|round]]]], R from 1 "
+                    "to %d\n", spec, PROBE_REPEAT_MAX);
     emin = emax = 0;
   }
   revprof_model *model = NULL;
@@ -1184,7 +1187,7 @@ static void probe_fe(const char *spec) {
     fprintf(f, "apps,tools,fanout,filter,offload,events,rest_owd_s,"
                "rest_sd_s,boi_s,owd_s,oc_s,lo_pct,steps,model_boi_s,"
                "model_oc_s,model_lo_pct,repeats,boi_min_s,boi_max_s,"
-               "capacity_s\n");
+               "capacity_s,growth\n");
   if (s)
     fprintf(s, "events,step,interval_s,mean_owd_s,growth_s,queued,"
                "mean_oc_s,repeat\n");
@@ -1206,6 +1209,7 @@ static void probe_fe(const char *spec) {
       rp_mon_median_mad(owd + REST_WARM, l, &rest, &sd);
       rp_boi_search bs;
       rp_boi_init(&bs, rest, sd, low, k);
+      bs.rule = strcmp(rule, "round") == 0 ? RP_BOI_ROUND : RP_BOI_STEP;
       int step = 0;
       for (;;) {
         double cur = bs.cur;
@@ -1251,12 +1255,12 @@ static void probe_fe(const char *spec) {
     char line[700];
     snprintf(line, sizeof line,
              "%d,%d,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.4g,%d,%.9g,%.9g,"
-             "%.4g,%d,%.9g,%.9g,%.9g\n",
+             "%.4g,%d,%.9g,%.9g,%.9g,%s\n",
              M.apps, M.tools, M.cfg.fanout, rp_mon_filter_name(M.cfg.filter),
              rp_mon_offload_name(M.cfg.offload), e, rest, sd, boi, owd_boi,
              oc_boi, rp_mon_lo(oc_boi, boi), steps, model ? pr.boi : NAN,
              model ? pr.oc : NAN, model ? rp_mon_lo(pr.oc, pr.boi) : NAN,
-             reps, bmin, bmax, med[6]);
+             reps, bmin, bmax, med[6], rule);
     if (f) {
       fputs(line, f);
       fflush(f);

@@ -485,15 +485,18 @@ void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
                 1e-3 * s->hi);
 }
 
-/* the seed's decision on a step's growth and mean OWD */
-static int queued_by(const rp_boi_search *s, double growth, double mean) {
-  return growth > s->rest_sd && mean > s->rest_owd + s->k * s->rest_sd;
+/* the seed's decision on a step's growth (per round) and mean OWD, the
+ * growth taken over the step's n rounds under RP_BOI_STEP */
+static int queued_by(const rp_boi_search *s, double growth, double mean,
+                     int n) {
+  double rise = s->rule == RP_BOI_ROUND ? growth : growth * (n - 1);
+  return rise > s->rest_sd && mean > s->rest_owd + s->k * s->rest_sd;
 }
 
 int rp_boi_queued(const rp_boi_search *s, const double *owd, int n) {
   double mean, sd;
   rp_mon_mean_sd(owd, n, &mean, &sd);
-  return queued_by(s, rp_boi_slope(owd, n), mean);
+  return queued_by(s, rp_boi_slope(owd, n), mean, n);
 }
 
 static int finish(rp_boi_search *s, double boi) {
@@ -508,7 +511,7 @@ int rp_boi_step(rp_boi_search *s, const double *owd, int n) {
     return 1;
   s->growth = rp_boi_slope(owd, n);
   rp_mon_mean_sd(owd, n, &s->mean, &sd);
-  int q = queued_by(s, s->growth, s->mean);
+  int q = queued_by(s, s->growth, s->mean, n);
   s->steps++;
   if (q && s->cur >= s->hi) { /* queued at the top: no quiet interval yet */
     if (s->grown >= RP_BOI_GROW)

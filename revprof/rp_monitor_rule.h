@@ -182,17 +182,29 @@ int rp_mon_decide(int nchild, int nhave, int ngone, int accept);
  * machine); queuing at the first high doubles it (at most RP_BOI_GROW
  * times); the error threshold is at most an eighth of the first range (a
  * resting spread as large as restOWD would end the search before any
- * step) and at least 1e-3 of the first high (one without spread ends). */
+ * step) and at least 1e-3 of the first high (one without spread ends).
+ * Also beyond the seed, and the default (RP_BOI_STEP): the growth compared
+ * with restSD is the step's rise, the slope over its l - 1 intervals, not
+ * one round's. The seed's per-round rule (RP_BOI_ROUND) sees a queue only
+ * when it grows by restSD each round: where the resting spread is as large
+ * as one round's work (a time-shared VM: restSD 30 us, the tree 70 us a
+ * round), it takes intervals 30 us short of the tree's as quiet. The mean
+ * OWD's test (restOWD + k restSD) stays, and keeps noise from passing for
+ * a queue: the edge found is b - 2 k restSD / (l - 1) (the mean rises by
+ * half the step's rise), b - restSD with the seed's rule. */
 
 #define RP_BOI_L 20   /* rounds per step (the seed's l) */
 #define RP_BOI_K 2.0  /* the seed's k */
 #define RP_BOI_GROW 12
 #define RP_BOI_MAX_STEPS 64
+enum { RP_BOI_STEP = 0, RP_BOI_ROUND = 1 }; /* the growth's rule, above */
 
 typedef struct rp_boi_search {
   double rest_owd, rest_sd, k, err; /* err: error threshold */
   double lo, hi, cur;               /* interval range and current */
   int steps, grown, last_queued, done;
+  int rule;                         /* RP_BOI_STEP (rp_boi_init's) or
+                                       RP_BOI_ROUND (the seed's) */
   double boi;                       /* the result once done */
   double growth, mean;              /* the last step's figures */
 } rp_boi_search;

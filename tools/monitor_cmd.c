@@ -143,6 +143,15 @@ static void probe_usage(FILE *f) {
           "  --rounds L         rounds per search step (default %d)\n"
           "  --k K              OWD threshold restOWD + K restSD (default "
           "%g)\n"
+          "  --growth step|round  a step is queued when its OWD rises by "
+          "more than restSD\n"
+          "                     over the step (step, default) or each "
+          "round (round: the\n"
+          "                     seed's rule, which misses queues that grow "
+          "by less than\n"
+          "                     the resting spread a round), and its mean "
+          "OWD is above\n"
+          "                     the threshold\n"
           "  --repeat R         R searches per size (1 to 100, default 1): "
           "probe.csv\n"
           "                     gets their medians and the BOI's least and "
@@ -204,7 +213,7 @@ static int model_only(const char *model, int n, int k, int f, int emin,
 
 int rp_cmd_monitor_probe(int argc, char **argv) {
   int n = 2, emin = 16, emax = 1024, rounds = RP_BOI_L, predict = 0,
-      only = 0, repeat = 1;
+      only = 0, repeat = 1, rule = RP_BOI_STEP;
   double k = RP_BOI_K;
   const char *model = getenv("REVPROF_MODEL"), *dir = "revprof-out";
   if (!getenv("REVPROF_MONITOR"))
@@ -252,6 +261,17 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
       if (end == v || *end || !(k >= 0.0) || !isfinite(k)) {
         fprintf(stderr, "revprof monitor-probe: --k needs a number >= 0, "
                         "not '%s'\n", v);
+        return 2;
+      }
+      i++;
+    } else if (strcmp(a, "--growth") == 0 && v) {
+      if (strcmp(v, "step") == 0)
+        rule = RP_BOI_STEP;
+      else if (strcmp(v, "round") == 0)
+        rule = RP_BOI_ROUND;
+      else {
+        fprintf(stderr, "revprof monitor-probe: --growth needs step or "
+                        "round, not '%s'\n", v);
         return 2;
       }
       i++;
@@ -317,8 +337,8 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
     fprintf(stderr, "revprof monitor-probe: %s: %s\n", dir, strerror(errno));
     return 1;
   }
-  snprintf(spec, sizeof spec, "%d:%d:%d:%.17g:%d", emin, emax, rounds, k,
-           repeat);
+  snprintf(spec, sizeof spec, "%d:%d:%d:%.17g:%d:%s", emin, emax, rounds, k,
+           repeat, rule == RP_BOI_ROUND ? "round" : "step");
   setenv("REVPROF_MONITOR_PROBE", spec, 1);
   setenv("REVPROF_OUTPUT_DIR", dir, 1);
   setenv("REVPROF_MODE", "off", 1); /* the transport is probed, not MPI */
@@ -327,9 +347,10 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
   else
     unsetenv("REVPROF_MODEL");
   fprintf(stderr, "revprof monitor-probe: %d application ranks, %d tool "
-          "ranks, fanout %d, events %d..%d, %d rounds per step, %d "
-          "search(es) per size\n",
-          n, tools, c.fanout, emin, emax, rounds, repeat);
+          "ranks, fanout %d, events %d..%d, %d rounds per step, growth "
+          "per %s, %d search(es) per size\n",
+          n, tools, c.fanout, emin, emax, rounds,
+          rule == RP_BOI_ROUND ? "round" : "step", repeat);
   char *app[] = {exe, NULL};
   int st = rp_launch(lib, n + tools, app, NULL);
   if (st != 0) {

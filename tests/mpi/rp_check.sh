@@ -1442,11 +1442,12 @@ monitor)
   probe) # the BOI search ends on a small configuration
     tool=$1
     export REVPROF_LIB=$RP_LIB
-    "$tool" monitor-probe --monitor 1 -np 2 --events 16:32 --rounds 6 --predict --model "$RP_MODEL" -o probe > out 2> err \
+    "$tool" monitor-probe --monitor 1 -np 2 --events 16:32 --rounds 6 --growth round --predict --model "$RP_MODEL" -o probe > out 2> err \
       || { cat out err; fail "monitor-probe failed"; }
     cat out
     [ "$(grep -c "BOI .* ms after [0-9]* steps" out)" -eq 2 ] || fail "not two sizes probed"
-    awk -F, 'NR > 1 { n++; if (!($9 > 0 && $11 > 0 && $14 > 0)) bad = 1 } END { exit bad || n != 2 }' probe/monitor/probe.csv \
+    grep -q "growth per round" err || { cat err; fail "--growth round not said"; }
+    awk -F, 'NR > 1 { n++; if (!($9 > 0 && $11 > 0 && $14 > 0 && $21 == "round")) bad = 1 } END { exit bad || n != 2 }' probe/monitor/probe.csv \
       || { cat probe/monitor/probe.csv; fail "probe.csv"; }
     "$tool" monitor-probe --monitor 1 -np 2 --events 16:64 --model-only --model "$RP_MODEL" > out 2> err || { cat err; fail "--model-only failed"; }
     [ "$(grep -c '^ *[0-9][0-9]* ' out)" -eq 3 ] || { cat out; fail "--model-only rows"; }
@@ -1462,10 +1463,13 @@ monitor)
       || { cat rep/monitor/probe.csv; fail "probe.csv: repeats, boi_min <= boi <= boi_max"; }
     # the capacity (all rounds at once, the OWD's slope) of a shape that
     # fits two cores, in probe.csv and on stdout
-    head -1 rep/monitor/probe.csv | grep -q ",capacity_s$" || fail "probe.csv: no capacity_s column"
+    head -1 rep/monitor/probe.csv | grep -q ",capacity_s,growth$" || fail "probe.csv: no capacity_s and growth columns"
+    awk -F, 'NR > 1 && $21 != "step" { bad = 1 } END { exit bad }' rep/monitor/probe.csv || fail "probe.csv: growth rule not step"
     awk -F, 'NR > 1 { n++; if (!($20 > 0)) bad = 1 } END { exit bad || n != 1 }' rep/monitor/probe.csv \
       || { cat rep/monitor/probe.csv; fail "probe.csv: no capacity"; }
     grep -q "; capacity [0-9.e-]* ms" out || fail "no capacity on stdout"
+    "$tool" monitor-probe --growth each > out 2> err && fail "--growth each taken"
+    grep -q "\-\-growth needs step or round, not 'each'" err || { cat err; fail "--growth each: no message"; }
     "$tool" monitor-probe --repeat 0 > out 2> err && fail "--repeat 0 taken"
     grep -q "\-\-repeat needs a count from 1 to 100, not '0'" err || { cat err; fail "--repeat 0: no message"; }
     echo "monitor probe: BOI found for 2 sizes, the model's beside it; --repeat 3 gives medians and the range"

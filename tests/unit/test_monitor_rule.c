@@ -686,6 +686,29 @@ static void test_monitor_boi_init(void **state) {
   for (int r = 0; r < RP_BOI_L; r++)
     slow[r] = 1e-3 - 1e-4 + 1.1e-5 * r;
   assert_false(rp_boi_queued(&s, slow, RP_BOI_L));
+  assert_int_equal(s.rule, RP_BOI_STEP); /* rp_boi_init's default */
+}
+
+/* The growth's rules: a queue that grows by 0.3 restSD a round rises by
+ * 5.7 restSD over a step of 20, and its mean is 2.85 restSD up: queued
+ * by the step's rise, not by the seed's per-round growth. Noise alone
+ * (rising by 2 restSD over the step, mean at restOWD) is queued by
+ * neither: the mean's test holds it back. */
+static void test_monitor_boi_growth_rules(void **state) {
+  (void)state;
+  const double rest = 1e-3, sd = 3e-5;
+  double slow[RP_BOI_L], noisy[RP_BOI_L];
+  for (int r = 0; r < RP_BOI_L; r++) {
+    slow[r] = rest + 0.3 * sd * r;
+    noisy[r] = rest - sd + 2.0 * sd * r / (RP_BOI_L - 1);
+  }
+  rp_boi_search s;
+  rp_boi_init(&s, rest, sd, 0.0, RP_BOI_K);
+  assert_true(rp_boi_queued(&s, slow, RP_BOI_L));
+  assert_false(rp_boi_queued(&s, noisy, RP_BOI_L));
+  s.rule = RP_BOI_ROUND;
+  assert_false(rp_boi_queued(&s, slow, RP_BOI_L));
+  assert_false(rp_boi_queued(&s, noisy, RP_BOI_L));
 }
 
 /* A simulated system whose true BOI is b: offloading every i seconds, the
@@ -708,13 +731,15 @@ static void sim_rounds(sim *m, double i, double *owd, int l) {
     owd[r] = m->rest + grow * r + noise(m);
 }
 
-/* The resting phase, then the search from low; returns the BOI found. */
-static double sim_search(sim *m, double low, rp_boi_search *s) {
+/* The resting phase, then the search from low under the growth's rule;
+ * returns the BOI found. */
+static double sim_search_by(sim *m, double low, int rule, rp_boi_search *s) {
   double owd[200], rest_owd, rest_sd;
   for (int r = 0; r < 200; r++)
     owd[r] = m->rest + noise(m);
   rp_mon_mean_sd(owd, 200, &rest_owd, &rest_sd);
   rp_boi_init(s, rest_owd, rest_sd, low, RP_BOI_K);
+  s->rule = rule;
   int steps = 0;
   for (;;) {
     sim_rounds(m, s->cur, owd, RP_BOI_L);
@@ -727,6 +752,10 @@ static double sim_search(sim *m, double low, rp_boi_search *s) {
   assert_int_equal(rp_boi_step(s, owd, RP_BOI_L), 1); /* done stays done */
   assert_int_equal(s->steps, steps);
   return s->boi;
+}
+
+static double sim_search(sim *m, double low, rp_boi_search *s) {
+  return sim_search_by(m, low, RP_BOI_STEP, s);
 }
 
 static void test_monitor_boi_search_finds_boi(void **state) {
@@ -761,6 +790,25 @@ static void test_monitor_boi_search_finds_boi(void **state) {
   double boi = sim_search(&calm, 0.0, &s);
   assert_true(boi >= 0.0 && boi <= s.err);
   assert_int_equal(s.grown, 0);
+}
+
+/* This VM's figures: restOWD 150 us, restSD about 30 us (uniform noise
+ * of +-52 us), a tree that takes 70 us a round. The step's rise finds the
+ * BOI within the error threshold and 0.3 restSD (the mean's test's
+ * 2k restSD / (L - 1)); the seed's per-round growth stops about restSD
+ * short, below it. */
+static void test_monitor_boi_search_rules_on_a_noisy_vm(void **state) {
+  (void)state;
+  rp_boi_search step, round;
+  sim a = {150e-6, 70e-6, 52e-6, 99}, b = a;
+  double by_step = sim_search_by(&a, 0.0, RP_BOI_STEP, &step);
+  double by_round = sim_search_by(&b, 0.0, RP_BOI_ROUND, &round);
+  if (!(fabs(by_step - 70e-6) <= step.err + 0.3 * step.rest_sd))
+    fail_msg("step: BOI %g, expected 70e-6 within %g", by_step,
+             step.err + 0.3 * step.rest_sd);
+  if (!(by_round < 70e-6 - 0.5 * round.rest_sd && by_round < by_step))
+    fail_msg("round: BOI %g, step's %g, restSD %g", by_round, by_step,
+             round.rest_sd);
 }
 
 /* Always queued: the high doubles RP_BOI_GROW times, then gives up with
@@ -924,6 +972,8 @@ int main(void) {
       cmocka_unit_test(test_monitor_median_mad),
       cmocka_unit_test(test_monitor_mean_sd_growth),
       cmocka_unit_test(test_monitor_boi_init),
+      cmocka_unit_test(test_monitor_boi_growth_rules),
+      cmocka_unit_test(test_monitor_boi_search_rules_on_a_noisy_vm),
       cmocka_unit_test(test_monitor_boi_search_finds_boi),
       cmocka_unit_test(test_monitor_boi_search_grow_limit),
       cmocka_unit_test(test_monitor_lo),
