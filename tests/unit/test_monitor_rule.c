@@ -771,19 +771,23 @@ static void test_monitor_boi_search_finds_boi(void **state) {
       {2e-4, 0.05, 5e-6, 0.0, 1},     {5e-6, 3e-4, 2e-7, 0.0, 1},
       {1e-3, 2.5e-3, 1e-5, 2e-3, 0}, /* previous BOI above restOWD */
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    sim m = {cases[i].rest, cases[i].b, cases[i].amp, 12345 + i};
-    rp_boi_search s;
-    double boi = sim_search(&m, cases[i].low, &s);
-    /* the queue is seen once the growth passes restSD: the edge found is
-       b - restSD (give or take the noise's growth), within err */
-    double tol = s.err + 1.5 * s.rest_sd;
-    if (!(fabs(boi - cases[i].b) <= tol))
-      fail_msg("case %zu: BOI %g, expected %g within %g (%d steps, %d "
-               "grown)", i, boi, cases[i].b, tol, s.steps, s.grown);
-    assert_int_equal(s.grown > 0, cases[i].grows);
-    assert_true(s.done);
-  }
+  for (int rule = RP_BOI_STEP; rule <= RP_BOI_ROUND; rule++)
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+      sim m = {cases[i].rest, cases[i].b, cases[i].amp, 12345 + i};
+      rp_boi_search s;
+      double boi = sim_search_by(&m, cases[i].low, rule, &s);
+      /* the queue is seen once the mean passes restOWD + k restSD (the
+         step's rise: the edge found is b - 2k restSD / (L - 1)) or once
+         the growth passes restSD a round (the seed's: b - restSD), give
+         or take the noise's growth, within err */
+      double tol = s.err + 1.5 * s.rest_sd;
+      if (!(fabs(boi - cases[i].b) <= tol))
+        fail_msg("rule %d, case %zu: BOI %g, expected %g within %g (%d "
+                 "steps, %d grown)", rule, i, boi, cases[i].b, tol, s.steps,
+                 s.grown);
+      assert_int_equal(s.grown > 0, cases[i].grows);
+      assert_true(s.done);
+    }
   /* nothing ever queues: the BOI goes down to low within err */
   sim calm = {1e-3, 0.0, 1e-5, 7};
   rp_boi_search s;
