@@ -591,7 +591,7 @@ void rp_mon_predict_x(int apps, int tools, int fanout, int events,
   double m_raw = msg(raw_b, ctx), m_red = msg(red_b, ctx);
   double add = events * elem; /* one raw packet into the accumulator */
   double merge = events * elem * (filter == RP_MON_HIST ? RP_MON_BINS : 1);
-  double total = 0.0;
+  double total = 0.0; /* the tools' */
   for (int t = 0; t < tools; t++) {
     int first, c, m = rp_mon_tool_children(t, tools, fanout);
     double up = t == 0 ? root_extra : m_red, time;
@@ -608,6 +608,10 @@ void rp_mon_predict_x(int apps, int tools, int fanout, int events,
   out->oc = m_raw;
   out->total = total + apps * m_raw;
   out->boi = out->node_max;
+  /* processor sharing: the application ranks wait for their next offload
+     running (the probe's, below 300 us; an application's, computing), so
+     each holds a core share all round, and a tool rank one as long as it
+     is busy: node_max x (N + total / node_max) / C */
   if (cores > 0 && (long long)cores < (long long)apps + tools)
-    out->boi = fmax(out->node_max, out->total / cores);
+    out->boi = fmax(out->node_max, (apps * out->node_max + total) / cores);
 }

@@ -260,13 +260,16 @@ int rp_mon_auto_keep(long c, double d, double boi);
  * message's cost (the model's point-to-point time at that size), elem the
  * filter's cost per event and packet (seconds). The BOI is the slowest
  * node's time; when the N + K ranks share fewer cores than they are
- * (cores > 0), at least the whole round's work (application ranks' sends
- * included) over the cores. */
+ * (cores > 0), the slowest node shares the C cores with the N application
+ * ranks, which run all round (computing, or waiting for their next
+ * offload), and with the other tool ranks as long as they are busy:
+ * at least node_max (N + sum of the tools' times / node_max) / C. */
 typedef struct rp_mon_pred {
   double boi;      /* predicted BOI, s */
   double node_max; /* slowest tool rank's time per round, s */
   int node;        /* which tool */
-  double total;    /* all ranks' time per round, s */
+  double total;    /* all ranks' work per round (the tools' and the
+                      application ranks' sends), s */
   double oc;       /* an application rank's offload cost (one send), s */
 } rp_mon_pred;
 
