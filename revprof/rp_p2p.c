@@ -703,7 +703,8 @@ static void defer_flush_others(rp_req **recs, int n) {
 
 static void defer_block_all(void) { defer_flush_others(NULL, 0); }
 
-void rp_defer_send_slow(rp_wid w, double bytes) {
+void rp_defer_send_slow(rp_wid w, int count, MPI_Datatype type) {
+  double bytes = (double)count * rp_type_info_fast(type).size;
   if (bytes > RP_DEFER_EAGER || strncmp(rp_wrap_name[w], "MPI_Ssend", 9) == 0)
     defer_flush_others(NULL, 0);
 }

@@ -217,15 +217,20 @@ static inline void rp_defer_ready(rp_req **recs, int n, int wait) {
 }
 /* MPI_Cancel of a deferred receive (before PMPI_Cancel). */
 void rp_defer_cancel(rp_req *r);
-/* A blocking send of bytes by wrapper w: one that may wait for its
- * receiver (above RP_DEFER_EAGER bytes, or synchronous) first lets the MPI
- * have the pending deferred receives (rp_enter does it for the other calls
- * that may block). */
+/* A blocking send of count elements of type by wrapper w: one that may
+ * wait for its receiver (above RP_DEFER_EAGER bytes, or synchronous) first
+ * lets the MPI have the pending deferred receives (rp_enter does it for
+ * the other calls that may block). Called before the message is logged
+ * (rp_match_log): a flush may receive, blocking, a message another rank
+ * logged, and that rank may be in its own flush; were its message logged
+ * first, two ranks exchanging from wildcard receives would each wait in
+ * PMPI_Recv for a message the other logged but had not sent. */
 #define RP_DEFER_EAGER 1024.0
-void rp_defer_send_slow(rp_wid w, double bytes);
-static inline void rp_defer_before_send(rp_wid w, double bytes) {
+void rp_defer_send_slow(rp_wid w, int count, MPI_Datatype type);
+static inline void rp_defer_before_send(rp_wid w, int count,
+                                        MPI_Datatype type) {
   if (RP_UNLIKELY(rp_g.wildq != NULL))
-    rp_defer_send_slow(w, bytes);
+    rp_defer_send_slow(w, count, type);
 }
 
 /* Whether the MPI holds a receive the application posted on comm (or a

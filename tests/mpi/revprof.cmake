@@ -70,7 +70,12 @@ endforeach()
 # deciding rank; by MPI_Irecv(MPI_ANY_SOURCE) and MPI_Wait (or an MPI_Test
 # loop), deferred until the Wait decides; REVPROF_WILDCARD=real; a sender
 # further ahead than its log keeps; a cancelled send; MPI's order around
-# deferred wildcard receives
+# deferred wildcard receives; pairs exchanging large messages from
+# wildcard receives posted first
+foreach(np 2 4)
+  revprof_test(revprof_wildcard_exchange_np${np} wildcard
+               $<TARGET_FILE:rp_wildcard_rp> ${np} exchange)
+endforeach()
 foreach(np 3 4)
   revprof_test(revprof_wildcard_np${np} wildcard
                $<TARGET_FILE:rp_wildcard_rp> ${np})

@@ -13,7 +13,7 @@
 #                                             predicted time (rp_wildcard.c;
 #                                             VARIANT probe iprobe waitany testany
 #                                             waitsome testsome cycle real flood
-#                                             cancel)
+#                                             cancel exchange)
 #   rp_check.sh sample EXE NP VARIANT         sample mode (rp_sample.c;
 #                                             VARIANT count-all count-random
 #                                             delay burst bad set)
@@ -282,6 +282,11 @@ wildcard)
   if [ "$v" = cancel ]; then
     # a cancelled send is not waited for (where the MPI can cancel sends)
     grep -q "^wildcard cancel: send .*, 0 mismatches" out || { cat out err; fail "cancel"; }
+  elif [ "$v" = exchange ]; then
+    # pairs exchanging rendezvous-sized messages from wildcard receives
+    # posted first: data right and no deadlock (each in MPI_Recv for the
+    # other's logged but unsent message hung every run at 2 ranks before)
+    grep -q "^wildcard exchange: $np ranks, 300 exchanges, 0 mismatches" out || { cat out err; fail "exchange"; }
   elif [ "$v" = defer ]; then
     # the data and MPI's order; some of these take the MPI's order, by design
     grep -q "^wildcard defer: $np ranks, 0 mismatches" out || { cat out err; fail "defer"; }

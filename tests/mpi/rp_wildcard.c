@@ -38,6 +38,12 @@
  * (rendezvous, MPI_Ssend) while its rank waits elsewhere, and the order
  * of two pending ones when the first is waited for; prints
  * "wildcard defer: ..."),
+ * [exchange] (ranks in pairs, EXCHANGES times: each posts a receive
+ * from MPI_ANY_SOURCE, then sends a rendezvous-sized MPI_Send to the
+ * other, both leaving a barrier of the pair at once: a blocking send lets
+ * the MPI have the pending receive before its own message is logged, or
+ * each could wait in MPI_Recv for the other's logged, unsent message;
+ * prints "wildcard exchange: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
@@ -63,10 +69,12 @@
 #define T_RESULT 3
 #define T_FLOOD 4
 #define FLOOD 1100 /* more than the log's 1024 per destination */
+#define EXCHANGES 300
 
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
-    testany, flood, cancel, waitsome, testsome, irecv, irecvtest, defer;
+    testany, flood, cancel, waitsome, testsome, irecv, irecvtest, defer,
+    exchange;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -485,6 +493,39 @@ static void defer_checks(void) {
     printf("wildcard defer: %d ranks, %d mismatches\n", P, mismatches);
 }
 
+/* [exchange]: pairs (0, 1), (2, 3), ...; an odd last rank idles */
+static void exchange_checks(void) {
+  enum { BIG = 1 << 16 }; /* 256 KiB: rendezvous on every MPI */
+  int peer = rank ^ 1, *out = calloc(BIG, sizeof *out),
+      *in = calloc(BIG, sizeof *in);
+  MPI_Comm pair;
+  MPI_Comm_split(MPI_COMM_WORLD, peer < P ? rank / 2 : MPI_UNDEFINED, rank,
+                 &pair);
+  for (int k = 0; peer < P && k < EXCHANGES; k++) {
+    MPI_Request r;
+    MPI_Status st;
+    out[0] = k;
+    out[BIG - 1] = rank;
+    MPI_Barrier(pair);
+    MPI_Irecv(in, BIG, MPI_INT, MPI_ANY_SOURCE, 33, MPI_COMM_WORLD, &r);
+    MPI_Send(out, BIG, MPI_INT, peer, 33, MPI_COMM_WORLD);
+    MPI_Wait(&r, &st);
+    if ((in[0] != k || in[BIG - 1] != peer || st.MPI_SOURCE != peer) &&
+        mismatches++ < 10)
+      fprintf(stderr, "exchange %d: %d from %d (rank %d), expected %d from "
+              "%d\n", k, in[0], in[BIG - 1], st.MPI_SOURCE, k, peer);
+  }
+  if (pair != MPI_COMM_NULL)
+    MPI_Comm_free(&pair);
+  free(out);
+  free(in);
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
+             MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("wildcard exchange: %d ranks, %d exchanges, %d mismatches\n", P,
+           EXCHANGES, mismatches);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -503,6 +544,7 @@ int main(int argc, char **argv) {
     irecvtest |= strcmp(argv[i], "irecvtest") == 0;
     irecv |= irecvtest || strcmp(argv[i], "irecv") == 0;
     defer |= strcmp(argv[i], "defer") == 0;
+    exchange |= strcmp(argv[i], "exchange") == 0;
   }
   if (P < 2 || P > MAXP) {
     if (rank == 0)
@@ -526,6 +568,11 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("wildcard flood: %d messages, %d mismatches\n", FLOOD,
              mismatches);
+    MPI_Finalize();
+    return 0;
+  }
+  if (exchange) {
+    exchange_checks();
     MPI_Finalize();
     return 0;
   }
