@@ -188,22 +188,22 @@ static void calibrate_icost(void) {
   }
   if (kinds & 1u << RP_IC_SAMPLE)
     rp_sample_calibrating(-1); /* the samples of calibration forgotten */
-  const char *zero = NULL;
+  int zero_s = 0, zero_c = 0;
   if (need_s) {
     rp_g.ic_cost[RP_IC_SAMPLE] = smp > 0.0 ? smp : 0.0;
-    if (!(smp > 0.0))
-      zero = "sampled message";
+    zero_s = !(smp > 0.0);
   }
   if (rp_g.ic_cost[RP_IC_MPI] < 0.0) {
     rp_g.ic_cost[RP_IC_MPI] = call > 0.0 ? call : 0.0;
-    if (!(call > 0.0))
-      zero = "MPI call";
+    zero_c = !(call > 0.0);
   }
-  if (zero)
+  if (zero_s || zero_c)
     rp_report_flag("cost-calibration", "the instrumentation cost's "
                    "calibration found revprof's work per %s no dearer than "
                    "without it in %d rounds (a loaded machine?): counted at "
-                   "0 s", zero, ROUNDS * ATTEMPTS);
+                   "0 s", zero_c && zero_s ? "MPI call and per sampled message"
+                   : zero_c ? "MPI call" : "sampled message",
+                   ROUNDS * ATTEMPTS);
   rp_g.fstat[RP_W_MPI_Sendrecv] = saved;
   rp_g.clk = clk;
   rp_g.tracing = tracing;

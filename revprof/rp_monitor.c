@@ -1166,8 +1166,7 @@ static void probe_fe(const char *spec) {
   int got = sscanf(spec, "%d:%d:%d:%lf:%d:%7s", &emin, &emax, &l, &k, &reps,
                    rule);
   if (got < 2 || emin < 1 || emax < emin || l < 2 || !(k >= 0.0) ||
-      reps < 1 || reps > PROBE_REPEAT_MAX ||
-      (strcmp(rule, "step") != 0 && strcmp(rule, "round") != 0)) {
+      reps < 1 || reps > PROBE_REPEAT_MAX || rp_boi_rule_of(rule) < 0) {
     fprintf(stderr, "revprof: monitoring: REVPROF_MONITOR_PROBE='%s': "
                     "expected EMIN:EMAX[:L[:K[:R[:step|round]]]], R from 1 "
                     "to %d\n", spec, PROBE_REPEAT_MAX);
@@ -1209,7 +1208,7 @@ static void probe_fe(const char *spec) {
       rp_mon_median_mad(owd + REST_WARM, l, &rest, &sd);
       rp_boi_search bs;
       rp_boi_init(&bs, rest, sd, low, k);
-      bs.rule = strcmp(rule, "round") == 0 ? RP_BOI_ROUND : RP_BOI_STEP;
+      bs.rule = rp_boi_rule_of(rule);
       int step = 0;
       for (;;) {
         double cur = bs.cur;

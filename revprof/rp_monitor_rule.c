@@ -615,3 +615,13 @@ void rp_mon_predict_x(int apps, int tools, int fanout, int events,
   if (cores > 0 && (long long)cores < (long long)apps + tools)
     out->boi = fmax(out->node_max, (apps * out->node_max + total) / cores);
 }
+
+const char *rp_boi_rule_name(int rule) {
+  return rule == RP_BOI_ROUND ? "round" : "step";
+}
+
+int rp_boi_rule_of(const char *name) {
+  return strcmp(name, "step") == 0    ? RP_BOI_STEP
+         : strcmp(name, "round") == 0 ? RP_BOI_ROUND
+                                      : -1;
+}

@@ -198,6 +198,10 @@ int rp_mon_decide(int nchild, int nhave, int ngone, int accept);
 #define RP_BOI_GROW 12
 #define RP_BOI_MAX_STEPS 64
 enum { RP_BOI_STEP = 0, RP_BOI_ROUND = 1 }; /* the growth's rule, above */
+/* The rule's name ("step", "round"), and the rule of a name (-1: neither):
+ * the words of --growth, REVPROF_MONITOR_PROBE and probe.csv's column. */
+const char *rp_boi_rule_name(int rule);
+int rp_boi_rule_of(const char *name);
 
 typedef struct rp_boi_search {
   double rest_owd, rest_sd, k, err; /* err: error threshold */

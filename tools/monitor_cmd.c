@@ -265,11 +265,7 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
       }
       i++;
     } else if (strcmp(a, "--growth") == 0 && v) {
-      if (strcmp(v, "step") == 0)
-        rule = RP_BOI_STEP;
-      else if (strcmp(v, "round") == 0)
-        rule = RP_BOI_ROUND;
-      else {
+      if ((rule = rp_boi_rule_of(v)) < 0) {
         fprintf(stderr, "revprof monitor-probe: --growth needs step or "
                         "round, not '%s'\n", v);
         return 2;
@@ -338,7 +334,7 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
     return 1;
   }
   snprintf(spec, sizeof spec, "%d:%d:%d:%.17g:%d:%s", emin, emax, rounds, k,
-           repeat, rule == RP_BOI_ROUND ? "round" : "step");
+           repeat, rp_boi_rule_name(rule));
   setenv("REVPROF_MONITOR_PROBE", spec, 1);
   setenv("REVPROF_OUTPUT_DIR", dir, 1);
   setenv("REVPROF_MODE", "off", 1); /* the transport is probed, not MPI */
@@ -350,7 +346,7 @@ int rp_cmd_monitor_probe(int argc, char **argv) {
           "ranks, fanout %d, events %d..%d, %d rounds per step, growth "
           "per %s, %d search(es) per size\n",
           n, tools, c.fanout, emin, emax, rounds,
-          rule == RP_BOI_ROUND ? "round" : "step", repeat);
+          rp_boi_rule_name(rule), repeat);
   char *app[] = {exe, NULL};
   int st = rp_launch(lib, n + tools, app, NULL);
   if (st != 0) {

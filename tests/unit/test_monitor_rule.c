@@ -694,6 +694,19 @@ static void test_monitor_boi_init(void **state) {
  * by the step's rise, not by the seed's per-round growth. Noise alone
  * (rising by 2 restSD over the step, mean at restOWD) is queued by
  * neither: the mean's test holds it back. */
+/* the growth rule's words, both ways, and a word that is neither */
+static void test_monitor_boi_rule_names(void **st) {
+  (void)st;
+  assert_int_equal(rp_boi_rule_of("step"), RP_BOI_STEP);
+  assert_int_equal(rp_boi_rule_of("round"), RP_BOI_ROUND);
+  assert_int_equal(rp_boi_rule_of("Step"), -1);
+  assert_int_equal(rp_boi_rule_of(""), -1);
+  assert_string_equal(rp_boi_rule_name(RP_BOI_STEP), "step");
+  assert_string_equal(rp_boi_rule_name(RP_BOI_ROUND), "round");
+  assert_int_equal(rp_boi_rule_of(rp_boi_rule_name(RP_BOI_ROUND)),
+                   RP_BOI_ROUND);
+}
+
 static void test_monitor_boi_growth_rules(void **state) {
   (void)state;
   const double rest = 1e-3, sd = 3e-5;
@@ -983,6 +996,7 @@ int main(void) {
       cmocka_unit_test(test_monitor_median_mad),
       cmocka_unit_test(test_monitor_mean_sd_growth),
       cmocka_unit_test(test_monitor_boi_init),
+      cmocka_unit_test(test_monitor_boi_rule_names),
       cmocka_unit_test(test_monitor_boi_growth_rules),
       cmocka_unit_test(test_monitor_boi_search_rules_on_a_noisy_vm),
       cmocka_unit_test(test_monitor_boi_search_finds_boi),
