@@ -689,11 +689,6 @@ static void test_monitor_boi_init(void **state) {
   assert_int_equal(s.rule, RP_BOI_STEP); /* rp_boi_init's default */
 }
 
-/* The growth's rules: a queue that grows by 0.3 restSD a round rises by
- * 5.7 restSD over a step of 20, and its mean is 2.85 restSD up: queued
- * by the step's rise, not by the seed's per-round growth. Noise alone
- * (rising by 2 restSD over the step, mean at restOWD) is queued by
- * neither: the mean's test holds it back. */
 /* the growth rule's words, both ways, and a word that is neither */
 static void test_monitor_boi_rule_names(void **st) {
   (void)st;
@@ -707,6 +702,11 @@ static void test_monitor_boi_rule_names(void **st) {
                    RP_BOI_ROUND);
 }
 
+/* The growth's rules: a queue that grows by 0.3 restSD a round rises by
+ * 5.7 restSD over a step of 20, and its mean is 2.85 restSD up: queued
+ * by the step's rise, not by the seed's per-round growth. Noise alone
+ * (rising by 2 restSD over the step, mean at restOWD) is queued by
+ * neither: the mean's test holds it back. */
 static void test_monitor_boi_growth_rules(void **state) {
   (void)state;
   const double rest = 1e-3, sd = 3e-5;
