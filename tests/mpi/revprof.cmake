@@ -89,6 +89,11 @@ foreach(v probe iprobe waitany testany waitsome testsome irecv irecvtest
 endforeach()
 revprof_test(revprof_wildcard_cancel_np3 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 3 cancel)
+# bench/wildcard-stress.sh, the stress harness of the cases above (ranks
+# started late and at random priorities): its checks of bad input, and two
+# cases run through it
+revprof_test(revprof_wildcard_stress_script wildcard-stress
+             ${PROJECT_SOURCE_DIR}/bench/wildcard-stress.sh ${PROJECT_BINARY_DIR})
 # sample mode (issue 10): every message counted at "all", the binomial
 # count at random:0.5, a receiver late by a known sleep, latencies
 # corrected for a drifting clock (REVPROF_TEST_DRIFT), aliasing of a

@@ -57,6 +57,7 @@
 #   rp_check.sh dry-cost TOOL EXE             revprof run --dry-cost
 #   rp_check.sh extrapolated EXE NP           uses outside a model's measured
 #                                             range are counted in the report
+#   rp_check.sh wildcard-stress BENCH BUILD  bench/wildcard-stress.sh runs
 #   rp_check.sh monitor WHAT ...              online monitoring (issue 12):
 #                                             semantics NATIVE RP, rounds
 #                                             BSPBENCH, lossy BSPBENCH, auto
@@ -314,6 +315,22 @@ wildcard)
     awk -F, '$1 == "wildcard" && $3 == "timeouts" && $4 == 0 { ok = 1 } END { exit !ok }' $csv || { grep wildcard $csv; fail "time-outs in report.csv"; }
     grep -q "^wildcard matches decided in predicted time: $decided exactly, 0 after a time-out" $rep || { grep wildcard $rep; fail "report.txt's wildcard line"; }
   fi
+  ;;
+wildcard-stress)
+  # bench/wildcard-stress.sh: its usage errors, then two cases run twice
+  # each under its per-rank jitter, every run with the data right
+  bench=$1 build=$2
+  bash "$bench" --runs 0 "$build" > out 2> err
+  rc=$?
+  [ "$rc" = 2 ] && grep -q "positive whole number, not '0'" err || { cat out err; fail "--runs 0 gave $rc"; }
+  bash "$bench" --cases 4:exchange:x "$build" > out 2> err
+  rc=$?
+  [ "$rc" = 2 ] && grep -q "unknown variant 'exchange:x'" err || { cat out err; fail "a bad variant gave $rc"; }
+  MPIEXEC=$RP_MPIEXEC bash "$bench" --runs 2 --hang 200 --cases 2:exchange,3:plain "$build" > out 2> err ||
+    { cat out err; fail "a run hung, failed or received wrong data"; }
+  cat out
+  grep -Eq '^2 +exchange +2 +2 +0 +0 +0 +[0-9.]+$' out || fail "no good row for 2:exchange"
+  grep -Eq '^3 +plain +2 +2 +0 +0 +0 +[0-9.]+$' out || fail "no good row for 3:plain"
   ;;
 sample)
   exe=$1 np=$2 v=$3
