@@ -58,8 +58,10 @@ static int get_seconds(const char *name, const char *v, int positive,
       (positive && x == 0.0)) {
     snprintf(err, errlen, "%s=\"%s\": expected a %s number%s", name, v,
              positive ? "positive" : "non-negative",
-             strstr(name, "STEP") || strstr(name, "TIME") ? " of seconds"
-                                                           : "");
+             strstr(name, "STEP") || strstr(name, "TIME") ||
+                     strstr(name, "STALL")
+                 ? " of seconds"
+                 : "");
     return REVPROF_EINVAL;
   }
   *out = x;
@@ -133,7 +135,8 @@ static const char *const env_known[] = {
     "REVPROF_SETUP_OUT", "REVPROF_STEP", "REVPROF_STEP_MAX",
     "REVPROF_STEP_MIN", "REVPROF_TEST_CHAR_ABORT", "REVPROF_TEST_DRIFT",
     "REVPROF_TEST_NODES", "REVPROF_TIMER", "REVPROF_TRACE",
-    "REVPROF_WILDCARD", "REVPROF_WILDCARD_TIMEOUT", "REVPROF_WTIME"};
+    "REVPROF_WILDCARD", "REVPROF_WILDCARD_STALL", "REVPROF_WILDCARD_TIMEOUT",
+    "REVPROF_WTIME"};
 
 int rp_env_unknown(const char *entry, char *hint, size_t len) {
   char name[128];
@@ -174,6 +177,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   c->compute_spread = -1.0; /* unset: the model's, else RP_NOISE_FLOOR */
   c->pack_max = -1.0; /* the MPI library's default */
   c->wildcard_timeout = 0.2;
+  c->wildcard_stall = 60.0;
   c->contention = RP_CONTENTION_EPOCH;
   c->sample.kind = RP_SAMPLE_RANDOM; /* REVPROF_SAMPLE=random:0.1 */
   c->sample.p = 0.1;
@@ -288,6 +292,10 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
   if ((v = get("REVPROF_WILDCARD_TIMEOUT", ud)) && *v &&
       (rc = get_seconds("REVPROF_WILDCARD_TIMEOUT", v, 1,
                         &c->wildcard_timeout, err, errlen)))
+    return rc;
+  if ((v = get("REVPROF_WILDCARD_STALL", ud)) && *v &&
+      (rc = get_seconds("REVPROF_WILDCARD_STALL", v, 0, &c->wildcard_stall,
+                        err, errlen)))
     return rc;
   if ((v = get("REVPROF_SAMPLE", ud)) && *v &&
       (rc = rp_sample_parse(v, &c->sample, err, errlen)))

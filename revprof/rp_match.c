@@ -367,12 +367,68 @@ static int look(const choice *ch, int first) {
   return lost;
 }
 
+/* What a rank was doing at the last look, for stall_notice */
+static const char *const peer_what[] = {
+    [RP_PEER_OUT] = "running the program",
+    [RP_PEER_IN] = "inside an MPI call revprof does not describe",
+    [RP_PEER_RECV] = "in a receive from rank",
+    [RP_PEER_ANY] = "in a receive from any rank",
+    [RP_PEER_COLL] = "in a collective this rank has not joined",
+    [RP_PEER_GONE] = "in MPI_Finalize",
+    [RP_PEER_SEND] = "in a blocking send to rank"};
+
+/* Once a run, a blocking decision that has waited REVPROF_WILDCARD_STALL
+ * seconds says so on stderr, with what every rank was doing at the last
+ * look: a program that waits as long without revprof is fine, one that
+ * does not is waiting for revprof's proof (a rank that could still send
+ * an earlier message computes for long) or has found a fault of it. */
+static void stall_notice(double waited) {
+  char ranks[1280], known[256];
+  size_t len = 0, klen = 0;
+  int shown = 0, nknown = 0;
+  ranks[0] = known[0] = '\0';
+  for (int w = 0; w < rp_g.size; w++) {
+    const rp_match_peer *q = &peers[w];
+    if (q->member && q->has && klen < sizeof known) {
+      klen += (size_t)snprintf(known + klen, sizeof known - klen, "%s%d",
+                               nknown ? ", " : "", w);
+      nknown++;
+    }
+    if (w == rp_g.rank || len >= sizeof ranks || shown > 16)
+      continue;
+    if (shown++ == 16) {
+      len += (size_t)snprintf(ranks + len, sizeof ranks - len, "; ...");
+      continue;
+    }
+    int st = q->state >= RP_PEER_OUT && q->state <= RP_PEER_SEND
+                 ? q->state
+                 : RP_PEER_IN;
+    len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d %s",
+                            shown > 1 ? "; " : "", w, peer_what[st]);
+    if ((st == RP_PEER_RECV || st == RP_PEER_SEND) && len < sizeof ranks)
+      len += (size_t)snprintf(ranks + len, sizeof ranks - len, " %d", q->on);
+  }
+  rp_warn("a receive from MPI_ANY_SOURCE (decided in predicted time) "
+          "has waited %.0f s: %s%s; the ranks of "
+          "MPI_COMM_WORLD: %s. If the program does not wait here without "
+          "revprof, rerun with REVPROF_WILDCARD=real (the MPI's order, "
+          "flagged) and report it; later waits are not said "
+          "(REVPROF_WILDCARD_STALL)",
+          waited,
+          nknown ? "it waits for a rank that could still send an earlier "
+                   "message in predicted time and is making progress, and "
+                   "knows messages from ranks "
+                 : "it knows no message it may take",
+          nknown ? known : "", ranks);
+}
+
 /* The decision among ch's receives: 1 with *pick (an index into ch->who)
  * decided, 0 undecided (wait: 0 gives up after one look; probe loops and
  * Testany: the calls of one loop share the time-out's start), -1 left to
  * the MPI (counted). comm: for the MPI's progress while waiting. */
 static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
   static double try_calm = -1.0; /* a polling loop's first undecided try */
+  static int stall_said;         /* stall_notice ran */
   /* the costs evaluated while deciding are not calls of the program: they
      leave the counts of calls costed outside the model's range alone */
   static rp_extrap extrap[REVPROF_FN_COUNT];
@@ -406,6 +462,11 @@ static int decide(const choice *ch, MPI_Comm comm, int wait, int *pick) {
       __atomic_store_n(&me->v1, v, __ATOMIC_RELEASE);
     }
     double now = rp_host_seconds(), limit = rp_g.cfg.wildcard_timeout;
+    if (wait && !stall_said && rp_g.cfg.wildcard_stall > 0.0 &&
+        now - t0 > rp_g.cfg.wildcard_stall) {
+      stall_said = 1;
+      stall_notice(now - t0);
+    }
     for (int w = 0; stuck && w < rp_g.size; w++)
       if (peers[w].state == RP_PEER_SEND && peers[w].on == rp_g.rank &&
           peers[w].sent > RP_MATCH_EAGER && !peers[w].active &&

@@ -89,6 +89,9 @@ foreach(v probe iprobe waitany testany waitsome testsome irecv irecvtest
 endforeach()
 revprof_test(revprof_wildcard_cancel_np3 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 3 cancel)
+# a wildcard receive waiting past REVPROF_WILDCARD_STALL says so, once
+revprof_test(revprof_wildcard_stall_np3 wildcard
+             $<TARGET_FILE:rp_wildcard_rp> 3 stall)
 # bench/wildcard-stress.sh, the stress harness of the cases above (ranks
 # started late and at random priorities): its checks of bad input, and two
 # cases run through it

@@ -272,6 +272,7 @@ wildcard)
   exe=$1 np=$2 v=${3:-}
   model=$(dirname "$RP_MODEL")/rp_exact_p2p_model.lua
   [ "$v" = real ] && export REVPROF_WILDCARD=real
+  [ "$v" = stall ] && export REVPROF_WILDCARD_STALL=1
   # a rank descheduled inside MPI on this loaded host must not time out a
   # decision: the test asserts that none was needed
   export REVPROF_WILDCARD_TIMEOUT=10
@@ -283,6 +284,20 @@ wildcard)
   if [ "$v" = cancel ]; then
     # a cancelled send is not waited for (where the MPI can cancel sends)
     grep -q "^wildcard cancel: send .*, 0 mismatches" out || { cat out err; fail "cancel"; }
+  elif [ "$v" = stall ]; then
+    # rank 1 sleeps 2.5 s before it sends: rank 0's wildcard receive says
+    # after 1 s that it waits, once, with what the others do
+    grep -q "^wildcard stall: $np ranks, 0 mismatches" out || { cat out err; fail "stall: data"; }
+    n=$(grep -c "has waited 1 s: it knows no message it may take; the ranks of MPI_COMM_WORLD: 1 running the program" err)
+    [ "$n" = 1 ] || { cat err; fail "stall: $n notices of the wait, expected 1"; }
+    if [ "$np" -ge 3 ]; then
+      grep -q "has waited .*; 2 in a receive from rank 0" err || { cat err; fail "stall: rank 2's state"; }
+    fi
+    [ "${decided:-0}" = 1 ] || fail "stall: ${decided:-no} receive decided in predicted time, expected 1"
+    rm -rf revprof-out
+    REVPROF_WILDCARD_STALL=0 REVPROF_MODEL=$model REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
+      REVPROF_COMPUTE=annotate run "$np" "$exe" stall || { cat out err; fail "run with REVPROF_WILDCARD_STALL=0 failed"; }
+    grep -q "has waited" err && { cat err; fail "a notice with REVPROF_WILDCARD_STALL=0"; }
   elif [ "$v" = exchange ]; then
     # pairs exchanging rendezvous-sized messages from wildcard receives
     # posted first: data right and no deadlock (each in MPI_Recv for the

@@ -44,6 +44,11 @@
  * the MPI have the pending receive before its own message is logged, or
  * each could wait in MPI_Recv for the other's logged, unsent message;
  * prints "wildcard exchange: ..."),
+ * [stall] (rank 0 receives from MPI_ANY_SOURCE while rank 1 sleeps
+ * STALL_US before it sends and ranks 2 and up wait in MPI_Recv for rank
+ * 0: run with REVPROF_WILDCARD_STALL below the sleep, rank 0 says on
+ * stderr that its receive waits and what the others do; prints "wildcard
+ * stall: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
@@ -70,11 +75,13 @@
 #define T_FLOOD 4
 #define FLOOD 1100 /* more than the log's 1024 per destination */
 #define EXCHANGES 300
+#define T_STALL 5
+#define STALL_US 2500000
 
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
     testany, flood, cancel, waitsome, testsome, irecv, irecvtest, defer,
-    exchange;
+    exchange, stall;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -526,6 +533,32 @@ static void exchange_checks(void) {
            EXCHANGES, mismatches);
 }
 
+/* [stall]: one wildcard receive that waits for a sleeping sender */
+static void stall_checks(void) {
+  int v = -1;
+  MPI_Status st;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, T_STALL, MPI_COMM_WORLD, &st);
+    if ((v != 1 || st.MPI_SOURCE != 1) && mismatches++ < 10)
+      fprintf(stderr, "stall: %d from %d, expected 1 from 1\n", v,
+              st.MPI_SOURCE);
+    for (int r = 2; r < P; r++)
+      MPI_Send(&r, 1, MPI_INT, r, T_STALL, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    sleep_us(STALL_US);
+    MPI_Send(&rank, 1, MPI_INT, 0, T_STALL, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(&v, 1, MPI_INT, 0, T_STALL, MPI_COMM_WORLD, &st);
+    if (v != rank && mismatches++ < 10)
+      fprintf(stderr, "stall: rank %d got %d\n", rank, v);
+  }
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
+             MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("wildcard stall: %d ranks, %d mismatches\n", P, mismatches);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -545,6 +578,7 @@ int main(int argc, char **argv) {
     irecv |= irecvtest || strcmp(argv[i], "irecv") == 0;
     defer |= strcmp(argv[i], "defer") == 0;
     exchange |= strcmp(argv[i], "exchange") == 0;
+    stall |= strcmp(argv[i], "stall") == 0;
   }
   if (P < 2 || P > MAXP) {
     if (rank == 0)
@@ -568,6 +602,11 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("wildcard flood: %d messages, %d mismatches\n", FLOOD,
              mismatches);
+    MPI_Finalize();
+    return 0;
+  }
+  if (stall) {
+    stall_checks();
     MPI_Finalize();
     return 0;
   }

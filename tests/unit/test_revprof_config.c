@@ -49,6 +49,7 @@ static void test_revprof_config_defaults(void **state) {
   /* active-target one-sided epochs at their group's load by default */
   assert_int_equal(c.contention, RP_CONTENTION_EPOCH);
   assert_near(c.wildcard_timeout, 0.2, 0);
+  assert_near(c.wildcard_stall, 60.0, 0); /* a wait is said after a minute */
   /* sample mode: random:0.1, seed 1, stat and freq, gnuplot from PATH */
   assert_int_equal(c.sample.kind, RP_SAMPLE_RANDOM);
   assert_near(c.sample.p, 0.1, 0);
@@ -168,6 +169,7 @@ static void test_revprof_config_every_variable(void **state) {
                       "REVPROF_PACK_MAX", "1024", "REVPROF_INSTRUCTION_TIME",
                       "3e-10", "REVPROF_WILDCARD", "real",
                       "REVPROF_WILDCARD_TIMEOUT", "0.05",
+                      "REVPROF_WILDCARD_STALL", "0.5",
                       "REVPROF_CONTENTION", "world", NULL};
   rp_config c;
   char err[512];
@@ -187,6 +189,7 @@ static void test_revprof_config_every_variable(void **state) {
   assert_string_equal(c.trace, "otf2,chrome");
   assert_int_equal(c.wildcard_real, 1);
   assert_near(c.wildcard_timeout, 0.05, 0);
+  assert_near(c.wildcard_stall, 0.5, 0);
   assert_int_equal(c.contention, RP_CONTENTION_WORLD);
 }
 
@@ -276,6 +279,8 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_WILDCARD_TIMEOUT", "0", "positive number of seconds"},
       {"REVPROF_CONTENTION", "all", "epoch, world or off"},
       {"REVPROF_WILDCARD_TIMEOUT", "soon", "positive number of seconds"},
+      {"REVPROF_WILDCARD_STALL", "-1", "non-negative number of seconds"},
+      {"REVPROF_WILDCARD_STALL", "later", "non-negative number of seconds"},
       {"REVPROF_SAMPLE", "random:2", "between 0 and 1"},
       {"REVPROF_SAMPLE", "sometimes", "REVPROF_SAMPLE"},
       {"REVPROF_SEED", "-1", "integer from 0 to 4294967295"},
