@@ -57,7 +57,7 @@ bench_mpi_tools
 exe=$build/tests/mpi/rp_wildcard_rp
 [ -x "$exe" ] || { echo "wildcard-stress.sh: $exe not built (cmake --build $build)" >&2; exit 1; }
 model=$here/tests/mpi/rp_exact_p2p_model.lua
-w=$(mktemp -d "${TMPDIR:-/tmp}/rp-wildcard-stress-XXXXXX")
+w=$(cd "$(mktemp -d "${TMPDIR:-/tmp}/rp-wildcard-stress-XXXXXX")" && pwd -P)
 
 # the per-rank perturbation: a random sleep, then a random nice level
 cat > "$w/jitter.sh" <<'EOF'
@@ -71,11 +71,18 @@ chmod +x "$w/jitter.sh"
 launch=
 [ "$jitter" = 1 ] && launch=$w/jitter.sh
 
+# the ranks of the run under way: the program's processes working in its
+# folder $d (not those of another run on the host)
+run_ranks() {
+  for p in $(pgrep -f "$exe"); do
+    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$exe")" ] &&
+      [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$d" ] && echo "$p"
+  done
+}
 # backtraces of every rank of a hung run into $1
 backtraces() {
   if ! command -v gdb > /dev/null; then echo "(gdb not installed: no backtraces)" > "$1"; return; fi
-  for p in $(pgrep -f "$exe"); do
-    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$exe")" ] || continue
+  for p in $(run_ranks); do
     echo "== pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline")"
     timeout 60 gdb -p "$p" -batch -ex "thread apply all bt" 2>/dev/null | grep -E '^#|^Thread'
   done > "$1"
@@ -105,7 +112,8 @@ for c in ${cases//,/ }; do
       hung=$((hung + 1))
       backtraces "$w/hang-$np-$v-$i.bt"
       cp "$d/out" "$w/hang-$np-$v-$i.out"; cp "$d/err" "$w/hang-$np-$v-$i.err"
-      pkill -KILL -f "$exe $np" 2>/dev/null; kill -KILL "$pid" 2>/dev/null
+      for p in $(run_ranks); do kill -KILL "$p" 2>/dev/null; done
+      kill -KILL "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null
       continue
     fi

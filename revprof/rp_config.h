@@ -80,10 +80,11 @@ typedef struct rp_config {
                                    receive whose senders all wait inside MPI
                                    without a change for this long takes the
                                    earliest message known */
-  double wildcard_stall;        /* REVPROF_WILDCARD_STALL, s: a wildcard
-                                   receive that knows no message after this
-                                   long says so on stderr, with the other
-                                   ranks' states, once a run (0: never) */
+  double wildcard_stall;        /* REVPROF_WILDCARD_STALL, s: a blocking
+                                   wildcard decision still waiting after
+                                   this long says so on stderr, with the
+                                   other ranks' states, once a run (0:
+                                   never) */
   char model[RP_PATH_MAX];      /* REVPROF_MODEL, "" if unset */
   char lua[RP_PATH_MAX];        /* REVPROF_LUA, "" if unset */
   char outdir[RP_PATH_MAX];     /* REVPROF_OUTPUT_DIR */
