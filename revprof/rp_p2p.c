@@ -1547,10 +1547,15 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
   if (request == NULL) {
     if (source == MPI_ANY_SOURCE && rp_g.pub)
       rc = sendrecv_any(s, r, dest, sendtag, recvtag, comm, st);
-    else
+    else {
+      /* its message logged: for the others' wildcard decisions it is a
+         rank blocked on a receive from source, as in MPI_Recv */
+      if (rp_g.pub && source >= 0)
+        rp_match_block_recv(source, comm);
       RP_UNLOCKED(rc = PMPI_Sendrecv(s->wbuf, s->wcount, s->wtype, dest,
                                      sendtag, r->wbuf, r->wcount, r->wtype,
                                      source, recvtag, comm, st));
+    }
     rp_send_end(w, REVPROF_FN_SENDRECV); /* sample mode: its own time */
     if (rc == MPI_SUCCESS)
       sendrecv_complete(r, st, st != &local, s->enc != RP_ENC_NATIVE,

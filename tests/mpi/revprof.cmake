@@ -89,6 +89,10 @@ foreach(v probe iprobe waitany testany waitsome testsome irecv irecvtest
 endforeach()
 revprof_test(revprof_wildcard_cancel_np3 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 3 cancel)
+# a decision while a rank waits inside MPI_Sendrecv for a rank blocked on
+# the decider: no time-out
+revprof_test(revprof_wildcard_sendrecv_np4 wildcard
+             $<TARGET_FILE:rp_wildcard_rp> 4 sendrecv)
 # a wildcard receive waiting past REVPROF_WILDCARD_STALL says so, once
 revprof_test(revprof_wildcard_stall_np3 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 3 stall)

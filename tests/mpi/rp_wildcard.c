@@ -49,6 +49,11 @@
  * 0: run with REVPROF_WILDCARD_STALL below the sleep, rank 0 says on
  * stderr that its receive waits and what the others do; prints "wildcard
  * stall: ..."),
+ * [sendrecv] (4 ranks or more: rank 0 receives rank 3's 1 KiB from
+ * MPI_ANY_SOURCE while rank 1, whose clock could still undercut it, is in
+ * an MPI_Sendrecv with rank 2, which waits in MPI_Recv for rank 0: the
+ * decision takes rank 3's message at once, no time-out; prints "wildcard
+ * sendrecv: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
@@ -76,12 +81,13 @@
 #define FLOOD 1100 /* more than the log's 1024 per destination */
 #define EXCHANGES 300
 #define T_STALL 5
+#define T_SR 6
 #define STALL_US 2500000
 
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
     testany, flood, cancel, waitsome, testsome, irecv, irecvtest, defer,
-    exchange, stall;
+    exchange, stall, sendrecv;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -559,6 +565,45 @@ static void stall_checks(void) {
     printf("wildcard stall: %d ranks, %d mismatches\n", P, mismatches);
 }
 
+/* [sendrecv]: rank 0 decides rank 3's message (SR_INTS ints) while rank 1,
+ * whose clock could undercut it, is inside MPI_Sendrecv waiting for rank
+ * 2, which waits for rank 0 */
+#define SR_INTS 256
+static void sendrecv_checks(void) {
+  int v = -1, x = rank, *big = calloc(SR_INTS, sizeof *big);
+  MPI_Status st;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Recv(big, SR_INTS, MPI_INT, MPI_ANY_SOURCE, T_SR, MPI_COMM_WORLD,
+             &st);
+    if ((big[0] != 3 || big[SR_INTS - 1] != 3 || st.MPI_SOURCE != 3) &&
+        mismatches++ < 10)
+      fprintf(stderr, "sendrecv: %d from %d, expected 3 from 3\n", big[0],
+              st.MPI_SOURCE);
+    MPI_Send(&x, 1, MPI_INT, 2, T_SR, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    MPI_Sendrecv(&x, 1, MPI_INT, 2, T_SR, &v, 1, MPI_INT, 2, T_SR,
+                 MPI_COMM_WORLD, &st);
+    if (v != 2 && mismatches++ < 10)
+      fprintf(stderr, "sendrecv: rank 1 got %d from rank 2\n", v);
+  } else if (rank == 2) {
+    MPI_Recv(&v, 1, MPI_INT, 0, T_SR, MPI_COMM_WORLD, &st);
+    int w = -1;
+    MPI_Recv(&w, 1, MPI_INT, 1, T_SR, MPI_COMM_WORLD, &st);
+    if ((v != 0 || w != 1) && mismatches++ < 10)
+      fprintf(stderr, "sendrecv: rank 2 got %d and %d\n", v, w);
+    MPI_Send(&x, 1, MPI_INT, 1, T_SR, MPI_COMM_WORLD);
+  } else if (rank == 3) {
+    big[0] = big[SR_INTS - 1] = 3;
+    MPI_Send(big, SR_INTS, MPI_INT, 0, T_SR, MPI_COMM_WORLD);
+  }
+  free(big);
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
+             MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("wildcard sendrecv: %d ranks, %d mismatches\n", P, mismatches);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -579,6 +624,7 @@ int main(int argc, char **argv) {
     defer |= strcmp(argv[i], "defer") == 0;
     exchange |= strcmp(argv[i], "exchange") == 0;
     stall |= strcmp(argv[i], "stall") == 0;
+    sendrecv |= strcmp(argv[i], "sendrecv") == 0;
   }
   if (P < 2 || P > MAXP) {
     if (rank == 0)
@@ -602,6 +648,11 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("wildcard flood: %d messages, %d mismatches\n", FLOOD,
              mismatches);
+    MPI_Finalize();
+    return 0;
+  }
+  if (sendrecv && P >= 4) {
+    sendrecv_checks();
     MPI_Finalize();
     return 0;
   }
