@@ -26,7 +26,7 @@
 set -u
 runs=20 hang=50 jitter=1
 # rp_wildcard.c's variants ("real": the MPI's order, REVPROF_WILDCARD=real)
-variants="plain exchange defer cycle irecv irecvtest waitany testany waitsome testsome probe iprobe flood cancel real"
+variants="plain exchange defer cycle irecv irecvtest waitany testany waitsome testsome probe iprobe flood cancel real sendrecv stall"
 cases=2:exchange,4:exchange,4:defer,3:defer,4:cycle,4:irecv,4:waitany,4:probe
 usage() { sed -n '13,25p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
