@@ -26,7 +26,7 @@
 set -u
 runs=20 hang=50 jitter=1
 # rp_wildcard.c's variants ("real": the MPI's order, REVPROF_WILDCARD=real)
-variants="plain exchange defer cycle irecv irecvtest waitany testany waitsome testsome probe iprobe flood cancel real sendrecv stall"
+variants="plain exchange defer cycle irecv irecvtest waitany testany waitsome testsome probe iprobe flood cancel real sendrecv waitrecv waitallrecv stall"
 cases=2:exchange,4:exchange,4:defer,3:defer,4:cycle,4:irecv,4:waitany,4:probe
 usage() { sed -n '13,25p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
@@ -91,7 +91,7 @@ backtraces() {
 export REVPROF_MODEL=$model REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 \
   REVPROF_COMPUTE=annotate REVPROF_WILDCARD_TIMEOUT=10
 echo "# $(uname -n), $(nproc) cores; $("$MPIEXEC" --version 2>&1 | grep -m1 -iE 'open ?(mpi|rte)|version' | tr -s ' ' | sed 's/^ //'); $exe; jitter $([ "$jitter" = 1 ] && echo on || echo off)"
-printf '%-4s %-10s %5s %5s %6s %6s %7s %9s\n' np variant runs good wrong hangs failed median_s
+printf '%-4s %-11s %5s %5s %6s %6s %7s %9s\n' np variant runs good wrong hangs failed median_s
 bad=0
 for c in ${cases//,/ }; do
   np=${c%%:*} v=${c#*:}
@@ -128,7 +128,7 @@ for c in ${cases//,/ }; do
     fi
   done
   med=$(sort -g "$w/times" | awk '{ t[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; else printf "-" }')
-  printf '%-4s %-10s %5s %5s %6s %6s %7s %9s\n' "$np" "$v" "$runs" "$good" "$wrong" "$hung" "$failed" "$med"
+  printf '%-4s %-11s %5s %5s %6s %6s %7s %9s\n' "$np" "$v" "$runs" "$good" "$wrong" "$hung" "$failed" "$med"
   [ $((wrong + hung + failed)) -gt 0 ] && bad=1
 done
 rm -rf "$w/run"

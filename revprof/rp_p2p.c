@@ -757,6 +757,19 @@ void rp_defer_ready_slow(rp_req **recs, int n, int wait) {
   }
 }
 
+void rp_wait_publish_slow(rp_req **recs, int n, const MPI_Request reqs[]) {
+  for (int i = 0; i < n; i++) {
+    const rp_req *r = recs[i];
+    if (r != NULL && reqs[i] != MPI_REQUEST_NULL && r->kind == RP_REQ_RECV &&
+        r->active && !r->unpacked && !r->sendrecv && !r->blocking &&
+        r->enc != RP_ENC_NATIVE && r->dstate == RP_DEF_NONE &&
+        r->peer_spec >= 0) {
+      rp_match_block_recv(r->peer_spec, r->comm);
+      return;
+    }
+  }
+}
+
 void rp_defer_cancel(rp_req *r) {
   if (r->dstate == RP_DEF_PENDING) {
     defer_unlink(r);

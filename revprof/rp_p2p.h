@@ -215,6 +215,19 @@ static inline void rp_defer_ready(rp_req **recs, int n, int wait) {
   if (RP_UNLIKELY(rp_g.wild_open > 0) && recs)
     rp_defer_ready_slow(recs, n, wait);
 }
+/* MPI_Wait and MPI_Waitall, after rp_defer_ready: a rank that waits for
+ * a receive from a known source can send nothing until that source sends
+ * (its own messages of the call were logged when posted), so for the
+ * others' wildcard decisions it is published as blocked on that source,
+ * as in MPI_Recv: the first receive among reqs whose message revprof has
+ * not seen yet (a receive delivered early, by a status peek, may complete
+ * at once and is skipped, as are receives revprof does not see whole). */
+void rp_wait_publish_slow(rp_req **recs, int n, const MPI_Request reqs[]);
+static inline void rp_wait_publish(rp_req **recs, int n,
+                                   const MPI_Request reqs[]) {
+  if (rp_g.pub && recs)
+    rp_wait_publish_slow(recs, n, reqs);
+}
 /* MPI_Cancel of a deferred receive (before PMPI_Cancel). */
 void rp_defer_cancel(rp_req *r);
 /* A blocking send of count elements of type by wrapper w: one that may

@@ -93,6 +93,11 @@ revprof_test(revprof_wildcard_cancel_np3 wildcard
 # the decider: no time-out
 revprof_test(revprof_wildcard_sendrecv_np4 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 4 sendrecv)
+# the same with the receive waited for in MPI_Wait and in MPI_Waitall
+revprof_test(revprof_wildcard_waitrecv_np4 wildcard
+             $<TARGET_FILE:rp_wildcard_rp> 4 waitrecv)
+revprof_test(revprof_wildcard_waitallrecv_np4 wildcard
+             $<TARGET_FILE:rp_wildcard_rp> 4 waitallrecv)
 # a wildcard receive waiting past REVPROF_WILDCARD_STALL says so, once
 revprof_test(revprof_wildcard_stall_np3 wildcard
              $<TARGET_FILE:rp_wildcard_rp> 3 stall)

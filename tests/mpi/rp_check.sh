@@ -284,13 +284,14 @@ wildcard)
   if [ "$v" = cancel ]; then
     # a cancelled send is not waited for (where the MPI can cancel sends)
     grep -q "^wildcard cancel: send .*, 0 mismatches" out || { cat out err; fail "cancel"; }
-  elif [ "$v" = sendrecv ]; then
-    # a rank inside MPI_Sendrecv, its receive waiting on a rank blocked
-    # on the decider, cannot send first: decided at once (it took the
-    # 10 s time-out when such a rank counted as able to send)
-    grep -q "^wildcard sendrecv: $np ranks, 0 mismatches" out || { cat out err; fail "sendrecv: data"; }
-    [ "${decided:-0}" = 1 ] || { grep wildcard $csv; fail "sendrecv: ${decided:-no} receive decided in predicted time, expected 1"; }
-    awk -F, '$1 == "wildcard" && $3 == "timeouts" && $4 == 0 { ok = 1 } END { exit !ok }' $csv || { grep wildcard $csv; fail "sendrecv: a time-out"; }
+  elif [ "$v" = sendrecv ] || [ "$v" = waitrecv ] || [ "$v" = waitallrecv ]; then
+    # a rank inside MPI_Sendrecv (MPI_Wait, MPI_Waitall), its receive
+    # waiting on a rank blocked on the decider, cannot send first: decided
+    # at once (each took the 10 s time-out when such a rank counted as
+    # able to send)
+    grep -q "^wildcard $v: $np ranks, 0 mismatches" out || { cat out err; fail "$v: data"; }
+    [ "${decided:-0}" = 1 ] || { grep wildcard $csv; fail "$v: ${decided:-no} receive decided in predicted time, expected 1"; }
+    awk -F, '$1 == "wildcard" && $3 == "timeouts" && $4 == 0 { ok = 1 } END { exit !ok }' $csv || { grep wildcard $csv; fail "$v: a time-out"; }
   elif [ "$v" = stall ]; then
     # rank 1 sleeps 2.5 s before it sends: rank 0's wildcard receive says
     # after 1 s that it waits, once, with what the others do

@@ -53,7 +53,10 @@
  * MPI_ANY_SOURCE while rank 1, whose clock could still undercut it, is in
  * an MPI_Sendrecv with rank 2, which waits in MPI_Recv for rank 0: the
  * decision takes rank 3's message at once, no time-out; prints "wildcard
- * sendrecv: ..."),
+ * sendrecv: ..."; [waitrecv] and [waitallrecv]: the same with rank 1 in
+ * MPI_Wait on an MPI_Irecv from rank 2 after an MPI_Send to it, or in
+ * MPI_Waitall on an MPI_Irecv and an MPI_Isend; prints "wildcard
+ * waitrecv: ..." or "wildcard waitallrecv: ..."),
  * [cycle] (every worker also waits
  * for the master with MPI_Recv before answering its first task: blocked
  * ranks that only the deciding rank can release). Prints "wildcard
@@ -87,7 +90,7 @@
 
 static int P, rank, mismatches, real_mode, probe, iprobe, cycle, waitany,
     testany, flood, cancel, waitsome, testsome, irecv, irecvtest, defer,
-    exchange, stall, sendrecv;
+    exchange, stall, sendrecv, waitrecv, waitallrecv;
 
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -567,9 +570,10 @@ static void stall_checks(void) {
 
 /* [sendrecv]: rank 0 decides rank 3's message (SR_INTS ints) while rank 1,
  * whose clock could undercut it, is inside MPI_Sendrecv waiting for rank
- * 2, which waits for rank 0 */
+ * 2, which waits for rank 0 ([waitrecv]: inside MPI_Wait, [waitallrecv]:
+ * inside MPI_Waitall, on a receive from rank 2; name: the variant) */
 #define SR_INTS 256
-static void sendrecv_checks(void) {
+static void sendrecv_checks(const char *name) {
   int v = -1, x = rank, *big = calloc(SR_INTS, sizeof *big);
   MPI_Status st;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -578,20 +582,32 @@ static void sendrecv_checks(void) {
              &st);
     if ((big[0] != 3 || big[SR_INTS - 1] != 3 || st.MPI_SOURCE != 3) &&
         mismatches++ < 10)
-      fprintf(stderr, "sendrecv: %d from %d, expected 3 from 3\n", big[0],
+      fprintf(stderr, "%s: %d from %d, expected 3 from 3\n", name, big[0],
               st.MPI_SOURCE);
     MPI_Send(&x, 1, MPI_INT, 2, T_SR, MPI_COMM_WORLD);
   } else if (rank == 1) {
-    MPI_Sendrecv(&x, 1, MPI_INT, 2, T_SR, &v, 1, MPI_INT, 2, T_SR,
-                 MPI_COMM_WORLD, &st);
+    if (waitrecv || waitallrecv) {
+      MPI_Request wq[2];
+      MPI_Status wst[2];
+      MPI_Irecv(&v, 1, MPI_INT, 2, T_SR, MPI_COMM_WORLD, &wq[0]);
+      if (waitrecv) {
+        MPI_Send(&x, 1, MPI_INT, 2, T_SR, MPI_COMM_WORLD);
+        MPI_Wait(&wq[0], &st);
+      } else {
+        MPI_Isend(&x, 1, MPI_INT, 2, T_SR, MPI_COMM_WORLD, &wq[1]);
+        MPI_Waitall(2, wq, wst);
+      }
+    } else
+      MPI_Sendrecv(&x, 1, MPI_INT, 2, T_SR, &v, 1, MPI_INT, 2, T_SR,
+                   MPI_COMM_WORLD, &st);
     if (v != 2 && mismatches++ < 10)
-      fprintf(stderr, "sendrecv: rank 1 got %d from rank 2\n", v);
+      fprintf(stderr, "%s: rank 1 got %d from rank 2\n", name, v);
   } else if (rank == 2) {
     MPI_Recv(&v, 1, MPI_INT, 0, T_SR, MPI_COMM_WORLD, &st);
     int w = -1;
     MPI_Recv(&w, 1, MPI_INT, 1, T_SR, MPI_COMM_WORLD, &st);
     if ((v != 0 || w != 1) && mismatches++ < 10)
-      fprintf(stderr, "sendrecv: rank 2 got %d and %d\n", v, w);
+      fprintf(stderr, "%s: rank 2 got %d and %d\n", name, v, w);
     MPI_Send(&x, 1, MPI_INT, 1, T_SR, MPI_COMM_WORLD);
   } else if (rank == 3) {
     big[0] = big[SR_INTS - 1] = 3;
@@ -601,7 +617,7 @@ static void sendrecv_checks(void) {
   MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &mismatches, &mismatches, 1, MPI_INT,
              MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("wildcard sendrecv: %d ranks, %d mismatches\n", P, mismatches);
+    printf("wildcard %s: %d ranks, %d mismatches\n", name, P, mismatches);
 }
 
 int main(int argc, char **argv) {
@@ -625,6 +641,8 @@ int main(int argc, char **argv) {
     exchange |= strcmp(argv[i], "exchange") == 0;
     stall |= strcmp(argv[i], "stall") == 0;
     sendrecv |= strcmp(argv[i], "sendrecv") == 0;
+    waitrecv |= strcmp(argv[i], "waitrecv") == 0;
+    waitallrecv |= strcmp(argv[i], "waitallrecv") == 0;
   }
   if (P < 2 || P > MAXP) {
     if (rank == 0)
@@ -651,8 +669,10 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 0;
   }
-  if (sendrecv && P >= 4) {
-    sendrecv_checks();
+  if ((sendrecv || waitrecv || waitallrecv) && P >= 4) {
+    sendrecv_checks(waitrecv      ? "waitrecv"
+                    : waitallrecv ? "waitallrecv"
+                                  : "sendrecv");
     MPI_Finalize();
     return 0;
   }
