@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,13 +117,52 @@ static void site_add(uintptr_t a) {
   S.sites[S.nsites++] = a;
 }
 
+/* The messages rp_sample_out marked "not sampled" since the sampler last
+ * ran, given to it: counted as seen, and as the counter's or random gap's
+ * messages they were. */
+static void skipped_flush(void) {
+  S.seen += (double)rp_g.sample_skipped;
+  S.s.count += rp_g.sample_skipped;
+  rp_g.sample_skipped = 0;
+}
+
+/* How many of the next messages the sampler cannot sample, whatever the
+ * time: counter and random, until their gap runs out; off, none ever. */
+static void skip_set(void) {
+  switch (S.s.spec.kind) {
+  case RP_SAMPLE_OFF:
+    rp_g.sample_skip = LONG_MAX;
+    break;
+  case RP_SAMPLE_COUNTER:
+  case RP_SAMPLE_RANDOM: /* the message count + 1 >= gap is sampled */
+    rp_g.sample_skip = S.s.gap - S.s.count - 1 > 0 ? S.s.gap - S.s.count - 1
+                                                    : 0;
+    break;
+  default: /* all, timer: each message decided */
+    rp_g.sample_skip = 0;
+  }
+}
+
+/* The technique from now on (the messages marked under the old one
+ * counted first). */
+static void sampler_set(const rp_sample_spec *spec) {
+  skipped_flush();
+  rp_sampler_set(&S.s, spec);
+  skip_set();
+}
+
 void rp_sample_out_slow(double *pb) {
   /* the clock only where the decision needs it: an unsampled message
      costs a count and a compare */
   int timed = S.s.spec.kind == RP_SAMPLE_TIMER;
   double now = timed ? global_now() : 0.0;
+  if (rp_g.sample_skipped > 0)
+    skipped_flush();
   S.seen += 1.0;
-  if (!rp_sampler_decide(&S.s, now)) {
+  int take = rp_sampler_decide(&S.s, now);
+  if (S.s.spec.kind == RP_SAMPLE_COUNTER || S.s.spec.kind == RP_SAMPLE_RANDOM)
+    skip_set(); /* the others' skip does not change */
+  if (!take) {
     pb[RP_PB_STAMP] = -1.0;
     rp_t.sample_t0 = -1.0; /* the send call then times nothing */
     return;
@@ -349,6 +389,7 @@ static int sm_startup(char *err, size_t errlen) {
     return REVPROF_ENOMEM;
   }
   S.have_sampler = 1;
+  skip_set();
   const char *skew = getenv("REVPROF_TEST_DRIFT");
   if (skew && *skew) {
     char *end;
@@ -396,7 +437,7 @@ void rp_sample_calibrating(int pass) {
         S.wf = null = fopen("/dev/null", "w");
     }
     sp.kind = pass ? RP_SAMPLE_ALL : RP_SAMPLE_OFF;
-    rp_sampler_set(&S.s, &sp);
+    sampler_set(&sp);
     return;
   }
   if (null)
@@ -404,7 +445,7 @@ void rp_sample_calibrating(int pass) {
   null = NULL;
   S.wf = wf;
   saved = 0;
-  rp_sampler_set(&S.s, &rp_g.cfg.sample);
+  sampler_set(&rp_g.cfg.sample);
   free(S.tab);
   free(S.sites);
   S.tab = NULL;
@@ -420,7 +461,7 @@ int rp_sample_set(const char *spec, char *err, size_t errlen) {
   if (rc != 0)
     return rc;
   if (S.have_sampler)
-    rp_sampler_set(&S.s, &sp);
+    sampler_set(&sp);
   rp_g.cfg.sample = sp;
   return 0;
 }
@@ -943,6 +984,7 @@ static void sm_report(void) {
   char *text = name_sites(&tlen);
   char *all = gather(text ? text : "", text ? tlen : 0, MPI_CHAR, 1, &counts,
                      &displs, &total);
+  skipped_flush();
   double q[Q_LEN] = {S.seen, S.sampled, S.received, S.offset, S.offset_end,
                      S.rtt, S.rtt_end, S.t_end - S.t_init, shift_max,
                      S.u0};
@@ -1023,7 +1065,8 @@ static void sm_report_partial(const char *reason, int checkpoint) {
   } while (0)
   SM_PUT("# revprof sample mode, PARTIAL (%s): rank %d of %d, %.0f messages "
          "sent, %.0f sampled, %.0f received with a stamp; classes so far\n",
-         reason, rp_g.rank, rp_g.size, S.seen, S.sampled, S.received);
+         reason, rp_g.rank, rp_g.size, S.seen + (double)rp_g.sample_skipped,
+         S.sampled, S.received);
   static char cost[320];
   rp_icost_partial_line(cost, sizeof cost);
   if (cost[0])
@@ -1098,7 +1141,7 @@ static int sm_regulate(int action, double share, double elapsed) {
                     action == RP_IC_LOWER ? "observed cost over the bound"
                                           : "well under the bound",
                     share, after);
-  rp_sampler_set(&S.s, &next);
+  sampler_set(&next);
   rp_g.cfg.sample = next;
   lowered += action == RP_IC_LOWER ? 1 : -1;
   if (lowered > 0)

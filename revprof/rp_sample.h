@@ -27,10 +27,20 @@ void rp_sample_out_slow(double *pb);
 void rp_sample_in_slow(const double *pb, double bytes);
 void rp_sample_sent_slow(rp_wid w, revprof_fn fn);
 
-/* A message with piggyback pb leaves (after its clocks are written). */
+/* A message with piggyback pb leaves (after its clocks are written). One
+ * the sampler would certainly not sample (its counter, or its random gap
+ * drawn in advance, has not run out) is marked here; the sampler then
+ * counts it the next time it runs (the same decisions, message by message,
+ * as deciding each one there). */
 static inline void rp_sample_out(double *pb) {
-  if (RP_UNLIKELY(rp_g.sampling))
-    rp_sample_out_slow(pb);
+  if (RP_UNLIKELY(rp_g.sampling)) {
+    if (rp_g.sample_skip > 0) {
+      rp_g.sample_skip--;
+      rp_g.sample_skipped++;
+      pb[RP_PB_STAMP] = -1.0;
+    } else
+      rp_sample_out_slow(pb);
+  }
 }
 
 /* The same for a message whose send call is not timed (a partitioned

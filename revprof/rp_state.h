@@ -332,6 +332,11 @@ typedef struct rp_state {
   int wild_open;        /* deferred ones not completed yet (pending or
                            left to the MPI) */
   int sampling;         /* sample mode: messages stamped (rp_sample.c) */
+  long sample_skip;     /* sample mode: the next messages certainly not
+                           sampled, stamped "no" without the sampler
+                           (rp_sample_out) */
+  long sample_skipped;  /* ... of which these went since the sampler last
+                           ran (rp_sample.c gives them to it) */
   int clockless;        /* sample mode: no model, so no simulated clock to
                            keep (it would stay at 0): the point-to-point
                            paths skip its arithmetic */

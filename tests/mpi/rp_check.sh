@@ -16,7 +16,8 @@
 #                                             cancel exchange)
 #   rp_check.sh sample EXE NP VARIANT         sample mode (rp_sample.c;
 #                                             VARIANT count-all count-random
-#                                             delay burst bad set)
+#                                             count-counter delay burst bad
+#                                             set)
 #   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
 #   rp_check.sh io-exact EXE NP               MPI-IO rules, exactly; then
 #                                             with no I/O rows: not predicted
@@ -376,9 +377,12 @@ sample)
   }
   col() { awk -F, -v name="$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } { s += $c } END { print s + 0 }' $lc; }
   case $v in
-  count-all | count-random | set)
+  count-all | count-random | count-counter | set)
     if [ "$v" = count-all ]; then
       export REVPROF_SAMPLE=all REVPROF_ANALYSIS=stat,freq,write
+      run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
+    elif [ "$v" = count-counter ]; then
+      export REVPROF_SAMPLE=counter:4
       run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
     elif [ "$v" = set ]; then
       export REVPROF_SAMPLE=off
@@ -432,6 +436,13 @@ sample)
       test -e revprof-out/latency.png && fail "latency.png drawn with REVPROF_GNUPLOT empty"
       again=$(sed -n 's/^messages: *[0-9]* sent, \([0-9]*\) sampled.*/\1/p' $st)
       [ "$again" = "$got" ] || fail "the same seed sampled $got, then $again" ;;
+    count-counter)
+      # every 4th message of each rank, the unsampled ones marked without
+      # the sampler (rp_sample_out): a quarter of each of the four phases
+      # of ROUNDS (a multiple of 4) messages, exactly
+      [ "$got" = $((n / 4)) ] || { cat $st; fail "counter:4 sampled $got of $n, expected $((n / 4))"; }
+      calls_rows "$((n / 16))" "$((n / 4))" \
+        || { cat revprof-out/calls.csv; fail "calls.csv does not hold $((n / 16)) timed calls of each send kind"; } ;;
     set)
       [ "$got" = $((n * 3 / 4)) ] || { cat $st; fail "revprof_sample_set: $got of $n sampled, expected $((n * 3 / 4))" ; } ;;
     esac
