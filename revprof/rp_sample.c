@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,26 +121,12 @@ static void site_add(uintptr_t a) {
  * messages they were. */
 static void skipped_flush(void) {
   S.seen += (double)rp_g.sample_skipped;
-  S.s.count += rp_g.sample_skipped;
+  rp_sampler_pass(&S.s, rp_g.sample_skipped);
   rp_g.sample_skipped = 0;
 }
 
-/* How many of the next messages the sampler cannot sample, whatever the
- * time: counter and random, until their gap runs out; off, none ever. */
-static void skip_set(void) {
-  switch (S.s.spec.kind) {
-  case RP_SAMPLE_OFF:
-    rp_g.sample_skip = LONG_MAX;
-    break;
-  case RP_SAMPLE_COUNTER:
-  case RP_SAMPLE_RANDOM: /* the message count + 1 >= gap is sampled */
-    rp_g.sample_skip = S.s.gap - S.s.count - 1 > 0 ? S.s.gap - S.s.count - 1
-                                                    : 0;
-    break;
-  default: /* all, timer: each message decided */
-    rp_g.sample_skip = 0;
-  }
-}
+/* How many of the next messages rp_sample_out marks without the sampler. */
+static void skip_set(void) { rp_g.sample_skip = rp_sampler_skip(&S.s); }
 
 /* The technique from now on (the messages marked under the old one
  * counted first). */
@@ -160,8 +145,7 @@ void rp_sample_out_slow(double *pb) {
     skipped_flush();
   S.seen += 1.0;
   int take = rp_sampler_decide(&S.s, now);
-  if (S.s.spec.kind == RP_SAMPLE_COUNTER || S.s.spec.kind == RP_SAMPLE_RANDOM)
-    skip_set(); /* the others' skip does not change */
+  skip_set();
   if (!take) {
     pb[RP_PB_STAMP] = -1.0;
     rp_t.sample_t0 = -1.0; /* the send call then times nothing */

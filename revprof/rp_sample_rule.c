@@ -343,6 +343,26 @@ void rp_sampler_free(rp_sampler *s) {
   s->spec.kind = RP_SAMPLE_OFF;
 }
 
+long rp_sampler_skip(const rp_sampler *s) {
+  switch (s->spec.kind) {
+  case RP_SAMPLE_OFF:
+    return LONG_MAX;
+  case RP_SAMPLE_COUNTER:
+  case RP_SAMPLE_RANDOM: /* the message that brings count to gap is taken */
+    return s->gap - s->count - 1 > 0 ? s->gap - s->count - 1 : 0;
+  case RP_SAMPLE_ALL:
+  case RP_SAMPLE_TIMER:
+    break;
+  }
+  return 0;
+}
+
+void rp_sampler_pass(rp_sampler *s, long n) {
+  if (n > 0 && (s->spec.kind == RP_SAMPLE_COUNTER ||
+                s->spec.kind == RP_SAMPLE_RANDOM))
+    s->count += n;
+}
+
 int rp_sampler_decide(rp_sampler *s, double now) {
   switch (s->spec.kind) {
   case RP_SAMPLE_OFF:

@@ -101,6 +101,18 @@ void rp_sampler_free(rp_sampler *s);
  *   compared with P. */
 int rp_sampler_decide(rp_sampler *s, double now);
 
+/* How many of the next messages s cannot sample, whatever their time: for
+ * counter and random, those before the end of the current gap; for off,
+ * LONG_MAX (none ever); for all and timer, 0 (each is to be decided). A
+ * caller may pass over that many messages without rp_sampler_decide,
+ * telling s with rp_sampler_pass: the choices are then the same as if each
+ * had been decided. */
+long rp_sampler_skip(const rp_sampler *s);
+
+/* n messages (0 <= n <= rp_sampler_skip(s)) went by without
+ * rp_sampler_decide: counted as messages of the current gap. */
+void rp_sampler_pass(rp_sampler *s, long n);
+
 /* Changes the technique while running; the generator (and so the stream
  * of draws) goes on. A counter starts counting again from the next message
  * and a timer from its next message, as after init. A spec that fails

@@ -107,12 +107,12 @@ revprof_test(revprof_wildcard_stall_np3 wildcard
 revprof_test(revprof_wildcard_stress_script wildcard-stress
              ${PROJECT_SOURCE_DIR}/bench/wildcard-stress.sh ${PROJECT_BINARY_DIR})
 # sample mode (issue 10): every message counted at "all", the binomial
-# count at random:0.5, every 4th message exactly at counter:4, a receiver late by a known sleep, latencies
-# corrected for a drifting clock (REVPROF_TEST_DRIFT), aliasing of a
-# counter with a periodic program and what jitter changes, partitioned
-# messages (MPI 4) sampled like the others, the runtime
-# switch (linked build), a bad REVPROF_SAMPLE refused, and the semantics
-# suite in sample mode
+# count at random:0.5, every 4th message exactly at counter:4, a receiver
+# late by a known sleep, latencies corrected for a drifting clock
+# (REVPROF_TEST_DRIFT), aliasing of a counter with a periodic program and
+# what jitter changes, partitioned messages (MPI 4) sampled like the
+# others, the runtime switch (linked build), a bad REVPROF_SAMPLE refused,
+# and the semantics suite in sample mode
 foreach(v count-all count-random count-counter delay burst drift bad
           partitioned)
   revprof_test(revprof_sample_${v}_np3 sample

@@ -2,6 +2,7 @@
  * REVPROF_SAMPLE and REVPROF_ANALYSIS settings, the counter, timer and
  * random samplers on synthetic message streams, size classes, the latency
  * histogram and the latency statistics. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -500,6 +501,82 @@ static void test_sample_rule_init_and_free(void **state) {
   rp_sampler_free(NULL);
 }
 
+/* A caller that passes over rp_sampler_skip's messages (telling the
+ * sampler with rp_sampler_pass, in runs of any length up to the skip) and
+ * decides the others takes the same messages as one that decides each:
+ * counter with and without jitter, random, off and all; with a switch of
+ * technique half-way. */
+static void test_sample_rule_skip_same_choices(void **state) {
+  (void)state;
+  const char *specs[] = {"counter:8",  "counter:10:3", "counter:1",
+                         "random:0.3", "random:0.01",  "random:1",
+                         "random:0",   "off",          "all"};
+  for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+    rp_sampler ref = make(specs[k], 11, 2), s = make(specs[k], 11, 2);
+    rp_sample_spec other = parse_ok("counter:3:1");
+    long taken = 0, passed = 0; /* before the switch */
+    int m = 0;
+    while (m < 20000) {
+      if (m == 10000) { /* both switch at the same message */
+        rp_sampler_set(&ref, &other);
+        rp_sampler_set(&s, &other);
+      }
+      long skip = rp_sampler_skip(&s);
+      assert_true(skip >= 0);
+      /* pass over a part of the skip (1, 2, ... messages), not beyond the
+         switch or the end */
+      long run = skip < (long)(m % 5 + 1) ? skip : (long)(m % 5 + 1);
+      long stop = (m < 10000 ? 10000 : 20000) - m;
+      if (run > stop)
+        run = stop;
+      for (long i = 0; i < run; i++)
+        if (rp_sampler_decide(&ref, 0.0))
+          fail_msg("%s: message %d taken by decide, inside a skip of %ld",
+                   specs[k], m + (int)i, skip);
+      rp_sampler_pass(&s, run);
+      passed += m < 10000 ? run : 0;
+      m += (int)run;
+      if (m == 10000 || m == 20000)
+        continue;
+      int want = rp_sampler_decide(&ref, 0.0);
+      int got = rp_sampler_decide(&s, 0.0);
+      if (want != got)
+        fail_msg("%s: message %d: %d one by one, %d with skips", specs[k], m,
+                 want, got);
+      taken += got;
+      m++;
+    }
+    assert_true(taken > 0 || strcmp(specs[k], "off") == 0 ||
+                strcmp(specs[k], "random:0") == 0 ||
+                strcmp(specs[k], "random:0.01") == 0);
+    if (strcmp(specs[k], "all") == 0)
+      assert_int_equal(passed, 0);
+    rp_sampler_free(&ref);
+    rp_sampler_free(&s);
+  }
+  /* what each technique lets pass */
+  rp_sampler s = make("off", 1, 0);
+  assert_int_equal(rp_sampler_skip(&s), LONG_MAX);
+  rp_sampler_pass(&s, 1000);
+  assert_int_equal(rp_sampler_skip(&s), LONG_MAX);
+  rp_sampler_free(&s);
+  s = make("counter:8", 1, 0);
+  assert_int_equal(rp_sampler_skip(&s), 7); /* messages 1..7 */
+  rp_sampler_pass(&s, 5);
+  assert_int_equal(rp_sampler_skip(&s), 2);
+  rp_sampler_pass(&s, 2);
+  assert_int_equal(rp_sampler_skip(&s), 0);
+  assert_int_equal(rp_sampler_decide(&s, 0.0), 1); /* the 8th */
+  assert_int_equal(rp_sampler_skip(&s), 7);
+  rp_sampler_free(&s);
+  s = make("timer:1", 1, 0);
+  assert_int_equal(rp_sampler_skip(&s), 0);
+  rp_sampler_free(&s);
+  s = make("random:1", 1, 0);
+  assert_int_equal(rp_sampler_skip(&s), 0);
+  rp_sampler_free(&s);
+}
+
 /* ----------------------------------------------------------- size classes */
 
 static void test_sample_rule_size_class_boundaries(void **state) {
@@ -931,6 +1008,7 @@ int main(void) {
       cmocka_unit_test(test_sample_rule_seed_differs_per_rank),
       cmocka_unit_test(test_sample_rule_set_switches_mid_stream),
       cmocka_unit_test(test_sample_rule_init_and_free),
+      cmocka_unit_test(test_sample_rule_skip_same_choices),
       cmocka_unit_test(test_sample_rule_size_class_boundaries),
       cmocka_unit_test(test_sample_rule_lhist_boundaries),
       cmocka_unit_test(test_sample_rule_welford_matches_two_pass),
