@@ -2,6 +2,7 @@
 #include "rp_flags.h"
 #include "revprof_model.h" /* error codes */
 
+#include <stdio.h>
 #include <string.h>
 
 int rp_flag_store_set(rp_flag_store *s, const char *key, const char *text) {
@@ -105,4 +106,54 @@ void rp_flag_set_keys(const rp_flag_set *fs, char *out, size_t cap) {
     k += kl;
     out[k] = '\0';
   }
+}
+
+/* ------------------------------------------------------ the host's MPI */
+
+const char *rp_mpi_family(const char *version) {
+  static const struct {
+    const char *needle, *family;
+  } known[] = {/* the derived MPICHs before MPICH itself */
+               {"Open MPI", "Open MPI"},      {"MVAPICH", "MVAPICH"},
+               {"Intel(R) MPI", "Intel MPI"}, {"Intel MPI", "Intel MPI"},
+               {"SMPI", "SimGrid SMPI"},      {"SimGrid", "SimGrid SMPI"},
+               {"MPICH", "MPICH"}};
+  if (version == NULL)
+    return NULL;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strstr(version, known[i].needle))
+      return known[i].family;
+  return NULL;
+}
+
+int rp_host_line(char *out, size_t cap, const char *hostname,
+                 const char *mpi_version, const char *model_mpi) {
+  if (cap == 0)
+    return 0;
+  char v[160];
+  size_t m = 0;
+  int blank = 0;
+  const char *p = mpi_version ? mpi_version : "";
+  while (*p == ' ' || *p == '\t')
+    p++;
+  for (; *p && *p != '\n' && *p != '\r' && m + 1 < sizeof v; p++) {
+    if (*p == ' ' || *p == '\t') {
+      blank = 1;
+      continue;
+    }
+    if (blank && m + 2 < sizeof v)
+      v[m++] = ' ';
+    blank = 0;
+    v[m++] = *p;
+  }
+  v[m] = '\0';
+  const char *host = rp_mpi_family(v), *model = rp_mpi_family(model_mpi);
+  int differs = host && model && strcmp(host, model) != 0;
+  snprintf(out, cap, "%s | %s%s%s%s", hostname && hostname[0] ? hostname : "?",
+           v[0] ? v : "?",
+           differs ? " (the model was characterized with " : "",
+           differs ? model : "",
+           differs ? ": the times predicted are that MPI's, not this one's)"
+                   : "");
+  return differs;
 }

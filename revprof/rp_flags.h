@@ -58,4 +58,21 @@ void rp_flag_set_parse(rp_flag_set *fs, char *lines);
  * NUL-terminated; keys that do not fit whole are left out). */
 void rp_flag_set_keys(const rp_flag_set *fs, char *out, size_t cap);
 
+/* ------------------------------------------------------ the host's MPI */
+
+/* The family of an MPI library version text (MPI_Get_library_version, or a
+ * model's machine.mpi): "Open MPI", "MVAPICH", "Intel MPI", "SimGrid SMPI"
+ * or "MPICH"; NULL when the text names none of them ("none", "", NULL). */
+const char *rp_mpi_family(const char *version);
+
+/* The report's host line: "HOST | MPI" from the host name and the first
+ * line of the host's MPI version text, its blanks (tabs, runs of spaces)
+ * made one space. When the model was characterized with another MPI family
+ * than the host's, a note follows saying that the times are the model's
+ * MPI's, e.g. "node1 | MPICH Version: 4.0.2 (the model was characterized
+ * with Open MPI: the times predicted are that MPI's, not this one's)".
+ * Cut to cap - 1 bytes. Returns 1 when the note was added, else 0. */
+int rp_host_line(char *out, size_t cap, const char *hostname,
+                 const char *mpi_version, const char *model_mpi);
+
 #endif

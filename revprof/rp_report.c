@@ -404,6 +404,7 @@ static double calls_seen(const double *fstat) {
 /* ------------------------------------------------------------ contents */
 
 static char settings_text[2048]; /* filled at start-up */
+static char host_text[400];      /* this host and its MPI, at start-up */
 static char txt_path[RP_PATH_MAX + 64], csv_path[RP_PATH_MAX + 64];
 static char ptxt_path[RP_PATH_MAX + 64], pcsv_path[RP_PATH_MAX + 64];
 static char ptxt_tmp[RP_PATH_MAX + 80], pcsv_tmp[RP_PATH_MAX + 80];
@@ -425,6 +426,8 @@ static void header_text(sink *s, const char *status, int nranks,
     puts_(s, " | characterized ");
     puts_(s, rp_g.model->machine_date[0] ? rp_g.model->machine_date : "?");
   }
+  puts_(s, "\nhost:      ");
+  puts_(s, host_text);
   puts_(s, "\nsettings:  ");
   puts_(s, settings_text);
   static char so_far[320]; /* a partial report: the cost up to now */
@@ -646,6 +649,7 @@ static void csv_settings(sink *s, int rank, const char *status,
   csv_row(s, "status", rank, status, NULL, NULL, NULL);
   flags_csv(s, fs, rank);
   csv_row(s, "setting", -1, settings_text, NULL, NULL, NULL);
+  csv_row(s, "host", rank, host_text, NULL, NULL, NULL);
 }
 
 static void csv_rank(sink *s, int rank, const double *v) {
@@ -1091,10 +1095,24 @@ static void settings_startup(void) {
 
 void rp_report_settings(void) { settings_startup(); }
 
+/* The host line: the host's name and MPI, and whether the model is of
+ * another MPI (rp_host_line). */
+static void host_startup(void) {
+  char name[256] = "", version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int n = 0;
+  if (gethostname(name, sizeof name - 1) != 0)
+    name[0] = '\0';
+  if (PMPI_Get_library_version(version, &n) != MPI_SUCCESS)
+    version[0] = '\0';
+  rp_host_line(host_text, sizeof host_text, name, version,
+               rp_g.model ? rp_g.model->machine_mpi : NULL);
+}
+
 void rp_report_startup(void) {
   static int atexit_done;
   const char *d = rp_g.cfg.outdir;
   settings_startup();
+  host_startup();
   have_dir = rp_mkdir_p(d) == 0;
   if (!have_dir)
     rp_warn("cannot create REVPROF_OUTPUT_DIR %s: %s; reports go to stderr "

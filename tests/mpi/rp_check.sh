@@ -747,6 +747,22 @@ extrapolated)
   flagged_model partial 's|notes = "tests/mpi/rp_exact_model.lua"|notes = "preset quick; PARTIAL: 12 of 40 points when written, the run had not finished"|' \
     'PARTIAL: 12 of 40' partial-model \
     "partial-model: the model was fitted from a characterization that had not finished (12 of 40 points when written)"
+  # the host line names this host's MPI; a model of another MPI family gets
+  # a note there (no flag: predicting another machine is what models are
+  # for), one of no known MPI (the exact model's "none") none
+  host=$(sed -n 's/^host: *//p' revprof-out/report.txt)
+  echo "host: $host"
+  echo "$host" | grep -q "| .*\(Open MPI\|MPICH\)" || fail "the host line does not name the MPI: '$host'"
+  echo "$host" | grep -q "characterized with" && fail "a note on the host line with a model of no known MPI"
+  sed 's/mpi = "none"/mpi = "MVAPICH2 Version:\t2.3.7"/' "$RP_MODEL" > "$RP_WORK/other.lua"
+  grep -q "MVAPICH2" "$RP_WORK/other.lua" || fail "could not make other.lua"
+  REVPROF_MODEL=$RP_WORK/other.lua REVPROF_STEP_MIN=5e-7 REVPROF_STEP=1e-6 REVPROF_STEP_MAX=2e-6 REVPROF_COMPUTE=annotate REVPROF_LUA=$(dirname "$RP_MODEL")/rp_exact_costs.lua \
+    run "$np" "$exe" || { cat out err; fail "run with other.lua failed"; }
+  want="(the model was characterized with MVAPICH: the times predicted are that MPI's, not this one's)"
+  sed '/^$/q' revprof-out/report.txt | grep "^host: " | grep -qF "$want" \
+    || { sed '/^$/q' revprof-out/report.txt; fail "the host line lacks the other MPI's note"; }
+  grep "^host,all,\"" revprof-out/report.csv | grep -qF "$want" || fail "report.csv's host row lacks the note"
+  grep -q "^flags: *none" revprof-out/report.txt || fail "another MPI's model must not flag the run"
   ;;
 fault)
   kind=$1 native=$2 np=$3

@@ -174,6 +174,43 @@ static void test_flags_keys_limited(void **state) {
   assert_string_equal(small, "");
 }
 
+/* The host line: the MPI's first line with its blanks made single spaces,
+ * and a note only when the model's MPI family is another, known one. */
+static void test_flags_host_line(void **state) {
+  (void)state;
+  const char *ompi = "Open MPI v4.1.4, package: Debian OpenMPI, ident: "
+                     "4.1.4, repo rev: v4.1.4, May 26, 2022";
+  const char *mpich = "MPICH Version:\t4.0.2\nMPICH Release date:\tThu "
+                      "May 26 2022\nMPICH ABI:\t14:2:2\n";
+  assert_string_equal(rp_mpi_family(ompi), "Open MPI");
+  assert_string_equal(rp_mpi_family(mpich), "MPICH");
+  assert_string_equal(rp_mpi_family("MVAPICH2 Version:\t2.3.7"), "MVAPICH");
+  assert_string_equal(rp_mpi_family("Intel(R) MPI Library 2021.6"),
+                      "Intel MPI");
+  assert_string_equal(rp_mpi_family("SMPI Version 3.32"), "SimGrid SMPI");
+  assert_null(rp_mpi_family("none"));
+  assert_null(rp_mpi_family(""));
+  assert_null(rp_mpi_family(NULL));
+  char b[400];
+  assert_int_equal(rp_host_line(b, sizeof b, "node1", mpich, ompi), 1);
+  assert_string_equal(b, "node1 | MPICH Version: 4.0.2 (the model was "
+                         "characterized with Open MPI: the times predicted "
+                         "are that MPI's, not this one's)");
+  assert_int_equal(rp_host_line(b, sizeof b, "node1", ompi, ompi), 0);
+  assert_string_equal(b, "node1 | Open MPI v4.1.4, package: Debian OpenMPI, "
+                         "ident: 4.1.4, repo rev: v4.1.4, May 26, 2022");
+  /* a model of no known MPI (a test model's "none"), or none at all */
+  assert_int_equal(rp_host_line(b, sizeof b, "n", "  MPICH  x \t y", "none"),
+                   0);
+  assert_string_equal(b, "n | MPICH x y");
+  assert_int_equal(rp_host_line(b, sizeof b, NULL, NULL, NULL), 0);
+  assert_string_equal(b, "? | ?");
+  char small[12];
+  assert_int_equal(rp_host_line(small, sizeof small, "node1", mpich, ompi),
+                   1);
+  assert_string_equal(small, "node1 | MPI"); /* cut, still NUL-ended */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_flags_key_cleaned),
@@ -187,6 +224,7 @@ int main(void) {
       cmocka_unit_test(test_flags_parse_skips_bad_lines),
       cmocka_unit_test(test_flags_set_full_counts_lost),
       cmocka_unit_test(test_flags_keys_limited),
+      cmocka_unit_test(test_flags_host_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
