@@ -1,11 +1,13 @@
 /* librevprof engine: start-up and shut-down of every layer, the choice of
  * the mode (its hooks: rp_mode_ops), and the public revprof_* API of compute
  * annotations. The state, costs and timers it starts are rp_state.c's. */
+#define _GNU_SOURCE 1 /* dladdr, RTLD_DEFAULT */
 #include "rp_engine.h"
 #include "rp_icost.h"
 #include "rp_match.h"
 #include "rp_sample.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,68 @@
 #define RP_DEFAULT_PACK_MAX 8192.0
 #else
 #define RP_DEFAULT_PACK_MAX 2048.0
+#endif
+
+/* ------------------------------------------------- the program's MPI */
+
+/* librevprof calls the MPI it was built with. A program linked with another
+ * one (an MPICH program under a librevprof built for Open MPI, or the
+ * reverse: two MPI modules on one cluster) would load both into one
+ * process, and its first MPI call, through revprof's wrapper into the other
+ * MPI, would crash there with a message about an invalid communicator. So
+ * the library looks, as it loads, for a symbol of the other MPI family; if
+ * there is one it says what is mixed and how to fix it, and stops the
+ * process before the program starts. No setting turns this off: the
+ * wrappers cannot step aside, as every MPI call of the program goes
+ * through them. */
+#if defined(OPEN_MPI)
+#define RP_BUILT_FOR "Open MPI"
+#define RP_OTHER "MPICH (or an MPI derived from it)"
+#define RP_OTHER_SYMBOL "MPIR_Err_create_code" /* MPICH's error stack */
+#define RP_OTHER_CMAKE "-DREVPROF_MPI=mpich"
+#elif defined(MPICH)
+#define RP_BUILT_FOR "MPICH"
+#define RP_OTHER "Open MPI"
+#define RP_OTHER_SYMBOL "ompi_mpi_init" /* a function: never copied into
+                                          the program, as data can be */
+#define RP_OTHER_CMAKE "-DREVPROF_MPI=openmpi"
+#endif
+
+#ifdef RP_OTHER_SYMBOL
+/* The rank of this process by the launchers' variables; -1 unknown. */
+static int launcher_rank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                     "PMIX_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && *v)
+      return atoi(v);
+  }
+  return -1;
+}
+
+__attribute__((constructor)) static void other_mpi_check(void) {
+  void *sym = dlsym(RTLD_DEFAULT, RP_OTHER_SYMBOL);
+  if (sym == NULL)
+    return;
+  Dl_info self, other;
+  const char *self_path = "librevprof", *other_path = "a library";
+  if (dladdr((void *)other_mpi_check, &self) && self.dli_fname)
+    self_path = self.dli_fname;
+  if (dladdr(sym, &other) && other.dli_fname)
+    other_path = other.dli_fname;
+  if (launcher_rank() <= 0) /* once for the job: rank 0, or no launcher */
+    fprintf(stderr,
+            "revprof: %s was built for " RP_BUILT_FOR ", but this program "
+            "also loads " RP_OTHER " (%s): one process cannot run both, and "
+            "the program's first MPI call would fail in the other MPI. Use "
+            "a revprof built for the program's MPI (cmake " RP_OTHER_CMAKE
+            "), or build the program with " RP_BUILT_FOR "'s compiler "
+            "wrappers. Stopped before the program started (exit status "
+            "1).\n",
+            self_path, other_path);
+  _exit(1);
+}
 #endif
 
 /* ----------------------------------------------------- start and stop */

@@ -53,6 +53,13 @@ endforeach()
 revprof_test(revprof_semantics_real_np3 compare ${rp_nat}
              $<TARGET_FILE:rp_semantics_rp> 3 real)
 revprof_test(revprof_preload_np3 preload ${rp_nat} 3)
+# a program of another MPI family than librevprof's: stopped before it
+# starts, with a message that names both and the fix
+add_library(rp_other_mpi SHARED rp_other_mpi.c)
+target_link_libraries(rp_other_mpi PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_other_mpi)
+revprof_test(revprof_other_mpi other-mpi ${rp_nat}
+             $<TARGET_FILE:rp_other_mpi>)
 foreach(np 2 3 4)
   revprof_test(revprof_exact_np${np} exact $<TARGET_FILE:rp_exact_rp> ${np})
 endforeach()

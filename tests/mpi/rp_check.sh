@@ -5,6 +5,8 @@
 # RP_MODEL (the exactness model).
 #   rp_check.sh compare NATIVE_EXE REVPROF_EXE NP [multiple|real|sample]
 #   rp_check.sh preload NATIVE_EXE NP
+#   rp_check.sh other-mpi NATIVE_EXE FAKE_LIB   a library of another MPI
+#                                             family loaded: stopped
 #   rp_check.sh exact EXE NP [multiple]       "multiple": the program asks
 #                                             for MPI_THREAD_MULTIPLE
 #   rp_check.sh threads EXE NP                two threads in MPI at once:
@@ -762,7 +764,31 @@ extrapolated)
   sed '/^$/q' revprof-out/report.txt | grep "^host: " | grep -qF "$want" \
     || { sed '/^$/q' revprof-out/report.txt; fail "the host line lacks the other MPI's note"; }
   grep "^host,all,\"" revprof-out/report.csv | grep -qF "$want" || fail "report.csv's host row lacks the note"
-  grep -q "^flags: *none" revprof-out/report.txt || fail "another MPI's model must not flag the run"
+  grep -q '^flag,.*MVAPICH' revprof-out/report.csv && fail "another MPI's model must not flag the run"
+  ;;
+other-mpi)
+  native=$1 fake=$2
+  # librevprof with a library of the other MPI family beside it
+  # (rp_other_mpi.c stands in for one): stopped before main with exit
+  # status 1 and one message naming both libraries and the fix
+  LD_PRELOAD="$RP_LIB:$fake" "$native" > out 2> err; rc=$?
+  cat err
+  [ $rc -eq 1 ] || { cat out; fail "exit status $rc, not 1"; }
+  [ -s out ] && { cat out; fail "the program ran"; }
+  grep -q "^revprof: .*librevprof.so.* was built for \(Open MPI\|MPICH\), but this program also loads .*($fake)" err \
+    || fail "no message naming both libraries"
+  grep -q "cmake -DREVPROF_MPI=\(mpich\|openmpi\)" err || fail "the message does not say how to fix it"
+  [ "$(grep -c '^revprof:' err)" = 1 ] || fail "more than one message"
+  # under the launcher: said once for the job (rank 0), and the job fails
+  run 2 env LD_PRELOAD="$RP_LIB:$fake" "$native"; rc=$?
+  [ $rc -ne 0 ] || { cat out err; fail "the job's exit status is 0"; }
+  [ -s out ] && { cat out; fail "the program ran under the launcher"; }
+  n=$(grep -c "^revprof: .* was built for" err)
+  [ "$n" = 1 ] || { cat err; fail "said $n times under the launcher, not once"; }
+  # librevprof alone, as in every other test: the program runs
+  run 2 env LD_PRELOAD="$RP_LIB" "$native" || { cat out err; fail "the program without the stand-in failed"; }
+  grep -q "was built for" err && { cat err; fail "a message without another MPI"; }
+  echo "other-mpi: stopped before the program, one message"
   ;;
 fault)
   kind=$1 native=$2 np=$3
