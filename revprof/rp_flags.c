@@ -2,7 +2,9 @@
 #include "rp_flags.h"
 #include "revprof_model.h" /* error codes */
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int rp_flag_store_set(rp_flag_store *s, const char *key, const char *text) {
@@ -156,4 +158,34 @@ int rp_host_line(char *out, size_t cap, const char *hostname,
            differs ? ": the times predicted are that MPI's, not this one's)"
                    : "");
   return differs;
+}
+
+int rp_leak_line(char *out, size_t cap, const char *line, long ours) {
+  static const char head[] = "[WARNING] yaksa: ";
+  static const char tail[] = " leaked handle pool objects";
+  size_t nh = sizeof head - 1, nt = sizeof tail - 1;
+  if (cap == 0)
+    return 0;
+  size_t n = strlen(line);
+  size_t body = n > 0 && line[n - 1] == '\n' ? n - 1 : n;
+  const char *p = line + nh;
+  char *end = NULL;
+  long objs = -1;
+  if (body > nh + nt && strncmp(line, head, nh) == 0 &&
+      memcmp(line + body - nt, tail, nt) == 0 && *p >= '0' && *p <= '9') {
+    errno = 0;
+    objs = strtol(p, &end, 10);
+    if (errno != 0 || end != line + body - nt)
+      objs = -1;
+  }
+  if (objs < 0) {
+    snprintf(out, cap, "%s", line);
+    return 0;
+  }
+  long left = objs - (ours > 0 ? ours : 0);
+  if (left <= 0)
+    out[0] = '\0';
+  else
+    snprintf(out, cap, "%s%ld%s%s", head, left, tail, body < n ? "\n" : "");
+  return 1;
 }

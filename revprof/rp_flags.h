@@ -75,4 +75,14 @@ const char *rp_mpi_family(const char *version);
 int rp_host_line(char *out, size_t cap, const char *hostname,
                  const char *mpi_version, const char *model_mpi);
 
+/* MPICH 4.0 leaks the datatype of a receive that is cancelled when the type
+ * is not contiguous, and says so at MPI_Finalize in one stderr line,
+ * "[WARNING] yaksa: N leaked handle pool objects". revprof receives large
+ * messages with a struct type of its own, so it causes `ours` of them
+ * (rp_p2p_leaked). Writes to out the line the program alone would have
+ * printed: a line of that form with N - ours objects, none (out = "") when
+ * that is 0 or less, any other line unchanged. Returns 1 when line was of
+ * that form, else 0. */
+int rp_leak_line(char *out, size_t cap, const char *line, long ours);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1225,14 +1226,104 @@ static void sent(rp_req *r) {
     rp_batch_settle();
 }
 
+/* ------------------------------------ MPICH's leak of cancelled receives */
+#if defined(MPICH_VERSION)
+static struct {
+  pthread_mutex_t lock;
+  MPI_Datatype *types; /* distinct objects kept alive, by handle: MPICH */
+  size_t n, cap;       /* does not reuse a handle whose object lives */
+} leak = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+static void leak_add(MPI_Datatype t) {
+  for (size_t i = 0; i < leak.n; i++)
+    if (leak.types[i] == t)
+      return;
+  if (leak.n == leak.cap) {
+    size_t cap = leak.cap ? 2 * leak.cap : 16;
+    MPI_Datatype *nt = realloc(leak.types, cap * sizeof *nt);
+    if (nt == NULL)
+      return; /* the warning keeps one object more */
+    leak.types = nt;
+    leak.cap = cap;
+  }
+  leak.types[leak.n++] = t;
+}
+
+/* t and every derived type it is built from. */
+static void leak_tree(MPI_Datatype t, int depth) {
+  int ni, na, nd, comb;
+  if (depth > 16 ||
+      PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+      comb == MPI_COMBINER_NAMED)
+    return;
+  leak_add(t);
+  int *ints = malloc(((size_t)ni + 1) * sizeof *ints);
+  MPI_Aint *addrs = malloc(((size_t)na + 1) * sizeof *addrs);
+  MPI_Datatype *types = malloc(((size_t)nd + 1) * sizeof *types);
+  if (ints && addrs && types &&
+      PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, types) ==
+          MPI_SUCCESS)
+    for (int i = 0; i < nd; i++) {
+      int a, b, c, kind;
+      PMPI_Type_get_envelope(types[i], &a, &b, &c, &kind);
+      leak_tree(types[i], depth + 1);
+      if (kind != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&types[i]); /* get_contents' own handle */
+    }
+  free(ints);
+  free(addrs);
+  free(types);
+}
+
+/* count x t, contiguous as MPICH sees it (no gap, no reordering): then a
+ * cancelled receive of it alone would keep nothing. */
+static int leak_contiguous(int count, MPI_Datatype t) {
+  MPI_Count size, lb, extent, tlb, textent;
+  if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS ||
+      PMPI_Type_get_extent_x(t, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent_x(t, &tlb, &textent) != MPI_SUCCESS)
+    return 0;
+  return size == textent && (count <= 1 || size == extent);
+}
+
+/* r, a receive with revprof's struct type, was cancelled. */
+static void leak_cancelled(const rp_req *r) {
+  MPI_Datatype made = r->sref    ? r->sref->t
+                      : r->owns_type ? r->stype
+                                     : MPI_DATATYPE_NULL;
+  if (made == MPI_DATATYPE_NULL)
+    return; /* the clocks alone (a zero-byte receive): a predefined type */
+  pthread_mutex_lock(&leak.lock);
+  leak_add(made);
+  if (r->utype != MPI_DATATYPE_NULL && leak_contiguous(r->ucount, r->utype))
+    leak_tree(r->utype, 0);
+  pthread_mutex_unlock(&leak.lock);
+}
+
+long rp_p2p_leaked(void) {
+  pthread_mutex_lock(&leak.lock);
+  long n = (long)leak.n;
+  pthread_mutex_unlock(&leak.lock);
+  return n;
+}
+#else
+static void leak_cancelled(const rp_req *r) { (void)r; }
+long rp_p2p_leaked(void) { return 0; }
+#endif
+
 /* Receive completion: data delivered, status shows the user's count, and
  * now = max(now + cost, t_send + latency). sr_send_bytes >= 0 selects the
  * Sendrecv costing (T_Sendrecv(max(ds, dr)), else T_Send(ds) + T_Recv(dr)). */
 static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
                           double sr_send_bytes) {
   double cost[RP_NB], lat[RP_NB];
-  if (r->enc == RP_ENC_NATIVE || (!r->blocking && cancelled(st)))
-    return; /* (a blocking receive cannot be cancelled) */
+  if (r->enc == RP_ENC_NATIVE)
+    return;
+  if (!r->blocking && cancelled(st)) { /* (a blocking one cannot be) */
+    if (r->enc == RP_ENC_STRUCT)
+      leak_cancelled(r);
+    return;
+  }
   double un = deliver(r, st);
   if (un < 0)
     return;

@@ -211,6 +211,42 @@ static void test_flags_host_line(void **state) {
   assert_string_equal(small, "node1 | MPI"); /* cut, still NUL-ended */
 }
 
+/* The MPICH leak warning loses the objects revprof caused; other lines
+ * pass unchanged. */
+static void test_flags_leak_line(void **state) {
+  (void)state;
+  char b[128];
+  const char *w = "[WARNING] yaksa: 5 leaked handle pool objects\n";
+  assert_int_equal(rp_leak_line(b, sizeof b, w, 2), 1);
+  assert_string_equal(b, "[WARNING] yaksa: 3 leaked handle pool objects\n");
+  assert_int_equal(rp_leak_line(b, sizeof b, w, 5), 1);
+  assert_string_equal(b, ""); /* the program alone leaked none */
+  assert_int_equal(rp_leak_line(b, sizeof b, w, 9), 1);
+  assert_string_equal(b, "");
+  assert_int_equal(rp_leak_line(b, sizeof b, w, 0), 1);
+  assert_string_equal(b, w);
+  /* no newline at the end (the last line of the stream) */
+  assert_int_equal(rp_leak_line(b, sizeof b,
+                                "[WARNING] yaksa: 12 leaked handle pool "
+                                "objects", 1),
+                   1);
+  assert_string_equal(b, "[WARNING] yaksa: 11 leaked handle pool objects");
+  /* anything else, even close to it, is the program's own */
+  const char *other[] = {
+      "[WARNING] yaksa: x leaked handle pool objects\n",
+      "[WARNING] yaksa: 3 leaked handle pool objects, and more\n",
+      "[WARNING] yaksa: -3 leaked handle pool objects\n",
+      "[WARNING] yaksa:  leaked handle pool objects\n",
+      "leaked handle pool objects\n",
+      "hello\n",
+      "",
+  };
+  for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+    assert_int_equal(rp_leak_line(b, sizeof b, other[i], 3), 0);
+    assert_string_equal(b, other[i]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_flags_key_cleaned),
@@ -225,6 +261,7 @@ int main(void) {
       cmocka_unit_test(test_flags_set_full_counts_lost),
       cmocka_unit_test(test_flags_keys_limited),
       cmocka_unit_test(test_flags_host_line),
+      cmocka_unit_test(test_flags_leak_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
