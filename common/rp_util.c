@@ -3,6 +3,7 @@
 #include "rp_util.h"
 
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -187,4 +189,118 @@ void *rp_vec_push(rp_vec *v) {
     return NULL;
   v->p = p;
   return (char *)p + v->elt * v->n++;
+}
+
+/* ------------------------------------------------- libraries of a program */
+
+/* The file offset of virtual address v in a PT_LOAD segment, or -1. */
+static long elf_offset(const unsigned char *b, size_t n, const Elf64_Ehdr *eh,
+                       uint64_t v) {
+  for (unsigned i = 0; i < eh->e_phnum; i++) {
+    Elf64_Phdr ph;
+    memcpy(&ph, b + eh->e_phoff + (size_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD && v >= ph.p_vaddr &&
+        v - ph.p_vaddr < ph.p_filesz && ph.p_offset <= n &&
+        v - ph.p_vaddr < n - ph.p_offset)
+      return (long)(ph.p_offset + (v - ph.p_vaddr));
+  }
+  return -1;
+}
+
+static int elf_needed_in(const unsigned char *b, size_t n,
+                         int (*each)(const char *, void *), void *arg) {
+  Elf64_Ehdr eh;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const int order = ELFDATA2LSB;
+#else
+  const int order = ELFDATA2MSB;
+#endif
+  if (n < sizeof eh)
+    return -1;
+  memcpy(&eh, b, sizeof eh);
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != order ||
+      eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > n ||
+      eh.e_phnum > (n - eh.e_phoff) / sizeof(Elf64_Phdr))
+    return -1;
+  Elf64_Phdr dyn = {0};
+  for (unsigned i = 0; i < eh.e_phnum; i++) {
+    Elf64_Phdr ph;
+    memcpy(&ph, b + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_DYNAMIC)
+      dyn = ph;
+  }
+  if (dyn.p_type != PT_DYNAMIC)
+    return 0; /* linked statically */
+  if (dyn.p_offset > n || dyn.p_filesz > n - dyn.p_offset)
+    return -1;
+  size_t ndyn = dyn.p_filesz / sizeof(Elf64_Dyn);
+  uint64_t strtab = 0, strsz = 0;
+  for (size_t i = 0; i < ndyn; i++) {
+    Elf64_Dyn d;
+    memcpy(&d, b + dyn.p_offset + i * sizeof d, sizeof d);
+    if (d.d_tag == DT_NULL)
+      break;
+    if (d.d_tag == DT_STRTAB)
+      strtab = d.d_un.d_ptr;
+    else if (d.d_tag == DT_STRSZ)
+      strsz = d.d_un.d_val;
+  }
+  long off = elf_offset(b, n, &eh, strtab);
+  if (off < 0 || strsz > n - (size_t)off)
+    return -1;
+  const char *str = (const char *)b + off;
+  int count = 0;
+  for (size_t i = 0; i < ndyn; i++) {
+    Elf64_Dyn d;
+    memcpy(&d, b + dyn.p_offset + i * sizeof d, sizeof d);
+    if (d.d_tag == DT_NULL)
+      break;
+    if (d.d_tag != DT_NEEDED)
+      continue;
+    if (d.d_un.d_val >= strsz ||
+        memchr(str + d.d_un.d_val, '\0', strsz - d.d_un.d_val) == NULL)
+      return -1;
+    count++;
+    if (each && each(str + d.d_un.d_val, arg) != 0)
+      break;
+  }
+  return count;
+}
+
+int rp_elf_needed(const char *path, int (*each)(const char *name, void *arg),
+                  void *arg) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) {
+    close(fd);
+    return -1;
+  }
+  size_t n = (size_t)sb.st_size;
+  void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED)
+    return -1;
+  int count = elf_needed_in(m, n, each, arg);
+  munmap(m, n);
+  return count;
+}
+
+const char *rp_mpi_of_soname(const char *so) {
+  static const struct {
+    const char *prefix, *family;
+  } known[] = {
+      {"libmpi.so.40", "Open MPI"},  {"libmpi.so.20", "Open MPI"},
+      {"libmpi_mpifh.so", "Open MPI"}, {"libmpi_usempi", "Open MPI"},
+      {"libmpi_cxx.so", "Open MPI"}, {"libopen-rte.so", "Open MPI"},
+      {"libopen-pal.so", "Open MPI"}, {"libmpich", "MPICH"},
+      {"libmpi.so.12", "MPICH"},     {"libmpifort.so.12", "MPICH"},
+      {"libmpicxx.so.12", "MPICH"},
+  };
+  for (size_t i = 0; so && i < sizeof known / sizeof *known; i++)
+    if (strncmp(so, known[i].prefix, strlen(known[i].prefix)) == 0)
+      return known[i].family;
+  return NULL;
 }

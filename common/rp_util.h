@@ -76,4 +76,17 @@ typedef struct rp_vec {
  * ENOMEM when out of memory, the array unchanged. */
 void *rp_vec_push(rp_vec *v);
 
+/* The shared libraries an ELF file names itself (its DT_NEEDED entries, not
+ * theirs): each(name, arg) for each, in order, while it returns 0. Returns
+ * how many were seen, or -1 when path is not a readable 64-bit ELF file of
+ * this machine's byte order, or its dynamic section is out of bounds (a
+ * script, a 32-bit program). A statically linked program names none. */
+int rp_elf_needed(const char *path, int (*each)(const char *name, void *arg),
+                  void *arg);
+
+/* The MPI family a shared library's name belongs to ("Open MPI" or
+ * "MPICH", whose ABI Intel MPI and MVAPICH share), or NULL when it is not
+ * an MPI library of theirs. */
+const char *rp_mpi_of_soname(const char *soname);
+
 #endif

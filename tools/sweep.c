@@ -291,14 +291,16 @@ static void run_usage(FILE *f) {
  * naming it. Without the check a mistyped name reads as a rank killed by
  * a signal: Open MPI's mpiexec exits 132 or 134 when it finds no program.
  * A first word starting with '-' (a launcher's option) is not checked. */
-static int program_check(const char *cmd, const char *prog) {
-  char buf[4096], here[4096];
+static int program_check(const char *cmd, const char *prog, char *buf,
+                         size_t len) {
+  char here[4096];
   struct stat sb;
-  if (prog[0] == '-' || rp_find_program(NULL, prog, buf, sizeof buf) == 0)
+  buf[0] = '\0';
+  if (prog[0] == '-' || rp_find_program(NULL, prog, buf, len) == 0)
     return 0;
   if (strchr(prog, '/') == NULL) {
     snprintf(here, sizeof here, "./%s", prog);
-    if (rp_find_program(NULL, here, buf, sizeof buf) == 0)
+    if (rp_find_program(NULL, here, buf, len) == 0)
       return 0;
     fprintf(stderr, "revprof %s: %s: no such program in PATH or the "
                     "current folder\n", cmd, prog);
@@ -306,6 +308,43 @@ static int program_check(const char *cmd, const char *prog) {
     fprintf(stderr, "revprof %s: %s: %s\n", cmd, prog, strerror(errno));
   else
     fprintf(stderr, "revprof %s: %s: not an executable file\n", cmd, prog);
+  return 2;
+}
+
+/* The first MPI library an ELF file names (rp_elf_needed). */
+typedef struct mpi_named {
+  const char *family;
+  char so[128];
+} mpi_named;
+
+static int first_mpi(const char *name, void *arg) {
+  mpi_named *m = arg;
+  m->family = rp_mpi_of_soname(name);
+  if (m->family == NULL)
+    return 0;
+  snprintf(m->so, sizeof m->so, "%s", name);
+  return 1;
+}
+
+/* The program (path, as found) and librevprof against each other, by the
+ * MPI libraries each names itself: 2, with a message, when they are of two
+ * families (the program would fail in its first MPI call); else 0. What
+ * cannot be told here (a script, a program that reaches MPI through
+ * another library) librevprof tells as it loads (rp_engine.c). */
+static int mpi_check(const char *cmd, const char *prog, const char *path,
+                     const char *lib) {
+  mpi_named p = {NULL, ""}, l = {NULL, ""};
+  if (!path[0] || rp_elf_needed(path, first_mpi, &p) < 0 || !p.family ||
+      rp_elf_needed(lib, first_mpi, &l) < 0 || !l.family ||
+      strcmp(p.family, l.family) == 0)
+    return 0;
+  fprintf(stderr,
+          "revprof %s: %s is linked with %s (%s), but %s was built for %s "
+          "(%s).\nUse a revprof built for the program's MPI (cmake "
+          "-DREVPROF_MPI=%s), or build the program with %s's compiler "
+          "wrappers.\n",
+          cmd, prog, p.family, p.so, lib, l.family, l.so,
+          strcmp(p.family, "MPICH") == 0 ? "mpich" : "openmpi", l.family);
   return 2;
 }
 
@@ -431,7 +470,8 @@ int rp_cmd_run(int argc, char **argv) {
                     "PROGRAM [ARGS]\n");
     return 2;
   }
-  if (program_check("run", argv[end + 1]) != 0)
+  char path[4096];
+  if (program_check("run", argv[end + 1], path, sizeof path) != 0)
     return 2;
   int tools = rp_monitor_check("run");
   if (tools < 0)
@@ -439,6 +479,8 @@ int rp_cmd_run(int argc, char **argv) {
   char lib[4096];
   if (common_setup("run", &c, lib, sizeof lib) != 0)
     return 1;
+  if (mpi_check("run", argv[end + 1], path, lib) != 0)
+    return 2;
   const char *dir = c.dir ? c.dir : getenv("REVPROF_OUTPUT_DIR");
   if (!dir || !*dir)
     dir = "revprof-out";
@@ -941,11 +983,14 @@ int rp_cmd_sweep(int argc, char **argv) {
                     "PROGRAM [ARGS]\n");
     return 2;
   }
-  if (program_check("sweep", argv[end + 1]) != 0)
+  char path[4096];
+  if (program_check("sweep", argv[end + 1], path, sizeof path) != 0)
     return 2;
   char lib[4096], err[1024];
   if (common_setup("sweep", &c, lib, sizeof lib) != 0)
     return 1;
+  if (mpi_check("sweep", argv[end + 1], path, lib) != 0)
+    return 2;
   const char *dir = c.dir ? c.dir : "revprof-sweep";
   if (rp_mkdir_p(dir) != 0) {
     fprintf(stderr, "revprof sweep: %s: %s\n", dir, strerror(errno));

@@ -241,7 +241,25 @@ revprof_test(revprof_checkpoint_np2 checkpoint
              $<TARGET_FILE:rp_early_native> 2)
 revprof_test(revprof_run_early_segv run-early $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_early_native> 2)
-revprof_test(revprof_run_bad_program run-bad $<TARGET_FILE:revprof>)
+# ... and a program linked with the other MPI family's library (the
+# stand-in under that library's name, in a folder of its own)
+add_library(rp_other_mpi_named SHARED rp_other_mpi.c)
+target_link_libraries(rp_other_mpi_named PRIVATE MPI::MPI_C)
+rp_target_defaults(rp_other_mpi_named)
+if(REVPROF_MPI STREQUAL "mpich")
+  set_target_properties(rp_other_mpi_named PROPERTIES OUTPUT_NAME mpi
+                        SOVERSION 40)
+else()
+  set_target_properties(rp_other_mpi_named PROPERTIES OUTPUT_NAME mpich
+                        SOVERSION 12)
+endif()
+set_target_properties(rp_other_mpi_named PROPERTIES
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/other-mpi)
+add_executable(rp_other_prog rp_other_prog.c)
+target_link_libraries(rp_other_prog PRIVATE rp_other_mpi_named)
+rp_target_defaults(rp_other_prog)
+revprof_test(revprof_run_bad_program run-bad $<TARGET_FILE:revprof>
+             $<TARGET_FILE:rp_other_prog>)
 # collectives on an inter-communicator: right data, costed locally, flagged
 add_executable(rp_intercomm rp_intercomm.c)
 target_link_libraries(rp_intercomm PRIVATE MPI::MPI_C)

@@ -976,6 +976,19 @@ run-bad)
       grep -q "killed by signal" err && { cat err; fail "$c $prog: reported as a signal"; }
     done
   done
+  # a program linked with the other MPI family's library: refused with
+  # exit 2 before the launch, naming both libraries and the fix
+  other=$2
+  for c in run sweep; do
+    np=-np; [ $c = sweep ] && np=--np
+    $tool $c --model "$RP_MODEL" $np 2 -o "$RP_WORK/out-$c" -- "$other" > out 2> err
+    st=$?
+    [ $st -eq 2 ] || { cat out err; fail "$c $other: exit status $st, not 2"; }
+    grep -q "ran" out && { cat out; fail "$c $other: the program ran"; }
+    grep -q "^revprof $c: $other is linked with \(MPICH (libmpich.so.12)\|Open MPI (libmpi.so.40)\), but .*librevprof.* was built for" err \
+      || { cat err; fail "$c $other: no message naming both libraries"; }
+    grep -q "cmake -DREVPROF_MPI=\(mpich\|openmpi\)" err || { cat err; fail "$c: the message does not say how to fix it"; }
+  done
   # a program that never starts MPI: nothing intercepted, which run says
   # (exit 1), but not when revprof was turned off
   $tool run --model "$RP_MODEL" -np 2 -o "$RP_WORK/out-true" -- true > out 2> err
@@ -985,7 +998,7 @@ run-bad)
     || { cat err; fail "run true: not said that nothing was intercepted"; }
   REVPROF_MODE=off $tool run --model "$RP_MODEL" -np 2 -o "$RP_WORK/out-off" -- true > out 2> err \
     || { cat out err; fail "REVPROF_MODE=off run true: failed"; }
-  echo "run-bad: missing and non-executable programs refused by name; a run that started no MPI said"
+  echo "run-bad: missing, non-executable and other-MPI programs refused by name; a run that started no MPI said"
   ;;
 trace-kill)
   # a traced run whose last rank is killed by SIGKILL after 2 s: its

@@ -2,7 +2,10 @@
  * revprof_other_mpi): it defines the one symbol by which librevprof
  * recognises the MPI it was not built for (rp_engine.c), and nothing
  * else. Preloaded after librevprof, the process then looks like a program
- * of that other MPI. */
+ * of that other MPI. Built once more under that family's library name
+ * (libmpich.so.12, libmpi.so.40) for rp_other_prog.c to link with, it
+ * stands in for the library that revprof run reads in a program's list of
+ * libraries. */
 #include <mpi.h>
 
 #define EXPORT __attribute__((visibility("default"))) /* built hidden */
@@ -14,3 +17,6 @@ EXPORT int MPIR_Err_create_code(void) { return 0; }
 int ompi_mpi_init(void);
 EXPORT int ompi_mpi_init(void) { return 0; }
 #endif
+
+int rp_other_mpi_mark(void);
+EXPORT int rp_other_mpi_mark(void) { return 1; }

@@ -1,7 +1,9 @@
 /* Unit tests of common/rp_util.c: mkdir -p (nested, existing, trailing and
  * doubled slashes, a file in the way, where it failed), running a program
  * (exit status, signals, missing programs, working directory, redirected
- * streams) and growable arrays (from empty, contents kept, overflow). */
+ * streams), growable arrays (from empty, contents kept, overflow) and the
+ * libraries an ELF file names (itself, non-ELF and damaged files, the MPI
+ * family of a library name). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -368,6 +370,94 @@ static void test_util_edits(void **state) {
   assert_int_equal(rp_edits(longer, "a", 0), 99); /* beyond 63 bytes */
 }
 
+/* ------------------------------------------------ libraries of a program */
+
+static int collect(const char *name, void *arg) {
+  char *all = arg;
+  size_t n = strlen(all);
+  snprintf(all + n, 1024 - n, "%s;", name);
+  return 0;
+}
+
+static int stop_at_first(const char *name, void *arg) {
+  (void)name;
+  ++*(int *)arg;
+  return 1;
+}
+
+/* This test program is linked with the C library and CMocka. */
+static void test_util_elf_needed_self(void **state) {
+  (void)state;
+  char all[1024] = "";
+  int n = rp_elf_needed("/proc/self/exe", collect, all);
+  assert_true(n >= 2);
+  assert_non_null(strstr(all, "libc.so.6;"));
+  assert_non_null(strstr(all, "libcmocka.so"));
+  int seen = 0;
+  assert_int_equal(rp_elf_needed("/proc/self/exe", stop_at_first, &seen), 1);
+  assert_int_equal(seen, 1);
+  assert_int_equal(rp_elf_needed("/proc/self/exe", NULL, NULL), n);
+}
+
+/* Copies the first n bytes of this program to path (all: n = 0). */
+static void copy_self(const char *path, size_t n, size_t patch_at,
+                      const void *patch, size_t patch_len) {
+  FILE *in = fopen("/proc/self/exe", "rb");
+  assert_non_null(in);
+  FILE *out = fopen(path, "wb");
+  assert_non_null(out);
+  char buf[4096];
+  size_t done = 0, k;
+  while ((k = fread(buf, 1, sizeof buf, in)) > 0 && (n == 0 || done < n)) {
+    if (n && k > n - done)
+      k = n - done;
+    for (size_t i = 0; i < patch_len; i++)
+      if (patch_at + i >= done && patch_at + i < done + k)
+        buf[patch_at + i - done] = ((const char *)patch)[i];
+    assert_int_equal(fwrite(buf, 1, k, out), k);
+    done += k;
+  }
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+}
+
+static void test_util_elf_needed_rejects(void **state) {
+  scratch *s = *state;
+  write_text(in(s, "script"), "#!/bin/sh\necho hi\n");
+  assert_int_equal(rp_elf_needed(s->path, collect, NULL), -1);
+  write_text(in(s, "empty"), "");
+  assert_int_equal(rp_elf_needed(s->path, collect, NULL), -1);
+  assert_int_equal(rp_elf_needed(s->dir, collect, NULL), -1);
+  assert_int_equal(rp_elf_needed(in(s, "none"), collect, NULL), -1);
+  copy_self(in(s, "head"), 40, 0, NULL, 0); /* shorter than a header */
+  assert_int_equal(rp_elf_needed(s->path, collect, NULL), -1);
+  copy_self(in(s, "cut"), 4096, 0, NULL, 0); /* segments beyond the end */
+  char all[1024] = "";
+  assert_int_equal(rp_elf_needed(s->path, collect, all), -1);
+  unsigned char c32 = 1; /* ELFCLASS32 */
+  copy_self(in(s, "class"), 0, 4, &c32, 1);
+  assert_int_equal(rp_elf_needed(s->path, collect, NULL), -1);
+  uint64_t far = UINT64_MAX / 2; /* e_phoff */
+  copy_self(in(s, "phoff"), 0, 32, &far, sizeof far);
+  assert_int_equal(rp_elf_needed(s->path, collect, NULL), -1);
+  copy_self(in(s, "whole"), 0, 0, NULL, 0); /* the copy itself reads */
+  assert_true(rp_elf_needed(s->path, collect, all) >= 2);
+}
+
+static void test_util_mpi_of_soname(void **state) {
+  (void)state;
+  assert_string_equal(rp_mpi_of_soname("libmpi.so.40"), "Open MPI");
+  assert_string_equal(rp_mpi_of_soname("libmpi_mpifh.so.40"), "Open MPI");
+  assert_string_equal(rp_mpi_of_soname("libmpi_usempif08.so.40"), "Open MPI");
+  assert_string_equal(rp_mpi_of_soname("libmpich.so.12"), "MPICH");
+  assert_string_equal(rp_mpi_of_soname("libmpichfort.so.12"), "MPICH");
+  assert_string_equal(rp_mpi_of_soname("libmpi.so.12"), "MPICH");
+  assert_null(rp_mpi_of_soname("libc.so.6"));
+  assert_null(rp_mpi_of_soname("libmpi.so"));
+  assert_null(rp_mpi_of_soname("libmpix.so.1"));
+  assert_null(rp_mpi_of_soname(NULL));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_util_parse_double),
@@ -399,6 +489,10 @@ int main(void) {
       cmocka_unit_test(test_util_grow_keeps_contents),
       cmocka_unit_test(test_util_grow_overflow_keeps_buffer),
       cmocka_unit_test(test_util_vec_push_appends),
+      cmocka_unit_test(test_util_elf_needed_self),
+      cmocka_unit_test_setup_teardown(test_util_elf_needed_rejects, setup,
+                                      teardown),
+      cmocka_unit_test(test_util_mpi_of_soname),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
