@@ -764,7 +764,7 @@ void rp_wait_publish_slow(rp_req **recs, int n, const MPI_Request reqs[]) {
     if (r != NULL && reqs[i] != MPI_REQUEST_NULL && r->kind == RP_REQ_RECV &&
         r->active && !r->unpacked && !r->sendrecv && !r->blocking &&
         r->enc != RP_ENC_NATIVE && r->dstate == RP_DEF_NONE &&
-        r->peer_spec >= 0) {
+        r->peer_spec >= 0 && !r->comm_gone) {
       rp_match_block_recv(r->peer_spec, r->comm);
       return;
     }
@@ -895,7 +895,7 @@ static double deliver(rp_req *r, MPI_Status *st) {
       PMPI_Type_size(r->utype, &tsz);
       int k = tsz > 0 ? (int)((n - RP_PB_BYTES) / tsz) : 0;
       PMPI_Unpack(r->pack, (int)n, &pos, r->ubuf, k < r->ucount ? k : r->ucount,
-                  r->utype, r->comm);
+                  r->utype, r->comm_gone ? MPI_COMM_SELF : r->comm);
     }
   }
   r->unpacked = 1;
@@ -963,10 +963,10 @@ static void exchange_load(const rp_req *r, double un, double lat[RP_NB],
   if (!rp_exchanging(r->pb[RP_AVG], a->at[RP_AVG], rp_g.burst_from,
                      rp_g.nic_free[RP_AVG]))
     return;
-  rp_comm *c = rp_comm_lookup(r->comm);
+  rp_comm *c = r->comm_gone ? NULL : rp_comm_lookup(r->comm);
   double extra[RP_NB];
   if (c == NULL || !c->intra || c->size < 2)
-    return;
+    return; /* (freed: its size is gone with it; the pair's rate) */
   rp_load_extra((double)c->size, un, extra);
   for (int b = 0; b < RP_NB; b++) {
     lat[b] += extra[b];
@@ -1386,7 +1386,8 @@ void rp_req_done(rp_req *r, MPI_Status *st, int want_status) {
         recv_complete(r, st, want_status, -1.0);
       break;
     case RP_REQ_SEND: /* costed at its start; done once it has left */
-      if (st != MPI_STATUS_IGNORE && r->enc != RP_ENC_NATIVE && cancelled(st))
+      if (st != MPI_STATUS_IGNORE && r->enc != RP_ENC_NATIVE &&
+          !r->comm_gone && cancelled(st))
         rp_match_cancelled(r->pb, r->peer_spec, r->comm); /* never comes */
       sent(r);
       break;
@@ -1900,6 +1901,16 @@ void rp_p2p_shutdown(void) {
   for (size_t i = 0; table && i < ((size_t)1 << table_bits); i++)
     for (rp_req *r = table[i]; r; r = r->next)
       struct_release(r);
+}
+
+void rp_p2p_comm_freed(MPI_Comm comm) {
+  rp_defer_flush(MPI_ANY_TAG, comm);
+  if (table == NULL || table_count == 0)
+    return;
+  for (size_t i = 0; i < ((size_t)1 << table_bits); i++)
+    for (rp_req *r = table[i]; r; r = r->next)
+      if (r->comm == comm)
+        r->comm_gone = 1;
 }
 
 void rp_p2p_type_freed(MPI_Datatype t) {

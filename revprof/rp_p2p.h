@@ -396,6 +396,13 @@ static inline void rp_big_in(rp_bigc *b, MPI_Count count, MPI_Datatype type) {
     rp_big_make(b, count, type);
 }
 
+/* The MPI_Comm_free wrapper, before the free: pending deferred wildcard
+ * receives on comm are decided or given to the MPI, and every pending
+ * record on comm is marked comm_gone (MPI lets a program free a
+ * communicator its requests still use; after the free MPICH rejects the
+ * handle, so their completion must not look the communicator up). */
+void rp_p2p_comm_freed(MPI_Comm comm);
+
 /* The MPI_Type_free wrapper: forget cached types built on t. */
 void rp_p2p_type_freed(MPI_Datatype t);
 

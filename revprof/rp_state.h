@@ -103,7 +103,9 @@ typedef struct rp_req {
   unsigned persistent : 1, active : 1, owns_type : 1, unpacked : 1,
       in_table : 1, blocking : 1, claimed : 1, sendrecv : 1,
       mpi_packed : 1, /* PACK whose data MPI_Unpack delivers */
-      nbr : 1;        /* a persistent neighbourhood collective */
+      nbr : 1,        /* a persistent neighbourhood collective */
+      comm_gone : 1;  /* the application freed comm while this was pending:
+                         no MPI call may name it (MPICH: an invalid handle) */
   /* the application's side */
   void *ubuf;               /* user buffer */
   int ucount;               /* user count */

@@ -685,6 +685,8 @@ RP_EXPORT int MPI_Comm_free(MPI_Comm *comm) {
   if (rp_bypass())
     return PMPI_Comm_free(comm);
   rp_enter(RP_W_MPI_Comm_free);
+  if (comm != NULL)
+    rp_p2p_comm_freed(*comm);
   int rc; /* the attribute's delete frees the shadow */
   RP_UNLOCKED(rc = PMPI_Comm_free(comm));
   rp_leave(RP_W_MPI_Comm_free);

@@ -593,6 +593,46 @@ static void cancel(void) {
   free(big);
 }
 
+/* A communicator freed while receives on it are pending, as MPI allows
+ * (MPICH's comm/cmfree2): a known source, a wildcard and a large message
+ * all complete with their data. Rank 1 is in its wait before rank 0
+ * sends. */
+static void freed_comm(void) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  const int n = 20000;
+  double *big = malloc((size_t)n * sizeof *big);
+  int small = -1, any = -1;
+  if (rank == 1) {
+    MPI_Request rq[3];
+    MPI_Irecv(&small, 1, MPI_INT, 0, 1, c, &rq[0]);
+    MPI_Irecv(&any, 1, MPI_INT, MPI_ANY_SOURCE, 2, c, &rq[1]);
+    MPI_Irecv(big, n, MPI_DOUBLE, 0, 3, c, &rq[2]);
+    MPI_Comm_free(&c);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+    MPI_Waitall(2, rq + 1, MPI_STATUSES_IGNORE);
+    say("freed communicator: %d %d %g", small, any, big[n - 1]);
+    CHECK(small == 7 && any == 8 && big[n - 1] == 3.0, "freed communicator");
+  } else if (rank == 0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    struct timespec nap = {0, 50000000};
+    nanosleep(&nap, NULL);
+    int v = 7;
+    MPI_Ssend(&v, 1, MPI_INT, 1, 1, c);
+    v = 8;
+    MPI_Send(&v, 1, MPI_INT, 1, 2, c);
+    for (int i = 0; i < n; i++)
+      big[i] = 3.0;
+    MPI_Send(big, n, MPI_DOUBLE, 1, 3, c);
+    MPI_Comm_free(&c);
+  } else {
+    MPI_Comm_free(&c);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  free(big);
+}
+
 static void ordering(void) {
   const int big = 20000;
   int *buf = malloc((size_t)big * sizeof *buf);
@@ -1166,7 +1206,8 @@ int main(int argc, char **argv) {
   void (*sections[])(void) = {basic,       wildcards,  probes,   proc_null,
                               zero_bytes,  derived,    large,    completions,
                               persistent,  cancel,     ordering, sendrecv,
-                              send_modes,  request_status_and_free};
+                              send_modes,  request_status_and_free,
+                              freed_comm};
   for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
     sections[i]();
     MPI_Barrier(MPI_COMM_WORLD);
