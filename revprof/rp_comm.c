@@ -165,8 +165,9 @@ static void comm_id(MPI_Comm comm, rp_comm *c) {
 }
 
 /* Records comm with its shadow (shadow MPI_COMM_NULL: create one, a
- * collective call over comm). */
-void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow) {
+ * collective call over comm); blocking: every member is in this call now,
+ * so they can agree on an id for it. */
+static void attach(MPI_Comm comm, MPI_Comm shadow, int blocking) {
   int inter = 0;
   rp_comm *c = calloc(1, sizeof *c);
   if (c == NULL) {
@@ -191,7 +192,7 @@ void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow) {
       c->shadow = MPI_COMM_NULL;
   }
   c->cid = -1;
-  if (shadow == MPI_COMM_NULL) /* a blocking creation: agree on an id */
+  if (blocking)
     comm_id(comm, c);
   if (PMPI_Comm_set_attr(comm, keyval, c) != MPI_SUCCESS) {
     if (c->shadow != MPI_COMM_NULL)
@@ -210,9 +211,33 @@ rp_comm *rp_comm_by_cid(int cid) {
   return NULL;
 }
 
+void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow) {
+  attach(comm, shadow, shadow == MPI_COMM_NULL);
+}
+
 void rp_comm_created(MPI_Comm newcomm) {
   if (newcomm != MPI_COMM_NULL && keyval != MPI_KEYVAL_INVALID)
-    rp_comm_attach(newcomm, MPI_COMM_NULL);
+    attach(newcomm, MPI_COMM_NULL, 1);
+}
+
+/* A duplicate's shadow duplicates the parent's shadow: the same group in
+ * the same order, and none of the application's attributes to copy, so one
+ * context-id agreement, where splitting the new communicator gathers every
+ * member's colour and key first (bench/comm-limit.sh times a duplicate).
+ * Whether the parent has a shadow is the same on every member, so all
+ * take the same path. */
+void rp_comm_dup_created(MPI_Comm parent, MPI_Comm newcomm) {
+  if (newcomm == MPI_COMM_NULL || keyval == MPI_KEYVAL_INVALID)
+    return;
+  rp_comm *p = rp_comm_lookup(parent);
+  MPI_Comm shadow = MPI_COMM_NULL;
+  if (p && p->intra && p->shadow != MPI_COMM_NULL) {
+    int rc;
+    RP_UNLOCKED(rc = PMPI_Comm_dup(p->shadow, &shadow));
+    if (rc != MPI_SUCCESS)
+      shadow = MPI_COMM_NULL;
+  }
+  attach(newcomm, shadow, 1);
 }
 
 static void fill(rp_comm *c, const rp_comm *info) {

@@ -773,6 +773,9 @@ void rp_coll_start_sync(rp_comm *c, MPI_Comm comm);
 void rp_coll_start_nb(rp_comm *c, MPI_Comm comm);
 /* A communicator-creating call returned newcomm (MPI_COMM_NULL ignored). */
 void rp_comm_created(MPI_Comm newcomm);
+/* The same for newcomm, a duplicate of parent (MPI_Comm_dup and
+ * MPI_Comm_dup_with_info): a cheaper shadow. */
+void rp_comm_dup_created(MPI_Comm parent, MPI_Comm newcomm);
 /* The communicator of this rank with id cid (rp_comm.cid); NULL: none. */
 rp_comm *rp_comm_by_cid(int cid);
 /* MPI_COMM_WORLD rank of rank r of c (r itself when c knows no table). */

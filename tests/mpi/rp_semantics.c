@@ -1144,6 +1144,49 @@ static void communicators(void) {
   MPI_Comm_free(&idup);
 }
 
+/* copies made by the counting copy callback (attributes below) */
+static int copies;
+static int count_copy(MPI_Comm old, int key, void *extra, void *in,
+                      void *out, int *flag) {
+  (void)old;
+  (void)key;
+  (void)extra;
+  copies++;
+  *(void **)out = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+/* A duplicate's copy callbacks run once per MPI_Comm_dup and
+ * MPI_Comm_dup_with_info of the program, never for revprof's shadow of the
+ * new communicator (a duplicate of the parent's shadow); a collective whose
+ * clocks go on that shadow (MPI_Scan) works on the duplicate of a
+ * duplicate. */
+static void dup_callbacks(void) {
+  int key, flag = 0, *got = NULL, one = 1, scan = 0;
+  static int val;
+  MPI_Comm dup, dup2;
+  MPI_Info info;
+  val = 5 + rank;
+  copies = 0;
+  MPI_Comm_create_keyval(count_copy, MPI_COMM_NULL_DELETE_FN, &key, NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, key, &val);
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Info_create(&info);
+  MPI_Comm_dup_with_info(dup, info, &dup2);
+  MPI_Info_free(&info);
+  CHECK(copies == 2, "copy callback ran %d times for 2 duplicates", copies);
+  MPI_Comm_get_attr(dup2, key, &got, &flag);
+  CHECK(flag && got && *got == 5 + rank, "attribute not copied twice");
+  MPI_Scan(&one, &scan, 1, MPI_INT, MPI_SUM, dup2);
+  CHECK(scan == rank + 1, "scan on a duplicate's duplicate gave %d", scan);
+  MPI_Comm_free(&dup2);
+  MPI_Comm_free(&dup);
+  MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
+  MPI_Comm_free_keyval(&key);
+  say("duplicates: copy callbacks once per MPI_Comm_dup, scan on one");
+}
+
 /* A key set on MPI_COMM_WORLD goes with MPI_Comm_dup (MPI_COMM_DUP_FN),
  * is read back and deleted; the predefined MPI_TAG_UB is there; the same
  * through MPI-1's names (deprecated, in both MPIs). Under monitoring,
@@ -1216,6 +1259,7 @@ int main(int argc, char **argv) {
   barrier_synchronizes();
   communicators();
   attributes();
+  dup_callbacks();
   persistent_collectives_order();
 
   /* everybody's log to rank 0, printed in rank order */
