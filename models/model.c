@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- tables */
 
@@ -146,8 +148,22 @@ double revprof_basis_eval(revprof_basis b, double p, double d) {
 
 /* ---------------------------------------------------------------- model */
 
+/* A model is some 160 KiB, above glibc's mmap threshold: allocated with
+ * malloc and freed, it would raise that threshold (and the heap's trim
+ * threshold) for the rest of the process. librevprof frees its model at
+ * start-up in compensate and sample modes, inside the program it measures,
+ * whose own allocations would then behave as they do not natively. So the
+ * model's pages come from the kernel directly and go back to it. */
+static size_t model_bytes(void) {
+  long page = sysconf(_SC_PAGESIZE);
+  size_t pg = page > 0 ? (size_t)page : 4096;
+  return (sizeof(revprof_model) + pg - 1) / pg * pg;
+}
+
 revprof_model *revprof_model_alloc(void) {
-  revprof_model *m = calloc(1, sizeof *m);
+  void *p = mmap(NULL, model_bytes(), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  revprof_model *m = p == MAP_FAILED ? NULL : p; /* zero-filled */
   if (m) {
     m->format_version = REVPROF_MODEL_VERSION;
     snprintf(m->method, sizeof m->method, "default");
@@ -156,7 +172,10 @@ revprof_model *revprof_model_alloc(void) {
   return m;
 }
 
-void revprof_model_free(revprof_model *m) { free(m); }
+void revprof_model_free(revprof_model *m) {
+  if (m)
+    munmap(m, model_bytes());
+}
 
 int revprof_model_has(const revprof_model *m, revprof_fn fn) {
   return m && (unsigned)fn < REVPROF_FN_COUNT && m->fn[fn].nregimes > 0;
