@@ -189,3 +189,19 @@ int rp_leak_line(char *out, size_t cap, const char *line, long ours) {
     snprintf(out, cap, "%s%ld%s%s", head, left, tail, body < n ? "\n" : "");
   return 1;
 }
+
+int rp_oversub_text(char *out, size_t cap, int ranks, int cores,
+                    const char *host) {
+  if (cap > 0)
+    out[0] = '\0';
+  if (cores < 1 || ranks <= cores)
+    return 0;
+  if (cap > 0)
+    snprintf(out, cap,
+             "%d ranks on %s share %d core%s: the prediction is for a core "
+             "per rank; a native run on this host time-shares them and takes "
+             "longer (far longer with an MPI that polls while it waits)",
+             ranks, host && host[0] ? host : "this host", cores,
+             cores == 1 ? "" : "s");
+  return 1;
+}

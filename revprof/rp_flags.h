@@ -65,6 +65,12 @@ void rp_flag_set_keys(const rp_flag_set *fs, char *out, size_t cap);
  * or "MPICH"; NULL when the text names none of them ("none", "", NULL). */
 const char *rp_mpi_family(const char *version);
 
+/* The "oversubscribed" flag's text, when ranks processes of the job share
+ * cores CPUs of host (the union of their affinity masks): 1 and out filled
+ * when ranks > cores >= 1, else 0 and out empty. Cut to cap - 1 bytes. */
+int rp_oversub_text(char *out, size_t cap, int ranks, int cores,
+                    const char *host);
+
 /* The report's host line: "HOST | MPI" from the host name and the first
  * line of the host's MPI version text, its blanks (tabs, runs of spaces)
  * made one space. When the model was characterized with another MPI family

@@ -163,6 +163,8 @@ endforeach()
 foreach(np 2 3)
   revprof_test(revprof_extrapolated_np${np} extrapolated $<TARGET_FILE:rp_exact_rp> ${np})
 endforeach()
+# more ranks on the host than cores: the report says so
+revprof_test(revprof_oversubscribed oversub $<TARGET_FILE:rp_early_native>)
 foreach(fault missing-model broken-model bad-field lacking-function broken-lua
         bad-mode bad-bound bad-profile)
   revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)

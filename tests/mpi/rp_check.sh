@@ -60,6 +60,7 @@
 #   rp_check.sh dry-cost TOOL EXE             revprof run --dry-cost
 #   rp_check.sh extrapolated EXE NP           uses outside a model's measured
 #                                             range are counted in the report
+#   rp_check.sh oversub NATIVE_EXE            more ranks than cores: flagged
 #   rp_check.sh wildcard-stress BENCH BUILD  bench/wildcard-stress.sh runs
 #   rp_check.sh monitor WHAT ...              online monitoring (issue 12):
 #                                             semantics NATIVE RP, rounds
@@ -1611,6 +1612,25 @@ monitor)
     ;;
   *) fail "unknown monitor check $what" ;;
   esac
+  ;;
+oversub)
+  # one rank more than this host has cores: flagged "oversubscribed" in
+  # report.txt's header and report.csv; as many ranks as cores (2 or
+  # more: the program sends to its last rank): not flagged
+  exe=$1 cores=$(nproc)
+  np=$((cores + 1))
+  [ "$np" -le 8 ] || { echo "oversub: $cores cores, too many ranks to start here"; exit 77; }
+  REVPROF_MODEL=$RP_MODEL run "$np" env LD_PRELOAD="$RP_LIB" "$exe" burn || { cat out err; fail "run at $np ranks failed"; }
+  sed '/^$/q' revprof-out/report.txt
+  sed '/^$/q' revprof-out/report.txt | grep -q "^  oversubscribed: $np ranks on .* share $cores cores\{0,1\}: the prediction is for a core per rank" \
+    || fail "no oversubscribed flag at $np ranks on $cores cores"
+  grep -q '^flags,all,oversubscribed,1,' revprof-out/report.csv || fail "report.csv lacks the oversubscribed flag"
+  if [ "$cores" -ge 2 ]; then
+    REVPROF_MODEL=$RP_MODEL run "$cores" env LD_PRELOAD="$RP_LIB" "$exe" burn || { cat out err; fail "run at $cores ranks failed"; }
+    test -s revprof-out/report.txt || fail "no report at $cores ranks"
+    grep -q "oversubscribed" revprof-out/report.txt && fail "oversubscribed flag with $cores ranks on $cores cores"
+  fi
+  echo "oversub: flagged at $np ranks on $cores cores, not at $cores ranks"
   ;;
 *) fail "unknown command" ;;
 esac
