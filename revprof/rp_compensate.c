@@ -690,14 +690,7 @@ static int one_node(void) {
   const char *t = getenv("REVPROF_TEST_NODES");
   if (t && strcmp(t, "many") == 0)
     return 0;
-  MPI_Comm node;
-  int n = 0, all = 0;
-  if (PMPI_Comm_split_type(rp_g.world, MPI_COMM_TYPE_SHARED, 0,
-                           MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    PMPI_Comm_size(node, &n);
-    PMPI_Comm_free(&node);
-  }
-  int mine = n == rp_g.size;
+  int all = 0, mine = rp_g.node_size == rp_g.size;
   if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, rp_g.world) !=
       MPI_SUCCESS)
     return 0;

@@ -82,19 +82,13 @@ void rp_match_real(const char *why) {
 static void off_because(const char *why) { off_why = why; }
 
 void rp_match_startup(void) {
-  int p = rp_g.size, shared = 0, ok = 1, all = 0;
+  int p = rp_g.size, shared = rp_g.node_size, ok = 1, all = 0;
   if (rp_g.cfg.wildcard_real || rp_g.cfg.mode != RP_MODE_PREDICT)
     return;
   if (rp_g.mt) {
     off_because("MPI_THREAD_MULTIPLE (one rank's threads would share its "
                 "published state)");
     return;
-  }
-  MPI_Comm node;
-  if (PMPI_Comm_split_type(rp_g.world, MPI_COMM_TYPE_SHARED, 0,
-                           MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    PMPI_Comm_size(node, &shared);
-    PMPI_Comm_free(&node);
   }
   double per = RING_BUDGET / ((double)p * sizeof(rp_mlog));
   ring = per >= RING_MAX ? RING_MAX : per >= 8 ? (uint64_t)per : 8;

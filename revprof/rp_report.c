@@ -3,7 +3,6 @@
  * report.csv), and a rank's PARTIAL report when the run ends early
  * (MPI_Abort, fatal signal, exit without MPI_Finalize), written with
  * async-signal-safe calls only. */
-#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #include "rp_report.h"
 #include "rp_flags.h"
 #include "rp_icost.h"
@@ -12,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1097,8 +1095,6 @@ static void settings_startup(void) {
 
 void rp_report_settings(void) { settings_startup(); }
 
-static void oversub_startup(const char *host);
-
 /* The host line: the host's name and MPI, and whether the model is of
  * another MPI (rp_host_line). */
 static void host_startup(void) {
@@ -1110,39 +1106,6 @@ static void host_startup(void) {
     version[0] = '\0';
   rp_host_line(host_text, sizeof host_text, name, version,
                rp_g.model ? rp_g.model->machine_mpi : NULL);
-  oversub_startup(name);
-}
-
-/* The "oversubscribed" flag: more of the job's ranks on this host than
- * cores they may run on (the union of their affinity masks, which a
- * launcher's binding and a cpuset narrow). revprof measures computation in
- * CPU time, so its prediction is for a core per rank, while a native run
- * here time-shares the cores: LULESH on 8 ranks of a 2-core VM predicted
- * 0.35 s, ran 1.3 s natively (6 s with MPICH, which polls). Collective over
- * the world, at MPI_Init. */
-static void oversub_startup(const char *host) {
-  MPI_Comm node = MPI_COMM_NULL;
-  if (PMPI_Comm_split_type(rp_g.world, MPI_COMM_TYPE_SHARED, 0,
-                           MPI_INFO_NULL, &node) != MPI_SUCCESS ||
-      node == MPI_COMM_NULL)
-    return;
-  int ranks = 0;
-  PMPI_Comm_size(node, &ranks);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long k = 0; k < n && k < CPU_SETSIZE; k++)
-      CPU_SET((int)k, &set);
-  }
-  int cores = -1;
-  if (PMPI_Allreduce(MPI_IN_PLACE, &set, (int)sizeof set, MPI_BYTE, MPI_BOR,
-                     node) == MPI_SUCCESS)
-    cores = CPU_COUNT(&set);
-  PMPI_Comm_free(&node);
-  char text[400];
-  if (rp_oversub_text(text, sizeof text, ranks, cores, host))
-    rp_report_flag("oversubscribed", "%s", text);
 }
 
 void rp_report_startup(void) {

@@ -320,31 +320,25 @@ static void cristian(MPI_Comm comm, double v[3]) {
 /* This rank's clock offset to rank 0, the round trip it was measured with
  * and this rank's time when it was measured. Ranks of one node read the
  * same clock: their offset is their node's, which its first rank measures
- * against rank 0 (0 on rank 0's node, exactly). Collective over S.comm. */
+ * against rank 0 (0 on rank 0's node, exactly). Collective over S.comm
+ * and the engine's node communicator (rp_g.node: S.comm is a duplicate of
+ * the world, whose ranks it splits). */
 static void measure_offset(double *offset, double *rtt, double *when) {
-  MPI_Comm node = MPI_COMM_NULL, lead = MPI_COMM_NULL;
-  int nrank = 0;
+  MPI_Comm lead = MPI_COMM_NULL;
+  /* without rp_g.node every rank measures its own; the tests' skewed
+     clocks (own_offsets) differ within a node */
+  MPI_Comm node = S.own_offsets ? MPI_COMM_NULL : rp_g.node;
+  int nrank = node != MPI_COMM_NULL ? rp_g.node_rank : 0;
+  int nsize = node != MPI_COMM_NULL ? rp_g.node_size : 0;
   double v[3] = {0.0, 0.0, sm_seconds()};
-  if (S.own_offsets) /* the tests' skewed clocks differ within a node */
-    node = MPI_COMM_NULL;
-  else if (PMPI_Comm_split_type(S.comm, MPI_COMM_TYPE_SHARED, 0,
-                                MPI_INFO_NULL, &node) != MPI_SUCCESS)
-    node = MPI_COMM_NULL; /* then every rank measures its own */
-  int nsize = 0;
-  if (node != MPI_COMM_NULL) {
-    PMPI_Comm_rank(node, &nrank);
-    PMPI_Comm_size(node, &nsize);
-  }
   S.one_clock = nsize == rp_g.size; /* the same on every rank */
   PMPI_Comm_split(S.comm, nrank == 0 ? 0 : MPI_UNDEFINED, rp_g.rank, &lead);
   if (lead != MPI_COMM_NULL) {
     cristian(lead, v);
     PMPI_Comm_free(&lead);
   }
-  if (node != MPI_COMM_NULL) {
+  if (node != MPI_COMM_NULL)
     PMPI_Bcast(v, 3, MPI_DOUBLE, 0, node);
-    PMPI_Comm_free(&node);
-  }
   *offset = v[0];
   *rtt = v[1];
   *when = v[2];

@@ -267,6 +267,12 @@ typedef struct rp_state {
                       program, revprof's own from mpi://WORLD */
   int remap;       /* 1 when world is not MPI_COMM_WORLD: every wrapper
                       maps the application's MPI_COMM_WORLD to it */
+  MPI_Comm node;   /* world's ranks on this host (MPI_COMM_TYPE_SHARED),
+                      made once at MPI_Init for every module that asks
+                      (compensate's and sample's one clock, predict's
+                      published states, the oversubscribed flag);
+                      MPI_COMM_NULL where the split failed */
+  int node_rank, node_size; /* in node; 0 and 0 without it */
   int thread_level;
   void (*mon_poll)(void); /* monitoring's look at its timer and queue at
                              every call's end (NULL: off; rp_monitor.c) */
