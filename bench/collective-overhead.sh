@@ -31,7 +31,7 @@ i=1
 while [ "$i" -le "$runs" ]; do
   echo "run $i of $runs ..." >&2
   # shellcheck disable=SC2086
-  "$MPIEXEC" ${MPIFLAGS:-} -n "${NP:-2}" "$exe" "${ROUNDS:-30}" "${BUDGET:-2000}" \
+  "$MPIEXEC" ${MPIFLAGS:-} -n "${NP:-2}" "$exe" "${ROUNDS:-30}" "${BUDGET:-2000}" ${SWEEP:+sweep} \
     2> "$out/err.$i" > "$out/run.$i" || { cat "$out/err.$i" >&2; exit 1; }
   i=$((i + 1))
 done

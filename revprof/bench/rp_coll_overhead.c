@@ -5,7 +5,11 @@
  * collective and size it prints the best time per call of each and their
  * ratio, plus an 8-byte ping-pong for reference. Run with REVPROF_MODEL set
  * (bench/collective-overhead.sh does it, and takes medians over runs).
- * usage: rp_bench_coll [ROUNDS [CALLS_AT_8B]] */
+ * With "sweep" it adds rows Bcast~N and Reduce~N, N = 16 ... 64 bytes,
+ * both columns native: the PMPI_ call on 8 bytes, then on N, and their
+ * ratio: what N - 8 more bytes cost the MPI itself, the yardstick of the
+ * 32 bytes of clocks revprof adds to an 8-byte call.
+ * usage: rp_bench_coll [ROUNDS [CALLS_AT_8B [sweep]]] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,10 +112,30 @@ static double timed(int op, int wrapped, int n, int reps, int rank,
   return t;
 }
 
+/* Best time per call of op over rounds, alternating between a and b
+ * (each an entry point, 0 native or 1 wrapped, and a size): t[0] for a,
+ * t[1] for b. */
+static void best_of(int op, int rounds, long budget, int rank, int size,
+                    const int a[2], const int b[2], double t[2]) {
+  const int *side[2] = {a, b};
+  int reps = (int)(budget / (1 + b[1] / 4096));
+  t[0] = t[1] = 1e30;
+  timed(op, a[0], a[1], reps / 4 + 1, rank, size); /* warm up both */
+  timed(op, b[0], b[1], reps / 4 + 1, rank, size);
+  for (int r = 0; r < rounds; r++)
+    for (int k = 0; k < 2; k++) {
+      int w = (r + k) % 2; /* alternate which goes first */
+      double x = timed(op, side[w][0], side[w][1], reps, rank, size);
+      if (x < t[w])
+        t[w] = x;
+    }
+}
+
 int main(int argc, char **argv) {
   static const int sizes[] = {8, 65536};
   int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 30;
   long budget = argc > 2 ? atol(argv[2]) : 2000; /* calls at 8 B */
+  int sweep = argc > 3 && strcmp(argv[3], "sweep") == 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -139,21 +163,23 @@ int main(int argc, char **argv) {
         continue;
       if ((op == ALLGATHERX || op == ALLTOALLX) && s == 0)
         continue;
-      int reps = (int)(budget / (1 + n / 4096));
-      double best[2] = {1e30, 1e30};
-      timed(op, 0, n, reps / 4 + 1, rank, size); /* warm up both */
-      timed(op, 1, n, reps / 4 + 1, rank, size);
-      for (int r = 0; r < rounds; r++)
-        for (int k = 0; k < 2; k++) {
-          int w = (r + k) % 2; /* alternate which goes first */
-          double t = timed(op, w, n, reps, rank, size);
-          if (t < best[w])
-            best[w] = t;
-        }
+      const int native[2] = {0, n}, wrapped[2] = {1, n};
+      double best[2];
+      best_of(op, rounds, budget, rank, size, native, wrapped, best);
       if (rank == 0)
         printf("%-10s %8d %12.3f %12.3f %8.2f\n", op_name[op],
                op == BARRIER ? 0 : n, best[0] * 1e6, best[1] * 1e6,
                best[1] / best[0]);
+    }
+  for (int op = BCAST; sweep && op <= REDUCE; op += REDUCE - BCAST)
+    for (int n = 16; n <= 64; n += 8) {
+      const int at8[2] = {0, 8}, atn[2] = {0, n};
+      double best[2];
+      best_of(op, rounds, budget, rank, size, at8, atn, best);
+      if (rank == 0)
+        printf("%s~%-*d %8d %12.3f %12.3f %8.2f\n", op_name[op],
+               (int)(9 - strlen(op_name[op])), n, n, best[0] * 1e6,
+               best[1] * 1e6, best[1] / best[0]);
     }
   PMPI_Comm_free(&dup);
   free(sbuf);
