@@ -954,6 +954,22 @@ int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer) {
          d <= INT_MAX; /* d is an int count (a file size for set_size) */
 }
 
+int rp_char_drift(double t0, double t1, double limit, char *buf,
+                  size_t len) {
+  if (len > 0)
+    buf[0] = '\0';
+  if (!(t0 > 0.0) || !(t1 > 0.0) || !(limit > 1.0))
+    return 0;
+  double r = t1 / t0;
+  if (r <= limit && r >= 1.0 / limit)
+    return 0;
+  snprintf(buf, len, REVPROF_NOTES_DRIFT "8 B one way took %.3g us before "
+           "the first point, %.3g us after the last (%.2fx): the machine's "
+           "speed changed while it was measured",
+           t0 * 1e6, t1 * 1e6, r);
+  return 1;
+}
+
 void rp_char_describe(const rp_char_options *o, int world, char *buf,
                       size_t len) {
   char fns[256] = "all", io[1100] = "";

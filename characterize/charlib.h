@@ -101,6 +101,13 @@ int rp_char_all_on(const rp_char_options *o);
  * "lustre", ... or "type 0x..." for one not in the table. Pure. */
 void rp_char_fs_name(unsigned long f_type, char *buf, size_t len);
 
+/* The machine's speed, checked around the whole run: t0 and t1 are one
+ * way of a reference message timed before the first point and after the
+ * last. When they differ by more than limit times either way, writes the
+ * note REVPROF_NOTES_DRIFT "..." (model notes, run.txt) to buf and returns
+ * 1; else buf is "" and it returns 0 (also without both times). Pure. */
+int rp_char_drift(double t0, double t1, double limit, char *buf, size_t len);
+
 /* One-line summary of the settings (for model notes and run.txt). */
 void rp_char_describe(const rp_char_options *o, int world, char *buf,
                       size_t len);

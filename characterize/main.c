@@ -62,6 +62,10 @@ void rp_smpi_entry(void) {
 #endif
 
 /* One measured point (rank 0). */
+/* rp_char_drift's limit: the reference message's time may change by this
+ * factor between the start and the end of a run without a note */
+#define RP_DRIFT_LIMIT 1.5
+
 typedef struct result {
   revprof_point pt;
   rp_stop stop;
@@ -96,6 +100,8 @@ typedef struct run {
   rp_char_spec *skipped, *failed, *extra; /* budget, < 2 reps, jumps */
   size_t nskipped, capskipped, nfailed, capfailed, nextra, capextra;
   size_t nshrunk, nlimited, nstop[4];
+  double drift[2];      /* rank 0: drift_probe before and after, s */
+  char drift_note[300]; /* rank 0: rp_char_drift's note, or "" */
 } run;
 
 /* ------------------------------------------------------------- helpers */
@@ -655,6 +661,14 @@ static int write_summary(const run *r, const char *path, double seconds,
           MPI_Wtick(), seconds);
   if (r->io_fs[0])
     fprintf(f, "file system: %s (--io-dir)\n", r->io_fs);
+  fprintf(f, "reference: 8 B one way %.3g us before the first point, %.3g us "
+             "after the last (%.2fx; more than %gx either way is a DRIFT "
+             "note)%s\n",
+          r->drift[0] * 1e6, r->drift[1] * 1e6,
+          r->drift[0] > 0.0 ? r->drift[1] / r->drift[0] : 0.0, RP_DRIFT_LIMIT,
+          r->drift_note[0] ? "\ndrift: the machine's speed changed while it "
+                             "was measured (model notes: DRIFT)"
+                           : "");
   fprintf(f, "points measured: %zu (%zu at extra sizes)\n", r->nres,
           r->nextra);
   if (r->nresumed)
@@ -720,6 +734,9 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
   m->machine_ranks = r->world;
   rp_char_describe(&r->o, r->world, notes, sizeof notes);
   size_t nl = strlen(notes);
+  if (r->drift_note[0]) /* before the counts: a cut keeps it */
+    nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "; %s",
+                           r->drift_note);
   snprintf(notes + nl, sizeof notes - nl,
            "; %zu points in %.0f s, %zu skipped by budget, %zu shrunk",
            r->nres, seconds, r->nskipped, r->nshrunk);
@@ -782,6 +799,11 @@ static void describe_raw(const run *r, revprof_raw *raw) {
   raw->machine_ranks = r->world;
   rp_char_describe(&r->o, r->world, raw->machine_notes,
                    sizeof raw->machine_notes);
+  if (r->drift_note[0]) { /* after the run only: not in raw.partial.csv */
+    size_t n = strlen(raw->machine_notes);
+    snprintf(raw->machine_notes + n, sizeof raw->machine_notes - n, "; %s",
+             r->drift_note);
+  }
 }
 
 /* Rank 0, after a point: every --checkpoint seconds (and after the first
@@ -900,6 +922,42 @@ static void free_run(run *r) {
   free(r->skipped);
   free(r->failed);
   free(r->extra);
+}
+
+/* One way of an 8-byte message between rank 0 and --peer, the best of 5
+ * batches of 100 round trips, on rank 0 (0 elsewhere): the reference
+ * rp_char_drift compares before the first point and after the last, so
+ * that a model measured while the machine's speed changed says so (a
+ * virtual machine here ran 2x slower for minutes at a time). Nothing else
+ * is in flight then; the other ranks do nothing. REVPROF_TEST_CHAR_DRIFT=F
+ * (tests) makes the one after the last point (end) F times the first. */
+static double drift_probe(const run *r, int end) {
+  enum { BATCHES = 5, TRIPS = 100, TAG = 7077 };
+  int peer = r->rank == 0 ? r->o.peer : 0;
+  double best = INFINITY;
+  char b[8] = {0};
+  if (r->rank != 0 && r->rank != r->o.peer)
+    return 0.0;
+  for (int k = 0; k < BATCHES; k++) {
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < TRIPS; i++)
+      if (r->rank == 0) {
+        MPI_Send(b, 8, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
+        MPI_Recv(b, 8, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(b, 8, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(b, 8, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
+      }
+    double t = (MPI_Wtime() - t0) / (2.0 * TRIPS);
+    if (t < best)
+      best = t;
+  }
+  if (r->rank != 0)
+    return 0.0;
+  const char *f = end ? getenv("REVPROF_TEST_CHAR_DRIFT") : NULL;
+  if (f && atof(f) > 0.0 && r->drift[0] > 0.0)
+    best = r->drift[0] * atof(f); /* exactly F times the first */
+  return best;
 }
 
 /* Communicators of the groups: ranks 0..p-1 for every p measured, and
@@ -1054,6 +1112,7 @@ static int characterize(run *r) {
       fprintf(stderr, "characterize: %zu points on %d ranks (seed %llu); "
                       "%s\n", plan.n, r->world, seed, desc);
   }
+  r->drift[0] = drift_probe(r, 0);
   MPI_Barrier(MPI_COMM_WORLD);
   r->t_begin = r->t_progress = MPI_Wtime();
   r->t_checkpoint = 0.0;
@@ -1079,8 +1138,17 @@ static int characterize(run *r) {
       break;
   }
   rp_char_plan_free(&plan);
+  MPI_Barrier(MPI_COMM_WORLD);
+  r->drift[1] = drift_probe(r, 1);
   int status = 0;
   if (r->rank == 0) {
+    if (rp_char_drift(r->drift[0], r->drift[1], RP_DRIFT_LIMIT,
+                      r->drift_note, sizeof r->drift_note) &&
+        r->o.verbose >= 0)
+      fprintf(stderr, PROG ": warning: %s; the model mixes both (its notes "
+                      "and every prediction from it say so): characterize "
+                      "again on a quiet machine\n",
+              r->drift_note + strlen(REVPROF_NOTES_DRIFT));
     progress(r, 1);
     status = finish(r);
   }

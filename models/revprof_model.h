@@ -304,6 +304,10 @@ typedef struct revprof_raw {
  * carries into the model's) while the run has not finished
  * (raw.partial.csv): "; " REVPROF_NOTES_PARTIAL "N of M points ...". */
 #define REVPROF_NOTES_PARTIAL "PARTIAL: "
+/* Written by revprof-characterize when its reference message took a
+ * different time at the end of the run than at the start
+ * (rp_char_drift): "; " REVPROF_NOTES_DRIFT "8 B one way ... (R x): ...". */
+#define REVPROF_NOTES_DRIFT "DRIFT: "
 
 revprof_raw *revprof_raw_alloc(void);
 void revprof_raw_free(revprof_raw *r); /* NULL is a no-op */

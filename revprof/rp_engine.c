@@ -144,6 +144,22 @@ static void partial_model(void) {
                  "missing", (int)strcspn(p, ",;"), p);
 }
 
+/* A model whose characterization saw the machine's speed change (its
+ * notes: REVPROF_NOTES_DRIFT, rp_char_drift): its rows mix both speeds. */
+static void drift_model(void) {
+  const char *notes = rp_g.model && rp_g.cfg.mode == RP_MODE_PREDICT
+                          ? rp_g.model->machine_notes
+                          : "";
+  const char *p = strstr(notes, REVPROF_NOTES_DRIFT);
+  if (p == NULL)
+    return;
+  p += strlen(REVPROF_NOTES_DRIFT);
+  rp_report_flag("model-drift", "the machine's speed changed while the "
+                 "model was characterized (%.*s): its rows mix both speeds; "
+                 "characterize again on a quiet machine",
+                 (int)strcspn(p, ":;"), p);
+}
+
 /* revprof's own time left in a measured gap by the wrapper's bookkeeping
  * (beyond the clock reads): a loop of empty polls through the real
  * enter/leave path, whose charged computation is all revprof's. Runs at
@@ -432,6 +448,7 @@ void rp_startup(int provided, MPI_Comm world) {
   rp_g.mode = mode_of(rp_g.cfg.mode);
   node_startup();
   partial_model();
+  drift_model();
   unknown_vars();
   icost_cached(); /* before the mode may drop the model */
   if (rp_g.mode->configure)

@@ -25,6 +25,9 @@
 #   -DNP=n -DFUNCTIONS=all|any|LIST   for rp_raw_check
 #   -DRAWCHECK=path -DREVPROF=path -DREGEX=... -DMAKE_FILE=path (created
 #   as a plain file first, to make an output path that cannot be a folder)
+#   -DNOTES=regex     model: the notes of model.lua and of the refit from
+#                     raw.csv match it; run.txt has a "drift:" line and
+#                     the output a warning of it
 #   -DEXIT=n          fail: the exit status must be n; 2 (bad usage) also
 #                     means OUT must not even be created
 #   -DIODIR=dir       the --io-dir of ARGS: made empty first, and empty
@@ -240,6 +243,23 @@ elseif(MODE STREQUAL "model")
   endforeach()
   if(NOT refit MATCHES "\n    ranks = ${NP},")
     fail_test("refit from raw.csv: machine.ranks is not ${NP}")
+  endif()
+  if(NOTES)
+    file(READ ${OUT}/run.txt summary)
+    if(NOT summary MATCHES "\ndrift: the machine's speed changed")
+      fail_test("run.txt has no drift line")
+    endif()
+    if(NOT all MATCHES "warning: 8 B one way took [^\n]*: the machine's speed changed")
+      fail_test("no warning of the drift on stderr")
+    endif()
+    foreach(what model refit)
+      if(NOT "${${what}}" MATCHES "${NOTES}")
+        fail_test("${what} does not match '${NOTES}'")
+      endif()
+    endforeach()
+    if(NOT model MATCHES "\n    notes = \"[^\"\n]*${NOTES}")
+      fail_test("model.lua's notes do not match '${NOTES}'")
+    endif()
   endif()
   if(IODIR)
     file(READ ${OUT}/model.lua model)

@@ -734,6 +734,7 @@ extrapolated)
     || fail "a model without ranges must say that extrapolation is not detected"
   grep -q "low-confidence" revprof-out/report.txt && fail "low-confidence flag with a model of no cross-validated errors"
   grep -q "partial-model" revprof-out/report.txt && fail "partial-model flag with a finished model"
+  grep -q "model-drift" revprof-out/report.txt && fail "model-drift flag with a model without a DRIFT note"
   # flagged_model NAME SED MARK FLAG WANT: the exact model edited by SED
   # (MARK proves the edit) runs the same program; the report's first lines
   # say WANT and report.csv has the FLAG row
@@ -756,6 +757,11 @@ extrapolated)
   flagged_model partial 's|notes = "tests/mpi/rp_exact_model.lua"|notes = "preset quick; PARTIAL: 12 of 40 points when written, the run had not finished"|' \
     'PARTIAL: 12 of 40' partial-model \
     "partial-model: the model was fitted from a characterization that had not finished (12 of 40 points when written)"
+  # a model whose characterization saw the machine's speed change
+  # (rp_char_drift's note in its notes)
+  flagged_model drift 's|notes = "tests/mpi/rp_exact_model.lua"|notes = "preset quick; DRIFT: 8 B one way took 0.12 us before the first point, 0.36 us after the last (3.00x): the machine'"'"'s speed changed while it was measured; 700 points"|' \
+    'DRIFT: 8 B' model-drift \
+    "model-drift: the machine's speed changed while the model was characterized (8 B one way took 0.12 us before the first point, 0.36 us after the last (3.00x)): its rows mix both speeds"
   # the host line names this host's MPI; a model of another MPI family gets
   # a note there (no flag: predicting another machine is what models are
   # for), one of no known MPI (the exact model's "none") none

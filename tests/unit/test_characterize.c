@@ -731,6 +731,35 @@ static void test_characterize_describe(void **state) {
   assert_non_null(strstr(buf, "functions all; io-dir /tmp;"));
 }
 
+/* The reference message's two times: a note beyond the limit either way
+ * (the factor and both times in it), none within it, at it, or without
+ * both times or a limit above 1. */
+static void test_characterize_drift(void **state) {
+  (void)state;
+  char buf[300] = "x";
+  assert_int_equal(rp_char_drift(1e-7, 1.4e-7, 1.5, buf, sizeof buf), 0);
+  assert_string_equal(buf, "");
+  assert_int_equal(rp_char_drift(1e-7, 1.5e-7, 1.5, buf, sizeof buf), 0);
+  assert_int_equal(rp_char_drift(3e-7, 2e-7, 1.5, buf, sizeof buf), 0);
+  assert_int_equal(rp_char_drift(1e-7, 3e-7, 1.5, buf, sizeof buf), 1);
+  assert_non_null(strstr(buf, REVPROF_NOTES_DRIFT));
+  assert_int_equal(strncmp(buf, REVPROF_NOTES_DRIFT,
+                           strlen(REVPROF_NOTES_DRIFT)), 0);
+  assert_non_null(strstr(buf, "0.1 us before the first point"));
+  assert_non_null(strstr(buf, "0.3 us after the last (3.00x)"));
+  assert_int_equal(rp_char_drift(4e-7, 1e-7, 1.5, buf, sizeof buf), 1);
+  assert_non_null(strstr(buf, "(0.25x)"));
+  strcpy(buf, "x");
+  assert_int_equal(rp_char_drift(0.0, 3e-7, 1.5, buf, sizeof buf), 0);
+  assert_string_equal(buf, "");
+  assert_int_equal(rp_char_drift(1e-7, 0.0, 1.5, buf, sizeof buf), 0);
+  assert_int_equal(rp_char_drift(1e-7, 3e-7, 1.0, buf, sizeof buf), 0);
+  /* a short buffer is cut, not overrun */
+  char small[16];
+  assert_int_equal(rp_char_drift(1e-7, 3e-7, 1.5, small, sizeof small), 1);
+  assert_int_equal(strlen(small), sizeof small - 1);
+}
+
 /* Passes merge into one point: median of medians, extremes, summed reps,
  * rse from the spread of the pass means; one pass is left as it is. */
 static void test_characterize_merge_passes(void **state) {
@@ -790,6 +819,7 @@ int main(void) {
       cmocka_unit_test(test_characterize_eta),
       cmocka_unit_test(test_characterize_clock_offset),
       cmocka_unit_test(test_characterize_describe),
+      cmocka_unit_test(test_characterize_drift),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
