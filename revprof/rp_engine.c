@@ -126,38 +126,38 @@ static void unknown_vars(void) {
                  n, said, n > 4 ? ", ..." : "");
 }
 
-/* A model fitted from a characterization that had not finished
- * (characterize's raw.partial.csv: its notes say "PARTIAL: N of M
- * points"): what it did not reach is extrapolated or missing, which the
- * prediction's first lines say. */
-static void partial_model(void) {
+/* What the model's notes say after mark, up to the first of stop, in
+ * predict mode: its start and *len, or NULL when they do not say it. */
+static const char *model_note(const char *mark, const char *stop, int *len) {
   const char *notes = rp_g.model && rp_g.cfg.mode == RP_MODE_PREDICT
                           ? rp_g.model->machine_notes
                           : "";
-  const char *p = strstr(notes, REVPROF_NOTES_PARTIAL);
+  const char *p = strstr(notes, mark);
   if (p == NULL)
-    return;
-  p += strlen(REVPROF_NOTES_PARTIAL);
-  rp_report_flag("partial-model", "the model was fitted from a "
-                 "characterization that had not finished (%.*s): the "
-                 "functions and sizes it did not reach are extrapolated or "
-                 "missing", (int)strcspn(p, ",;"), p);
+    return NULL;
+  p += strlen(mark);
+  *len = (int)strcspn(p, stop);
+  return p;
 }
 
-/* A model whose characterization saw the machine's speed change (its
- * notes: REVPROF_NOTES_DRIFT, rp_char_drift): its rows mix both speeds. */
-static void drift_model(void) {
-  const char *notes = rp_g.model && rp_g.cfg.mode == RP_MODE_PREDICT
-                          ? rp_g.model->machine_notes
-                          : "";
-  const char *p = strstr(notes, REVPROF_NOTES_DRIFT);
-  if (p == NULL)
-    return;
-  p += strlen(REVPROF_NOTES_DRIFT);
-  rp_report_flag("model-drift", "the machine's speed changed while the "
-                 "model was characterized (%.*s): its rows mix both speeds; "
-                 "characterize again on a quiet machine",
-                 (int)strcspn(p, ":;"), p);
+/* Flags from the model's notes, for the prediction's first lines: a model
+ * fitted from a characterization that had not finished (characterize's
+ * raw.partial.csv: "PARTIAL: N of M points"), whose functions and sizes
+ * not reached are extrapolated or missing; one whose characterization saw
+ * the machine's speed change (rp_char_drift's "DRIFT: ..."), whose rows
+ * mix both speeds. */
+static void model_notes_flags(void) {
+  int n = 0;
+  const char *p = model_note(REVPROF_NOTES_PARTIAL, ",;", &n);
+  if (p)
+    rp_report_flag("partial-model", "the model was fitted from a "
+                   "characterization that had not finished (%.*s): the "
+                   "functions and sizes it did not reach are extrapolated "
+                   "or missing", n, p);
+  if ((p = model_note(REVPROF_NOTES_DRIFT, ":;", &n)) != NULL)
+    rp_report_flag("model-drift", "the machine's speed changed while the "
+                   "model was characterized (%.*s): its rows mix both "
+                   "speeds; characterize again on a quiet machine", n, p);
 }
 
 /* revprof's own time left in a measured gap by the wrapper's bookkeeping
@@ -447,8 +447,7 @@ void rp_startup(int provided, MPI_Comm world) {
 
   rp_g.mode = mode_of(rp_g.cfg.mode);
   node_startup();
-  partial_model();
-  drift_model();
+  model_notes_flags();
   unknown_vars();
   icost_cached(); /* before the mode may drop the model */
   if (rp_g.mode->configure)
