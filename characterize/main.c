@@ -61,11 +61,11 @@ void rp_smpi_entry(void) {
 }
 #endif
 
-/* One measured point (rank 0). */
 /* rp_char_drift's limit: the reference message's time may change by this
  * factor between the start and the end of a run without a note */
 #define RP_DRIFT_LIMIT 1.5
 
+/* One measured point (rank 0). */
 typedef struct result {
   revprof_point pt;
   rp_stop stop;

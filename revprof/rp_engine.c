@@ -421,6 +421,7 @@ void rp_startup(int provided, MPI_Comm world) {
   char err[1024] = "";
   int ok = 1;
   rp_g.initialized = 1;
+  rp_g.node = MPI_COMM_NULL; /* (not 0 in Open MPI): node_startup below */
   rp_g.thread_level = provided;
   rp_g.by_session = world != MPI_COMM_NULL;
   rp_g.world = rp_g.by_session ? world : MPI_COMM_WORLD;
