@@ -103,7 +103,8 @@ for f in "$w"/native.[0-9]* "$w"/predict.[0-9]*; do
     }' "$f"
 done > "$w/rows"
 
-awk -v show=" $show " '
+: > "$w/errs"
+awk -v show=" $show " -v errs="$w/errs" '
   function median(s,   a, m, i, j, t) {
     m = split(s, a, " ")
     for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -118,15 +119,14 @@ awk -v show=" $show " '
       if (v["native", key] == "" || v["predict", key] == "") continue
       nat = median(v["native", key]); pre = median(v["predict", key])
       if (nat < 0.1) continue
-      e = pre / nat - 1; rows++; all[rows] = fabs(e)
+      e = pre / nat - 1; print 100 * fabs(e) > errs
       per[kb[1]] = per[kb[1]] " " fabs(e); if (!(kb[1] in bseen)) { bseen[kb[1]] = 1; border[++nb] = kb[1] }
       if (show == " all " || index(show, " " kb[2] " ") || kb[1] == "Barrier")
         printf "%-15s %8d %12.3f %12.3f %+7.1f%%\n", kb[1], kb[2], nat, pre, 100 * e
     }
     printf "\nper benchmark: median |error| over its sizes\n"
     for (i = 1; i <= nb; i++) printf "  %-15s %6.1f %%\n", border[i], 100 * median(per[border[i]])
-    s = ""; in10 = in25 = 0; big = 0
-    for (i = 1; i <= rows; i++) { s = s " " all[i]; in10 += all[i] <= 0.10; in25 += all[i] <= 0.25; if (all[i] > big) big = all[i] }
-    if (rows) printf "all %d rows: median |error| %.1f %%, %d within 10 %%, %d within 25 %%, largest %.1f %%\n",
-      rows, 100 * median(s), in10, in25, 100 * big
   }' "$w/rows"
+echo "all rows:"
+bench_error_summary "$w/errs" 10
+bench_error_summary "$w/errs" 25

@@ -675,6 +675,12 @@ run_one() {
   echo "$st $el $rep"
 }
 
+# revprof_limit NATIVE_SECONDS: a revprof run's limit, max(3 x native,
+# --timeout-min) seconds
+revprof_limit() {
+  awk -v t="$1" -v m="$timeout_min" 'BEGIN { l = int(3 * t + 0.999); print (l > m ? l : m) }'
+}
+
 # run_test LINE INDEX TOTAL: all modes of one test; writes its result line
 # dir|id|prog|np|args|envs|native|native_s, then MODE|MODE_s|MODE_rep for
 # each of all_rp_modes (-|-|- when not run)
@@ -689,8 +695,7 @@ run_test() {
   prog_line="native $st ${el}s"
   for m in "${all_rp_modes[@]}"; do
     if [ "$st" = pass ] && [[ " ${rp_modes[*]} " == *" $m "* ]]; then
-      limit=$(awk -v t="$el" -v m="$timeout_min" \
-        'BEGIN { l = int(3 * t + 0.999); print (l > m ? l : m) }')
+      limit=$(revprof_limit "$el")
       read -r s2 e2 r2 < <(run_one "$d" "$id" "$p" "$np" "$args" "$envs" "$mx" "$limit" "$rt" "$m")
       line+="|$s2|$e2|$r2"
       prog_line+=" | $m $s2 ${e2}s report=$r2"
@@ -779,6 +784,7 @@ while [ -n "$(jobs -pr)" ]; do wait || true; done
 # with the limit from the new native time. Its result's mode status becomes
 # "pass-rerun", or the first status + "+alone:" + the rerun's (its "+" as
 # "/"); WORK/reruns.txt gets a line per rerun with both attempts.
+first_timeout() { [[ $1 == *timeout* && $1 != *alone:* ]]; } # not yet rerun
 rerun_test() {
   local d id p np args envs mx tl rt skip
   IFS='|' read -r d id p np args envs mx tl rt skip <<<"$1"
@@ -787,7 +793,7 @@ rerun_test() {
   IFS='|' read -ra f <"$res"
   [ "${f[6]}" = pass ] || return 0
   for m in "${all_rp_modes[@]}"; do
-    [[ ${f[k]:-} == *timeout* && ${f[k]:-} != *alone:* ]] && break
+    first_timeout "${f[k]:-}" && break
     k=$((k + 3))
   done
   [ "$k" -lt $((8 + 3 * ${#all_rp_modes[@]})) ] || return 0
@@ -797,10 +803,9 @@ rerun_test() {
   k=8
   for m in "${all_rp_modes[@]}"; do
     s0=${f[k]:--} e0=${f[k + 1]:--}
-    if [[ $s0 == *timeout* && $s0 != *alone:* ]]; then
+    if first_timeout "$s0"; then
       if [ "$st" = pass ]; then
-        limit=$(awk -v t="$el" -v m="$timeout_min" \
-          'BEGIN { l = int(3 * t + 0.999); print (l > m ? l : m) }')
+        limit=$(revprof_limit "$el")
         read -r s2 e2 r2 < <(run_one "$d" "$id" "$p" "$np" "$args" "$envs" "$mx" "$limit" "$rt" "$m")
       else
         s2="native-$st" e2=$el r2=${f[k + 2]:--}
@@ -817,7 +822,7 @@ rerun_test() {
   (IFS='|'; echo "${f[*]}") >"$res"
 }
 if [ "$rerun" = 1 ] && [ "$report_only" = 0 ] && [ "$interrupted" = 0 ] && [ ${#rp_modes[@]} -gt 0 ]; then
-  : >"$work/reruns.txt"
+  [ "$resume" = 1 ] || : >"$work/reruns.txt" # --resume keeps the earlier ones
   for l in "${runnable[@]}"; do
     [ "$interrupted" = 1 ] && break
     IFS='|' read -r d id _ <<<"$l"
