@@ -8,6 +8,10 @@
 # The rows "Allgather+x" and "Alltoall+x" (64 KiB) compare it with the
 # native call behind a 4-double MPI_Allreduce on a duplicate of the world:
 # the floor of the general path, whose clocks go by a second collective.
+# With SWEEP=1 both columns are native: rows "Bcast~N" and "Reduce~N" time
+# the call on 8 bytes and on N (12 to 64), rows "Allgather/s" and
+# "Alltoall/s" the 64 KiB call on plain bytes and on a struct datatype
+# that carries 32 bytes of clocks beside each block.
 # Prints figures; asserts nothing.
 #
 # usage: bench/collective-overhead.sh [BUILD_DIR]      (default: build)
@@ -15,7 +19,7 @@
 #        MPIFLAGS (extra launcher flags), NP (ranks, default 2),
 #        RUNS (default 3), ROUNDS (per run, default 30),
 #        BUDGET (calls per round at 8 B, default 2000),
-#        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua)
+#        REVPROF_MODEL (default: tests/mpi/rp_exact_model.lua), SWEEP=1
 set -eu
 . "$(dirname "$0")/common.sh"
 exe=$build/revprof/rp_bench_coll

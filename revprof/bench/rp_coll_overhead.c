@@ -5,10 +5,15 @@
  * collective and size it prints the best time per call of each and their
  * ratio, plus an 8-byte ping-pong for reference. Run with REVPROF_MODEL set
  * (bench/collective-overhead.sh does it, and takes medians over runs).
- * With "sweep" it adds rows Bcast~N and Reduce~N, N = 16 ... 64 bytes,
- * both columns native: the PMPI_ call on 8 bytes, then on N, and their
- * ratio: what N - 8 more bytes cost the MPI itself, the yardstick of the
- * 32 bytes of clocks revprof adds to an 8-byte call.
+ * With "sweep" it adds rows Bcast~N and Reduce~N, N = 16 ... 64 bytes
+ * (and 12 for Bcast), both columns native: the PMPI_ call on 8 bytes,
+ * then on N, and their ratio: what N - 8 more bytes cost the MPI itself,
+ * the yardstick of the 32 bytes of clocks revprof adds to an 8-byte call.
+ * And rows Allgather/s and Alltoall/s at 64 KiB, both columns native: the
+ * call on plain bytes, then on a struct datatype that carries 32 bytes of
+ * clocks from a scratch area beside each block (as revprof's
+ * point-to-point messages above 2 KiB do): what that way of carrying the
+ * clocks in the call would cost where the fold's copy is too dear.
  * usage: rp_bench_coll [ROUNDS [CALLS_AT_8B [sweep]]] */
 #include <mpi.h>
 #include <stdio.h>
@@ -34,6 +39,30 @@ static const char *const op_name[NOPS] = {
 
 static char *sbuf, *rbuf;
 static MPI_Comm dup; /* ALLGATHERX, ALLTOALLX's exchange */
+
+/* The struct-datatype calls (entry point 2, Allgather and Alltoall at the
+ * struct size): block j of buf is n bytes, and 4 doubles at scratch +
+ * j * n, so that one type with an extent of n describes every block */
+enum { NATIVE, WRAPPED, STRUCT };
+static char *sscratch, *rscratch;
+static MPI_Datatype stype, rtype;
+static int struct_n;
+
+static MPI_Datatype block_type(char *buf, char *scratch, int n) {
+  MPI_Datatype t, r;
+  int len[2] = {4, n};
+  MPI_Aint at[2], b;
+  MPI_Datatype types[2] = {MPI_DOUBLE, MPI_BYTE};
+  PMPI_Get_address(buf, &b);
+  PMPI_Get_address(scratch, &at[0]);
+  at[0] = MPI_Aint_diff(at[0], b);
+  at[1] = 0;
+  PMPI_Type_create_struct(2, len, at, types, &t);
+  PMPI_Type_create_resized(t, at[0] < 0 ? at[0] : 0, n, &r);
+  PMPI_Type_commit(&r);
+  PMPI_Type_free(&t);
+  return r;
+}
 
 /* what revprof's general path adds natively: a 4-double maximum */
 static void exchange(void) {
@@ -66,12 +95,18 @@ static void call(int op, int wrapped, int n, int rank, int size) {
     break;
   case ALLGATHER:
   case ALLGATHERX:
-    wrapped ? MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
+    if (wrapped == STRUCT)
+      PMPI_Allgather(sbuf, 1, stype, rbuf, 1, rtype, w);
+    else
+      wrapped ? MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
             : PMPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
     break;
   case ALLTOALL:
   case ALLTOALLX:
-    wrapped ? MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
+    if (wrapped == STRUCT)
+      PMPI_Alltoall(sbuf, 1, stype, rbuf, 1, rtype, w);
+    else
+      wrapped ? MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w)
             : PMPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, w);
     break;
   case BCAST40:
@@ -172,7 +207,7 @@ int main(int argc, char **argv) {
                best[1] / best[0]);
     }
   for (int op = BCAST; sweep && op <= REDUCE; op += REDUCE - BCAST)
-    for (int n = 16; n <= 64; n += 8) {
+    for (int n = op == BCAST ? 12 : 16; n <= 64; n += n == 12 ? 4 : 8) {
       const int at8[2] = {0, 8}, atn[2] = {0, n};
       double best[2];
       best_of(op, rounds, budget, rank, size, at8, atn, best);
@@ -181,6 +216,31 @@ int main(int argc, char **argv) {
                (int)(9 - strlen(op_name[op])), n, n, best[0] * 1e6,
                best[1] * 1e6, best[1] / best[0]);
     }
+  struct_n = sizes[1];
+  sscratch = sweep ? calloc(cap, 1) : NULL;
+  rscratch = sweep ? calloc(cap, 1) : NULL;
+  if (sweep && (!sscratch || !rscratch))
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  if (sweep) {
+    stype = block_type(sbuf, sscratch, struct_n);
+    rtype = block_type(rbuf, rscratch, struct_n);
+  }
+  for (int op = ALLGATHER; sweep && op <= ALLTOALL; op++) {
+    const int plain[2] = {NATIVE, struct_n}, st[2] = {STRUCT, struct_n};
+    double best[2];
+    best_of(op, rounds, budget, rank, size, plain, st, best);
+    char name[32];
+    snprintf(name, sizeof name, "%s/s", op_name[op]);
+    if (rank == 0)
+      printf("%-10s %8d %12.3f %12.3f %8.2f\n", name, struct_n,
+             best[0] * 1e6, best[1] * 1e6, best[1] / best[0]);
+  }
+  if (sweep) {
+    PMPI_Type_free(&stype);
+    PMPI_Type_free(&rtype);
+  }
+  free(sscratch);
+  free(rscratch);
   PMPI_Comm_free(&dup);
   free(sbuf);
   free(rbuf);
