@@ -88,18 +88,28 @@ int rp_tsc_usable(const char *flags);
 
 /* The computation charged for one gap: its CPU time less tool->cpu when
  * cpu_valid (the CPU clock was read at its start), never more than its
- * monotonic time; else its monotonic time less tool->wall; both less
- * tool->wrap and never below 0. */
+ * monotonic time; else its monotonic time less tool->wall, and, when
+ * cpu_since >= 0 (a long gap at the end of a run of short ones: the CPU
+ * clock read at its end, not at its start), never more than cpu_since, the
+ * CPU time since the CPU clock's last read, so that time the rank spent
+ * descheduled in it is not charged; all less tool->wrap, never below 0. */
 static inline double rp_gap_charge(double wall_gap, int cpu_valid,
-                                   double cpu_gap, const rp_gap_tool *tool) {
+                                   double cpu_gap, double cpu_since,
+                                   const rp_gap_tool *tool) {
   double g;
   if (cpu_valid) {
     g = rp_gap_less_tool(cpu_gap, tool->cpu);
     double w = rp_gap_less_tool(wall_gap, tool->wall);
     if (g > w && w > 0.0)
       g = w; /* never more than the time that passed */
-  } else
+  } else {
     g = rp_gap_less_tool(wall_gap, tool->wall);
+    if (cpu_since >= 0.0) {
+      double c = rp_gap_less_tool(cpu_since, tool->cpu);
+      if (g > c)
+        g = c; /* never more than the CPU time the whole run had */
+    }
+  }
   return rp_gap_less_tool(g, tool->wrap);
 }
 

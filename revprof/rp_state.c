@@ -590,16 +590,28 @@ void rp_measure_gap(void) {
     rp_g.ins_mark = ins;
   } else {
     double w = wall_seconds(), c = 0.0, wall_gap = w - rp_g.wall_mark;
+    double cpu_since = -1.0;
     if (rp_g.cpu_valid)
       c = cpu_seconds();
+    else if (wall_gap >= RP_GAP_CPU_MIN && !rp_g.mt) {
+      /* a long gap after a run of short ones, timed by the monotonic
+         clock: the CPU time since the CPU clock's last read bounds it
+         (a rank of a busy host descheduled here for a time slice was
+         charged milliseconds of computation). The read is the one the
+         next gap needs anyway: a long gap brings the CPU clock back. */
+      c = cpu_seconds();
+      cpu_since = c - rp_g.cpu_anchor;
+    }
     double g = rp_gap_charge(wall_gap, rp_g.cpu_valid, c - rp_g.cpu_mark,
-                             &rp_g.gap_tool);
+                             cpu_since, &rp_g.gap_tool);
     /* the CPU clock is the calling thread's: with threads, wall time */
     rp_g.want_cpu = rp_gap_wants_cpu(wall_gap, &rp_g.short_run) && !rp_g.mt;
     /* the next gap starts here when this call does not mark its exit (a
        poll the model did not cost), with the clock that suits it */
-    if (rp_g.want_cpu && !rp_g.cpu_valid)
+    if (rp_g.want_cpu && !rp_g.cpu_valid && cpu_since < 0.0)
       c = cpu_seconds();
+    if (rp_g.want_cpu || rp_g.cpu_valid)
+      rp_g.cpu_anchor = c;
     rp_g.cpu_valid = rp_g.want_cpu;
     rp_g.wall_mark = w;
     rp_g.cpu_mark = c;
@@ -631,7 +643,7 @@ void rp_measure_mark(void) {
   }
   rp_g.cpu_valid = rp_g.want_cpu;
   if (rp_g.cpu_valid)
-    rp_g.cpu_mark = cpu_seconds();
+    rp_g.cpu_anchor = rp_g.cpu_mark = cpu_seconds();
   rp_g.wall_mark = wall_seconds();
 }
 

@@ -297,6 +297,7 @@ typedef struct rp_state {
   unsigned char missing[REVPROF_FN_COUNT]; /* used but not in the model */
   /* compute measurement */
   double cpu_mark;  /* CPU seconds at the last exit (when cpu_valid) */
+  double cpu_anchor; /* CPU seconds at the CPU clock's last read */
   double wall_mark; /* monotonic seconds at the last exit */
   int cpu_valid;    /* cpu_mark was read (the gap was expected long) */
   int want_cpu;     /* read the CPU clock at the next exit */

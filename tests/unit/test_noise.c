@@ -124,16 +124,27 @@ static void test_noise_gap_clock_choice(void **state) {
   assert_int_equal(run, 0);
   rp_gap_tool t = {.wall = 30e-9, .cpu = 1e-6, .wrap = 20e-9};
   /* short gap, monotonic clock: less one wall read and the bookkeeping */
-  assert_float_equal(rp_gap_charge(150e-9, 0, 0.0, &t), 100e-9, 1e-15);
+  assert_float_equal(rp_gap_charge(150e-9, 0, 0.0, -1.0, &t), 100e-9, 1e-15);
   /* long gap, CPU clock: less one CPU read and the bookkeeping */
-  assert_float_equal(rp_gap_charge(2e-3, 1, 1.5e-3, &t), 1.5e-3 - 1e-6 - 20e-9,
+  assert_float_equal(rp_gap_charge(2e-3, 1, 1.5e-3, -1.0, &t), 1.5e-3 - 1e-6 - 20e-9,
                      1e-15);
   /* never more than the time that passed */
-  assert_float_equal(rp_gap_charge(1e-3, 1, 5e-3, &t), 1e-3 - 30e-9 - 20e-9,
+  assert_float_equal(rp_gap_charge(1e-3, 1, 5e-3, -1.0, &t), 1e-3 - 30e-9 - 20e-9,
                      1e-15);
   /* an empty gap is all revprof: 0, never negative */
-  assert_float_equal(rp_gap_charge(40e-9, 0, 0.0, &t), 0.0, 0.0);
-  assert_float_equal(rp_gap_charge(1e-6, 1, 0.5e-6, &t), 0.0, 0.0);
+  assert_float_equal(rp_gap_charge(40e-9, 0, 0.0, -1.0, &t), 0.0, 0.0);
+  assert_float_equal(rp_gap_charge(1e-6, 1, 0.5e-6, -1.0, &t), 0.0, 0.0);
+  /* a long gap after a run of short ones (monotonic clock at its start):
+     9 ms passed, but the rank had only 0.4 ms of CPU since the CPU clock's
+     last read: it was descheduled, and at most 0.4 ms was computation */
+  assert_float_equal(rp_gap_charge(9e-3, 0, 0.0, 0.4e-3, &t),
+                     0.4e-3 - 1e-6 - 20e-9, 1e-15);
+  /* the bound only lowers: a gap that had the CPU is charged in full */
+  assert_float_equal(rp_gap_charge(2e-3, 0, 0.0, 5e-3, &t),
+                     2e-3 - 30e-9 - 20e-9, 1e-15);
+  /* a CPU bound is not used where the CPU clock timed the gap itself */
+  assert_float_equal(rp_gap_charge(2e-3, 1, 1.5e-3, 0.1e-3, &t),
+                     1.5e-3 - 1e-6 - 20e-9, 1e-15);
 }
 
 /* The cycle counter times gaps only where it ticks at a fixed rate. */
