@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* REVPROF_PACK_MAX default, bytes: above it the struct datatype carries
@@ -187,6 +188,18 @@ static void calibrate_wrapper_gap(void) {
   rp_g.want_cpu = !rp_g.mt;
   rp_g.short_run = 0;
   rp_measure_mark();
+}
+
+/* REVPROF_TEST_STARTUP_DELAY=S (tests): rank 1 sleeps S seconds before
+ * the start-up's last collective, as a slow rank's calibrations would
+ * make the others wait in it. */
+static void test_startup_delay(void) {
+  const char *v = getenv("REVPROF_TEST_STARTUP_DELAY");
+  double s = v ? strtod(v, NULL) : 0.0;
+  if (rp_g.rank == 1 && s > 0.0 && s < 60.0) {
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+  }
 }
 
 /* The costs per event characterize cached in the model's overhead table
@@ -528,8 +541,14 @@ void rp_startup(int provided, MPI_Comm world) {
     calibrate_wrapper_gap();
   memset(rp_g.host_unc, 0, sizeof rp_g.host_unc);
   memset(rp_g.ic_n, 0, sizeof rp_g.ic_n);
+  test_startup_delay();
   rp_icost_startup();
   rp_g.host_start = rp_host_seconds();
+  /* the program's first gap starts here: the start-up's work since the
+     calibration's last mark (the cost model's allreduce, which waits for
+     the slowest rank's calibrations) is revprof's, not the program's */
+  if (rp_g.cfg.compute == RP_COMPUTE_MEASURE)
+    rp_measure_mark();
 }
 
 void rp_shutdown(void) {

@@ -41,6 +41,10 @@ if(REVPROF_MPI STREQUAL "mpich")
                      $<TARGET_FILE:rp_bindings> 2 big)
 endif()
 
+# a rank that waits in revprof's start-up for a slower one: not computation
+revprof_trust_test(revprof_startup_wait_np2 startup
+                   $<TARGET_FILE:rp_exchange> 2)
+
 # calls without a cost rule (one-sided, neighbourhood, MPI-IO): right data,
 # and the report's not-predicted flag and INCOMPLETE mark
 add_executable(rp_uncosted rp_uncosted.c)

@@ -41,6 +41,10 @@
 #       preloaded parent and native child exchange right data (no
 #       piggyback to another job, flagged other-job); linked, the parent's
 #       report is in revprof-out, the child's in revprof-out/spawned-*.
+#   rp_trust_check.sh startup EXE NP   rp_exchange (a few iterations)
+#       under predict, rank 1 held 0.5 s in revprof's start-up
+#       (REVPROF_TEST_STARTUP_DELAY): rank 0's wait for it there is not its
+#       computation (report.csv: rank 0's compute below 0.1 s).
 #   rp_trust_check.sh flags NATIVE_EXE NP   a model lacking functions and
 #       a broken Lua file: report.csv's flags row names fallback and lua,
 #       report.txt's first lines too.
@@ -133,6 +137,16 @@ nothing)
   grep -q "intercepted" err && { cat err; fail "REVPROF_MODE=off is not silent"; }
   test -e revprof-out/report.txt && fail "REVPROF_MODE=off wrote a report"
   echo "nothing $mode: said once, report marked"
+  ;;
+startup)
+  exe=$1 np=$2
+  REVPROF_MODEL=$RP_MODEL REVPROF_MODE=predict REVPROF_TEST_STARTUP_DELAY=0.5 \
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" sendrecv 10 || { cat out err; fail "run failed"; }
+  grep -q "^exchange sendrecv: 10 iterations, 0 failed checks" out || { cat out err; fail "wrong data"; }
+  c=$(awk -F, '$1 == "rank" && $2 == 0 && $3 == "compute" { print $7 }' revprof-out/report.csv)
+  [ -n "$c" ] || { cat revprof-out/report.csv; fail "report.csv has no compute row for rank 0"; }
+  awk -v c="$c" 'BEGIN { exit !(c < 0.1) }' || { head -n 30 revprof-out/report.txt; fail "rank 0's computation is $c s: its wait in revprof's start-up was charged"; }
+  echo "startup: rank 0's measured computation $c s after a 0.5 s wait in revprof's start-up"
   ;;
 flags)
   exe=$1 np=$2
