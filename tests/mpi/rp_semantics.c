@@ -959,6 +959,12 @@ static void collectives(MPI_Comm comm, const char *tag) {
     say("%s dsum %a %a %a", tag, dsum[0], dsum[1], dsum[2]);
     MPI_Allreduce(MPI_IN_PLACE, dv, 3, MPI_DOUBLE, MPI_MAX, comm);
     say("%s dmax %a %a %a", tag, dv[0], dv[1], dv[2]);
+    double dm[2] = {1.0 / (r + 3), -0.25 * r}, dp[2] = {1.5 + r, 1.0 / (r + 7)};
+    MPI_Allreduce(MPI_IN_PLACE, dm, 2, MPI_DOUBLE, MPI_MIN, comm);
+    MPI_Reduce(dp, r == n - 1 ? dsum : NULL, 2, MPI_DOUBLE, MPI_PROD, n - 1,
+               comm);
+    say("%s dmin %a %a dprod %a %a", tag, dm[0], dm[1],
+        r == n - 1 ? dsum[0] : 0.0, r == n - 1 ? dsum[1] : 0.0);
     long long big[300];
     for (int i = 0; i < 300; i++)
       big[i] = (long long)(r + 1) * (i + 1);
