@@ -11,7 +11,9 @@
 # With SWEEP=1 both columns are native: rows "Bcast~N" and "Reduce~N" time
 # the call on 8 bytes and on N (12 to 64), rows "Allgather/s" and
 # "Alltoall/s" the 64 KiB call on plain bytes and on a struct datatype
-# that carries 32 bytes of clocks beside each block.
+# that carries 32 bytes of clocks beside each block, rows "Allreduce/u" and
+# "Reduce/u" an 8-byte sum as a user function on a 48-byte element against
+# MPI_SUM on 7 doubles (2 ranks: data, then a slot of clocks per rank).
 # Prints figures; asserts nothing.
 #
 # usage: bench/collective-overhead.sh [BUILD_DIR]      (default: build)

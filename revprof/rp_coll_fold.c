@@ -383,11 +383,11 @@ static int double_kind(MPI_Op op, MPI_Datatype type) {
 /* Allreduce (root -1) or Reduce to root of count doubles under the
  * application's own operation (kind), the clocks as extra doubles after
  * the data: the MPI's own reduction, no user function. Used for Reduce
- * only: 2 ranks, 8 bytes, MPICH 4.0 reduces 7 doubles under MPI_SUM in
- * 0.36 us against 0.46 us for the user function on one 48-byte element
- * (Open MPI 4.1: 0.154 against 0.165 us), but its Allreduce of 7 doubles
- * takes 1.56 us against 0.94 us (it changes algorithm for a predefined
- * operation on 2 or more elements; Open MPI: 0.569 against 0.575 us). */
+ * only: natively, on 2 ranks at 8 bytes, a reduce of 7 doubles under
+ * MPI_SUM took 0.95-0.98 of the time of the user function on one 48-byte
+ * element, on Open MPI 4.1 and MPICH 4.0, but MPICH's allreduce 1.94 of it
+ * (another algorithm for a predefined operation on several elements):
+ * rows Reduce/u and Allreduce/u of SWEEP=1 bench/collective-overhead.sh */
 static void fold_reduce_doubles(rp_comm *c, revprof_fn fn, double d, int *rc,
                                 const void *sendbuf, void *recvbuf, int count,
                                 MPI_Op op, int kind, int extra, int root,

@@ -13,7 +13,11 @@
  * call on plain bytes, then on a struct datatype that carries 32 bytes of
  * clocks from a scratch area beside each block (as revprof's
  * point-to-point messages above 2 KiB do): what that way of carrying the
- * clocks in the call would cost where the fold's copy is too dear.
+ * clocks in the call would cost where the fold's copy is too dear. And
+ * rows Allreduce/u and Reduce/u at 8 bytes, both native: a user function
+ * on one 48-byte element (data and 4 doubles of clocks), then MPI_SUM on 7
+ * doubles (data and a slot of 3 clocks per rank, 2 ranks): the two ways
+ * revprof's fold can carry the clocks in a sum of doubles.
  * usage: rp_bench_coll [ROUNDS [CALLS_AT_8B [sweep]]] */
 #include <mpi.h>
 #include <stdio.h>
@@ -43,7 +47,26 @@ static MPI_Comm dup; /* ALLGATHERX, ALLTOALLX's exchange */
 /* The struct-datatype calls (entry point 2, Allgather and Alltoall at the
  * struct size): block j of buf is n bytes, and 4 doubles at scratch +
  * j * n, so that one type with an extent of n describes every block */
-enum { NATIVE, WRAPPED, STRUCT };
+enum { NATIVE, WRAPPED, STRUCT, USEROP, SLOTS };
+
+/* The two ways an 8-byte sum of doubles on 2 ranks can carry 3 clocks
+ * (rp_coll_fold.c), natively: USEROP, one 48-byte element (the double,
+ * padding, 4 doubles of clocks) under a user function that sums the data
+ * and takes the maximum of the clocks; SLOTS, 7 doubles under MPI_SUM (the
+ * data, then a slot of 3 clocks per rank). */
+static MPI_Op user_op = MPI_OP_NULL;
+static MPI_Datatype elem48 = MPI_DATATYPE_NULL;
+
+static void user_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  for (int e = 0; e < *len; e++) {
+    double *a = (double *)in + 6 * e, *b = (double *)inout + 6 * e;
+    PMPI_Reduce_local(a, b, 1, MPI_DOUBLE, MPI_SUM);
+    for (int k = 2; k < 6; k++)
+      if (a[k] > b[k])
+        b[k] = a[k];
+  }
+}
 static char *sscratch, *rscratch;
 static MPI_Datatype stype, rtype;
 static int struct_n;
@@ -86,11 +109,21 @@ static void call(int op, int wrapped, int n, int rank, int size) {
             : PMPI_Bcast(sbuf, n, MPI_BYTE, 0, w);
     break;
   case ALLREDUCE:
-    wrapped ? MPI_Allreduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w)
+    if (wrapped == USEROP)
+      PMPI_Allreduce(sbuf, rbuf, 1, elem48, user_op, w);
+    else if (wrapped == SLOTS)
+      PMPI_Allreduce(sbuf, rbuf, 7, MPI_DOUBLE, MPI_SUM, w);
+    else
+      wrapped ? MPI_Allreduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w)
             : PMPI_Allreduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w);
     break;
   case REDUCE:
-    wrapped ? MPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w)
+    if (wrapped == USEROP)
+      PMPI_Reduce(sbuf, rbuf, 1, elem48, user_op, 0, w);
+    else if (wrapped == SLOTS)
+      PMPI_Reduce(sbuf, rbuf, 7, MPI_DOUBLE, MPI_SUM, 0, w);
+    else
+      wrapped ? MPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w)
             : PMPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w);
     break;
   case ALLGATHER:
@@ -236,8 +269,25 @@ int main(int argc, char **argv) {
              best[0] * 1e6, best[1] * 1e6, best[1] / best[0]);
   }
   if (sweep) {
+    PMPI_Op_create(user_fn, 1, &user_op);
+    PMPI_Type_contiguous(6, MPI_DOUBLE, &elem48);
+    PMPI_Type_commit(&elem48);
+  }
+  for (int op = ALLREDUCE; sweep && op <= REDUCE; op++) {
+    const int u[2] = {USEROP, 8}, sl[2] = {SLOTS, 8};
+    double best[2];
+    best_of(op, rounds, budget, rank, size, u, sl, best);
+    char name[32];
+    snprintf(name, sizeof name, "%s/u", op_name[op]);
+    if (rank == 0)
+      printf("%-10s %8d %12.3f %12.3f %8.2f\n", name, 8, best[0] * 1e6,
+             best[1] * 1e6, best[1] / best[0]);
+  }
+  if (sweep) {
     PMPI_Type_free(&stype);
     PMPI_Type_free(&rtype);
+    PMPI_Type_free(&elem48);
+    PMPI_Op_free(&user_op);
   }
   free(sscratch);
   free(rscratch);
