@@ -183,42 +183,6 @@ void rp_root_known(int dir, int is_root, const double *own,
     known[k] = learns && arrived[k] > own[k] ? arrived[k] : own[k];
 }
 
-int rp_fold_clock_doubles(int kind, int members, int n) {
-  switch (kind) {
-  case RP_FOLD_MAX:
-  case RP_FOLD_MIN:
-    return n;
-  case RP_FOLD_SUM:
-  case RP_FOLD_PROD:
-    return members == 2 ? 2 * n : 0;
-  default:
-    return 0;
-  }
-}
-
-void rp_fold_clocks_put(int kind, int rank, int members, const double *clk,
-                        int n, double *out) {
-  int slots = rp_fold_clock_doubles(kind, members, n) / (n > 0 ? n : 1);
-  for (int s = 0; s < slots; s++)
-    for (int k = 0; k < n; k++)
-      out[s * n + k] = kind == RP_FOLD_MIN ? -clk[k]
-                       : slots == 1 || s == rank ? clk[k]
-                       : kind == RP_FOLD_PROD    ? 1.0
-                                                 : 0.0;
-}
-
-void rp_fold_clocks_get(int kind, int members, const double *in, int n,
-                        double *max) {
-  int slots = rp_fold_clock_doubles(kind, members, n) / (n > 0 ? n : 1);
-  for (int k = 0; k < n; k++) {
-    double m = kind == RP_FOLD_MIN ? -in[k] : in[k];
-    for (int s = 1; s < slots; s++)
-      if (in[s * n + k] > m)
-        m = in[s * n + k];
-    max[k] = m;
-  }
-}
-
 void rp_rma_queue(const double now[RP_NB], double pending[RP_NB],
                   const double cost[RP_NB], const double *gap,
                   double *nic_free) {

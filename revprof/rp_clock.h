@@ -198,25 +198,6 @@ int rp_root_learns(int dir, int is_root);
 void rp_root_known(int dir, int is_root, const double *own,
                    const double *arrived, double *known, int n);
 
-/* Clocks that ride in a reduction of doubles under the application's own
- * predefined operation (kind), as more doubles after its data, so that the
- * MPI's reduction runs, not a user function: RP_FOLD_MAX the clocks
- * themselves, RP_FOLD_MIN their negatives; RP_FOLD_SUM and RP_FOLD_PROD
- * on 2 members one slot of n per member, the other member's slot 0 (sum)
- * or 1 (product). Exact whatever the order of combination: x + 0 = x,
- * x * 1 = x, and max and min are exact. */
-enum { RP_FOLD_NONE, RP_FOLD_MAX, RP_FOLD_MIN, RP_FOLD_SUM, RP_FOLD_PROD };
-/* Doubles that n clocks take under kind among members (0: they cannot
- * ride: another kind, or a sum or product of more than 2 members). */
-int rp_fold_clock_doubles(int kind, int members, int n);
-/* Member rank's n clocks as rp_fold_clock_doubles(kind, members, n)
- * doubles, into out. */
-void rp_fold_clocks_put(int kind, int rank, int members, const double *clk,
-                        int n, double *out);
-/* The members' maximum of each of the n clocks from the reduced doubles. */
-void rp_fold_clocks_get(int kind, int members, const double *in, int n,
-                        double *max);
-
 /* One-sided communication. An origin's operation costs it nothing when
  * issued (the call returns at once); it completes at the target cost later
  * (the model's MPI_Put/Get/Accumulate of its bytes: issue to completion,

@@ -22,10 +22,7 @@
  *     are exact (MAX, MIN, MAXLOC, MINLOC, logical and bitwise), SUM and
  *     PROD of integers, and SUM and PROD of anything on 2 members (one
  *     combination, commutative). Floating-point sums on 3 or more members
- *     keep the general path. MPI_Reduce: the same, to the root; where its data are doubles under
- *     MPI_MAX, MPI_MIN, or (2 members) MPI_SUM or MPI_PROD, the clocks
- *     ride as more doubles under the application's own operation instead
- *     (rp_fold_clock_doubles), and the MPI's own reduction runs.
+ *     keep the general path. MPI_Reduce: the same, to the root.
  *   MPI_Bcast, MPI_Scatter: the root's clocks travel in front of the data
  *     (every block); MPI_Gather: each member's in front of its block. */
 #include "rp_coll.h"
@@ -368,53 +365,6 @@ static int exact_op(MPI_Op op, MPI_Datatype type, int members) {
   return 0;
 }
 
-/* How the clocks ride in a reduction of doubles under the application's
- * own predefined operation (rp_fold_clock_doubles in rp_clock.h) */
-static int double_kind(MPI_Op op, MPI_Datatype type) {
-  if (type != MPI_DOUBLE)
-    return RP_FOLD_NONE;
-  return op == MPI_MAX    ? RP_FOLD_MAX
-         : op == MPI_MIN  ? RP_FOLD_MIN
-         : op == MPI_SUM  ? RP_FOLD_SUM
-         : op == MPI_PROD ? RP_FOLD_PROD
-                          : RP_FOLD_NONE;
-}
-
-/* Allreduce (root -1) or Reduce to root of count doubles under the
- * application's own operation (kind), the clocks as extra doubles after
- * the data: the MPI's own reduction, no user function. Used for Reduce
- * only: natively, on 2 ranks at 8 bytes, a reduce of 7 doubles under
- * MPI_SUM took 0.95-0.98 of the time of the user function on one 48-byte
- * element, on Open MPI 4.1 and MPICH 4.0, but MPICH's allreduce 1.94 of it
- * (another algorithm for a predefined operation on several elements):
- * rows Reduce/u and Allreduce/u of SWEEP=1 bench/collective-overhead.sh */
-static void fold_reduce_doubles(rp_comm *c, revprof_fn fn, double d, int *rc,
-                                const void *sendbuf, void *recvbuf, int count,
-                                MPI_Op op, int kind, int extra, int root,
-                                MPI_Comm comm) {
-  int learns = root < 0 || c->rank == root;
-  size_t data = (size_t)count * sizeof(double);
-  double mine[RP_XCH_DOUBLES], enc[2 * RP_NB], got[RP_NB];
-  rp_my_clocks(d, mine);
-  memcpy(fold_send, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, data);
-  rp_fold_clocks_put(kind, c->rank, c->size, mine, RP_NB, enc);
-  memcpy(fold_send + data, enc, (size_t)extra * sizeof(double));
-  *rc = root < 0 ? PMPI_Allreduce(fold_send, fold_recv, count + extra,
-                                  MPI_DOUBLE, op, comm)
-                 : PMPI_Reduce(fold_send, fold_recv, count + extra,
-                               MPI_DOUBLE, op, root, comm);
-  if (*rc == MPI_SUCCESS && learns) {
-    memcpy(recvbuf, fold_recv, data);
-    memcpy(enc, fold_recv + data, (size_t)extra * sizeof(double));
-    rp_fold_clocks_get(kind, c->size, enc, RP_NB, got);
-    for (int b = 0; b < RP_NB; b++)
-      if (got[b] > mine[b])
-        mine[b] = got[b]; /* d: every member's is this one's */
-  }
-  fold_rule_part(c, fn, mine,
-                 root < 0 ? REVPROF_FN_COUNT : rp_coll_part(fn, learns), NULL);
-}
-
 /* Allreduce (root -1) or Reduce to root: the data and the clocks under
  * the combined operation; the root (all members for Allreduce) learns the
  * maximum of the clocks. */
@@ -428,13 +378,6 @@ static int fold_reduce(rp_comm *c, revprof_fn fn, double d, int *rc,
       !ti.plain || (double)count * ti.size > RP_FOLD_BLOCK ||
       !exact_op(op, datatype, c->size))
     return 0;
-  int kind = double_kind(op, datatype);
-  int extra = rp_fold_clock_doubles(kind, c->size, RP_NB);
-  if (root >= 0 && extra > 0) {
-    fold_reduce_doubles(c, fn, d, rc, sendbuf, recvbuf, count, op, kind,
-                        extra, root, comm);
-    return 1;
-  }
   size_t tsize = (size_t)ti.size;
   if (fold_op == MPI_OP_NULL && PMPI_Op_create(fold_fn, 1, &fold_op) != MPI_SUCCESS)
     fold_fail("an operation");

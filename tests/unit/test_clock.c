@@ -1,7 +1,6 @@
 /* Unit tests of librevprof's prediction rules (revprof/rp_clock.c): late
  * sender, late receiver, non-blocking completion, collectives and their
  * message sizes, the three clocks, compute amounts, wildcard detection. */
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -984,50 +983,8 @@ static void test_clock_sent_waits_for_the_message_to_leave(void **state) {
   assert_invariant(&c);
 }
 
-/* Clocks riding in a reduction of doubles under the application's own
- * operation: each kind, reduced as the MPI would (either order), gives
- * the maximum of the members' clocks exactly; sums and products of more
- * than 2 members, and other operations, do not ride. */
-static void test_clock_fold_under_the_application_op(void **state) {
-  (void)state;
-  const double a[3] = {1.5e-3, 2.25e-3, 0.0}, b[3] = {1.75e-3, 2.0e-3, 3e-9};
-  const int kinds[4] = {RP_FOLD_MAX, RP_FOLD_MIN, RP_FOLD_SUM, RP_FOLD_PROD};
-  for (int i = 0; i < 4; i++) {
-    int kind = kinds[i], n = rp_fold_clock_doubles(kind, 2, 3);
-    assert_int_equal(n, kind == RP_FOLD_MAX || kind == RP_FOLD_MIN ? 3 : 6);
-    double ea[6], eb[6], r1[6], r2[6], m1[3], m2[3];
-    rp_fold_clocks_put(kind, 0, 2, a, 3, ea);
-    rp_fold_clocks_put(kind, 1, 2, b, 3, eb);
-    for (int k = 0; k < n; k++) { /* the operation, both orders */
-      double x = ea[k], y = eb[k];
-      r1[k] = kind == RP_FOLD_MAX ? fmax(x, y)
-              : kind == RP_FOLD_MIN ? fmin(x, y)
-              : kind == RP_FOLD_SUM ? x + y
-                                    : x * y;
-      r2[k] = kind == RP_FOLD_MAX ? fmax(y, x)
-              : kind == RP_FOLD_MIN ? fmin(y, x)
-              : kind == RP_FOLD_SUM ? y + x
-                                    : y * x;
-    }
-    rp_fold_clocks_get(kind, 2, r1, 3, m1);
-    rp_fold_clocks_get(kind, 2, r2, 3, m2);
-    for (int k = 0; k < 3; k++) {
-      double want = a[k] > b[k] ? a[k] : b[k];
-      assert_true(m1[k] == want); /* bit for bit */
-      assert_true(m2[k] == want);
-    }
-  }
-  /* more than 2 members: max and min still ride, sums and products not */
-  assert_int_equal(rp_fold_clock_doubles(RP_FOLD_MAX, 5, 3), 3);
-  assert_int_equal(rp_fold_clock_doubles(RP_FOLD_MIN, 5, 3), 3);
-  assert_int_equal(rp_fold_clock_doubles(RP_FOLD_SUM, 3, 3), 0);
-  assert_int_equal(rp_fold_clock_doubles(RP_FOLD_PROD, 3, 3), 0);
-  assert_int_equal(rp_fold_clock_doubles(RP_FOLD_NONE, 2, 3), 0);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_clock_fold_under_the_application_op),
       cmocka_unit_test(test_clock_send_stamps_then_advances),
       cmocka_unit_test(test_clock_rma_queue_and_settle),
       cmocka_unit_test(test_clock_rma_queue_shares_the_endpoint),
