@@ -61,16 +61,25 @@ int rp_coll_root_dir(revprof_fn fn) {
   }
 }
 
+/* whether the model has each part row: asked once per model */
+static const revprof_model *part_model;
+static unsigned char part_has[3];
+
 revprof_fn rp_coll_part(revprof_fn fn, int is_root) {
-  revprof_fn part = REVPROF_FN_COUNT;
-  if (fn == REVPROF_FN_BCAST)
-    part = is_root ? REVPROF_FN_BCAST_ROOT : REVPROF_FN_BCAST_LATE;
-  else if (fn == REVPROF_FN_REDUCE && !is_root)
-    part = REVPROF_FN_REDUCE_LATE;
-  return part != REVPROF_FN_COUNT && rp_g.model &&
-                 revprof_model_has(rp_g.model, part)
-             ? part
-             : REVPROF_FN_COUNT;
+  static const revprof_fn parts[3] = {REVPROF_FN_BCAST_ROOT,
+                                      REVPROF_FN_BCAST_LATE,
+                                      REVPROF_FN_REDUCE_LATE};
+  int k = fn == REVPROF_FN_BCAST                ? (is_root ? 0 : 1)
+          : fn == REVPROF_FN_REDUCE && !is_root ? 2
+                                                : -1;
+  if (k < 0 || rp_g.model == NULL)
+    return REVPROF_FN_COUNT;
+  if (part_model != rp_g.model) {
+    for (int i = 0; i < 3; i++)
+      part_has[i] = (unsigned char)revprof_model_has(rp_g.model, parts[i]);
+    part_model = rp_g.model;
+  }
+  return part_has[k] ? parts[k] : REVPROF_FN_COUNT;
 }
 
 /* The exchange a rooted collective needs, on the shadow: the root's clocks
@@ -103,10 +112,10 @@ void rp_coll_post_rooted(rp_comm *c, revprof_fn fn, double d, int root,
 
 void rp_coll_finish(rp_coll_ex *x) {
   double cost[RP_NB];
-  rp_cost(x->fn, x->p, x->v[RP_NB], cost);
+  rp_cost_fast(x->fn, x->p, x->v[RP_NB], cost);
   if (x->part != REVPROF_FN_COUNT) {
     double part[RP_NB];
-    rp_cost(x->part, x->p, x->v[RP_NB], part);
+    rp_cost_fast(x->part, x->p, x->v[RP_NB], part);
     rp_t.cur_wait += rp_clock_rooted(&rp_g.clk, x->has_arr ? x->arr : NULL,
                                      cost, part);
   } else
@@ -299,4 +308,5 @@ void rp_coll_startup(void) {
   rp_req_kind_register(RP_REQ_IDUP, &idup_ops);
   rp_req_kind_register(RP_REQ_PSEND, &part_ops);
   rp_req_kind_register(RP_REQ_PRECV, &part_ops);
+  part_model = NULL; /* a later start-up's model is asked again */
 }

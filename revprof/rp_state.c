@@ -417,7 +417,7 @@ void rp_type_forget(MPI_Datatype t) {
 }
 
 double rp_tsize(const void *type) {
-  return rp_type_info(*(const MPI_Datatype *)type).size;
+  return rp_type_info_fast(*(const MPI_Datatype *)type).size;
 }
 
 /* ------------------------------------------------------------- compute */
