@@ -24,10 +24,17 @@ it with KIND=DIR. Kinds and what they need:
   amg         LLNL/AMG
   npb-cg      NPB 3.4 MPI, CG, Fortran (power-of-two ranks)
   npb-mg      NPB 3.4 MPI, MG, Fortran (power-of-two ranks)
+  npb-lu      NPB 3.4 MPI, LU, Fortran: a pipelined wavefront of small
+              messages (power-of-two ranks)
+  npb-ft      NPB 3.4 MPI, FT, Fortran: 3-D FFTs by MPI_Alltoall
+              (power-of-two ranks)
+  npb-is      NPB 3.4 MPI, IS, C: bucket sort by MPI_Alltoallv
+              (power-of-two ranks)
   comd        ECP-copa/CoMD        (uses src-mpi/)
   miniamr     Mantevo/miniAMR      (uses ref/)
   cloverleaf  UK-MAC/CloverLeaf_ref, Fortran 90 with "USE MPI" (any ranks)
-A folder holding NPB gives npb-cg; write npb-mg=DIR for MG.
+A folder holding NPB gives npb-cg; write npb-mg=DIR (npb-lu=, npb-ft=,
+npb-is=) for the other kernels.
 
 options:
   --build DIR     revprof build folder (default: build-openmpi, or build-mpich
@@ -269,6 +276,18 @@ exe_npb_mg=npb-mg.$(npb_class A)
 build_npb_mg() { npb_build "$1" "$2" mg "$(npb_class A)"; }
 args_npb_mg() { npb_args "$1"; }
 check_npb_mg() { npb_check "$1"; }
+exe_npb_lu=npb-lu.$(npb_class W)
+build_npb_lu() { npb_build "$1" "$2" lu "$(npb_class W)"; }
+args_npb_lu() { npb_args "$1"; }
+check_npb_lu() { npb_check "$1"; }
+exe_npb_ft=npb-ft.$(npb_class A)
+build_npb_ft() { npb_build "$1" "$2" ft "$(npb_class A)"; }
+args_npb_ft() { npb_args "$1"; }
+check_npb_ft() { npb_check "$1"; }
+exe_npb_is=npb-is.$(npb_class A)
+build_npb_is() { npb_build "$1" "$2" is "$(npb_class A)"; }
+args_npb_is() { npb_args "$1"; }
+check_npb_is() { npb_check "$1"; }
 
 # CoMD (src-mpi): C, molecular dynamics, Lennard-Jones. -i -j -k the rank
 # grid. Its own "Simulation Validation": energy conserved (relative drift
@@ -411,7 +430,7 @@ for a in "${apps[@]}"; do
     *) d=$a; k=$(detect "$d") || die "$d: not a known proxy app (see --help; force with KIND=DIR)" ;;
   esac
   [ -d "$d" ] || die "$d: no such folder"
-  case $k in lulesh|hpccg|minife|amg|npb-cg|npb-mg|comd|miniamr|cloverleaf) ;; *) die "unknown kind $k" ;; esac
+  case $k in lulesh|hpccg|minife|amg|npb-cg|npb-mg|npb-lu|npb-ft|npb-is|comd|miniamr|cloverleaf) ;; *) die "unknown kind $k" ;; esac
   kk=${k//-/_}
   d=$(cd "$d" && pwd)
   b=$work/$mpi/$k
