@@ -30,11 +30,14 @@ it with KIND=DIR. Kinds and what they need:
               (power-of-two ranks)
   npb-is      NPB 3.4 MPI, IS, C: bucket sort by MPI_Alltoallv
               (power-of-two ranks)
+  npb-bt      NPB 3.4 MPI, BT, Fortran: multi-partition ADI, Isend/Irecv/
+              Waitall on split communicators (square rank counts: 1, 4, 9)
+  npb-sp      NPB 3.4 MPI, SP, Fortran: the same scheme (square rank counts)
   comd        ECP-copa/CoMD        (uses src-mpi/)
   miniamr     Mantevo/miniAMR      (uses ref/)
   cloverleaf  UK-MAC/CloverLeaf_ref, Fortran 90 with "USE MPI" (any ranks)
 A folder holding NPB gives npb-cg; write npb-mg=DIR (npb-lu=, npb-ft=,
-npb-is=) for the other kernels.
+npb-is=, npb-bt=, npb-sp=) for the other kernels.
 
 options:
   --build DIR     revprof build folder (default: build-openmpi, or build-mpich
@@ -288,6 +291,20 @@ exe_npb_is=npb-is.$(npb_class A)
 build_npb_is() { npb_build "$1" "$2" is "$(npb_class A)"; }
 args_npb_is() { npb_args "$1"; }
 check_npb_is() { npb_check "$1"; }
+npb_square() { # square rank counts (BT, SP)
+  local q=1
+  while [ $((q * q)) -lt "$1" ]; do q=$((q + 1)); done
+  [ $((q * q)) -eq "$1" ] || return 1
+  echo ""
+}
+exe_npb_bt=npb-bt.$(npb_class W)
+build_npb_bt() { npb_build "$1" "$2" bt "$(npb_class W)"; }
+args_npb_bt() { npb_square "$1"; }
+check_npb_bt() { npb_check "$1"; }
+exe_npb_sp=npb-sp.$(npb_class W)
+build_npb_sp() { npb_build "$1" "$2" sp "$(npb_class W)"; }
+args_npb_sp() { npb_square "$1"; }
+check_npb_sp() { npb_check "$1"; }
 
 # CoMD (src-mpi): C, molecular dynamics, Lennard-Jones. -i -j -k the rank
 # grid. Its own "Simulation Validation": energy conserved (relative drift
@@ -430,7 +447,7 @@ for a in "${apps[@]}"; do
     *) d=$a; k=$(detect "$d") || die "$d: not a known proxy app (see --help; force with KIND=DIR)" ;;
   esac
   [ -d "$d" ] || die "$d: no such folder"
-  case $k in lulesh|hpccg|minife|amg|npb-cg|npb-mg|npb-lu|npb-ft|npb-is|comd|miniamr|cloverleaf) ;; *) die "unknown kind $k" ;; esac
+  case $k in lulesh|hpccg|minife|amg|npb-cg|npb-mg|npb-lu|npb-ft|npb-is|npb-bt|npb-sp|comd|miniamr|cloverleaf) ;; *) die "unknown kind $k" ;; esac
   kk=${k//-/_}
   d=$(cd "$d" && pwd)
   b=$work/$mpi/$k
