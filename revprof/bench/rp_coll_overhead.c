@@ -18,7 +18,12 @@
  * on one 48-byte element (data and 4 doubles of clocks), then MPI_SUM on 7
  * doubles (data and a slot of 3 clocks per rank, 2 ranks): the two ways
  * revprof's fold can carry the clocks in a sum of doubles.
- * usage: rp_bench_coll [ROUNDS [CALLS_AT_8B [sweep]]] */
+ * With "count N [OP]" it times nothing: for each collective at 8 bytes
+ * (or OP alone), N calls through loop_native() then N through
+ * loop_wrapped(), for an instruction counter to read per call
+ * (bench/coll-instructions.sh runs it under valgrind's callgrind).
+ * usage: rp_bench_coll [ROUNDS [CALLS_AT_8B [sweep]]]
+ *        rp_bench_coll count N [OP] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +100,9 @@ static void exchange(void) {
 
 /* One call of op on n bytes per rank (n per destination for Alltoall),
  * native (PMPI_) or wrapped (MPI_). */
-static void call(int op, int wrapped, int n, int rank, int size) {
+__attribute__((always_inline)) static inline void call(int op, int wrapped,
+                                                      int n, int rank,
+                                                      int size) {
   MPI_Comm w = MPI_COMM_WORLD;
   int cnt = n / 8; /* doubles */
   if (!wrapped && (op == ALLGATHERX || op == ALLTOALLX))
@@ -199,6 +206,50 @@ static void best_of(int op, int rounds, long budget, int rank, int size,
     }
 }
 
+/* "count N": the loops an instruction counter reads, kept out of line so
+ * that each is a function of its own in the profile */
+__attribute__((noinline)) static void loop_native(int op, long n, int rank,
+                                                  int size) {
+  for (long i = 0; i < n; i++)
+    call(op, 0, 8, rank, size);
+}
+__attribute__((noinline)) static void loop_wrapped(int op, long n, int rank,
+                                                   int size) {
+  for (long i = 0; i < n; i++)
+    call(op, 1, 8, rank, size);
+}
+static int count_mode(long n, const char *only, int rank, int size) {
+  int first = BARRIER, last = ALLTOALL;
+  if (n <= 0) {
+    if (rank == 0)
+      fprintf(stderr, "rp_bench_coll: count N: N must be a positive number\n");
+    return 2;
+  }
+  if (only) {
+    for (first = BARRIER; first <= ALLTOALL; first++)
+      if (strcmp(only, op_name[first]) == 0)
+        break;
+    if (first > ALLTOALL) {
+      if (rank == 0)
+        fprintf(stderr, "rp_bench_coll: count N OP: OP is one of Barrier, "
+                        "Bcast, Allreduce, Reduce, Allgather, Alltoall, not "
+                        "'%s'\n", only);
+      return 2;
+    }
+    last = first;
+  }
+  for (int op = first; op <= last; op++) {
+    PMPI_Barrier(MPI_COMM_WORLD);
+    loop_native(op, n, rank, size);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    loop_wrapped(op, n, rank, size);
+  }
+  if (rank == 0)
+    printf("# %ld calls of each collective at 8 bytes, native then wrapped\n",
+           n);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   static const int sizes[] = {8, 65536};
   int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 30;
@@ -217,6 +268,14 @@ int main(int argc, char **argv) {
   rbuf = calloc(cap, 1);
   if (!sbuf || !rbuf || PMPI_Comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS)
     MPI_Abort(MPI_COMM_WORLD, 1);
+  if (argc > 2 && strcmp(argv[1], "count") == 0) {
+    int rc = count_mode(atol(argv[2]), argc > 3 ? argv[3] : NULL, rank, size);
+    PMPI_Comm_free(&dup);
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return rc;
+  }
   if (rank == 0)
     printf("# librevprof %s; %d ranks; best of %d alternating rounds\n"
            "%-10s %8s %12s %12s %8s\n",
