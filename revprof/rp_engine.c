@@ -410,7 +410,8 @@ static void oversub_check(void) {
   char host[256] = "", text[400];
   if (gethostname(host, sizeof host - 1) != 0)
     host[0] = '\0';
-  if (rp_oversub_text(text, sizeof text, rp_g.node_size, cores, host))
+  if (rp_oversub_text(text, sizeof text, rp_g.node_size, cores, host,
+                      rp_g.cfg.mode != RP_MODE_PREDICT))
     rp_report_flag("oversubscribed", "%s", text);
 }
 

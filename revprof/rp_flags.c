@@ -191,17 +191,21 @@ int rp_leak_line(char *out, size_t cap, const char *line, long ours) {
 }
 
 int rp_oversub_text(char *out, size_t cap, int ranks, int cores,
-                    const char *host) {
+                    const char *host, int measured) {
   if (cap > 0)
     out[0] = '\0';
   if (cores < 1 || ranks <= cores)
     return 0;
   if (cap > 0)
-    snprintf(out, cap,
-             "%d ranks on %s share %d core%s: the prediction is for a core "
-             "per rank; a native run on this host time-shares them and takes "
-             "longer (far longer with an MPI that polls while it waits)",
-             ranks, host && host[0] ? host : "this host", cores,
-             cores == 1 ? "" : "s");
+    snprintf(out, cap, "%d ranks on %s share %d core%s: %s", ranks,
+             host && host[0] ? host : "this host", cores,
+             cores == 1 ? "" : "s",
+             measured ? "the times measured here include the ranks' waits "
+                        "for a core (longer still with an MPI that polls "
+                        "while it waits); with a core per rank they would be "
+                        "shorter"
+                      : "the prediction is for a core per rank; a native "
+                        "run on this host time-shares them and takes longer "
+                        "(far longer with an MPI that polls while it waits)");
   return 1;
 }

@@ -67,9 +67,12 @@ const char *rp_mpi_family(const char *version);
 
 /* The "oversubscribed" flag's text, when ranks processes of the job share
  * cores CPUs of host (the union of their affinity masks): 1 and out filled
- * when ranks > cores >= 1, else 0 and out empty. Cut to cap - 1 bytes. */
+ * when ranks > cores >= 1, else 0 and out empty. Cut to cap - 1 bytes.
+ * measured: what it means for a mode that reports host times (compensate
+ * and sample mode: the ranks' waits for a core are in them), not for a
+ * prediction (0: a core per rank, measured in CPU time). */
 int rp_oversub_text(char *out, size_t cap, int ranks, int cores,
-                    const char *host);
+                    const char *host, int measured);
 
 /* The report's host line: "HOST | MPI" from the host name and the first
  * line of the host's MPI version text, its blanks (tabs, runs of spaces)

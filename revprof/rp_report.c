@@ -340,7 +340,9 @@ static void flags_text(sink *s, const flag_set *fs) {
   }
   fmt_int(b, fs->n);
   puts_(s, b);
-  puts_(s, " (this prediction is degraded or partly guessed)\n");
+  puts_(s, rp_g.cfg.mode == RP_MODE_PREDICT
+               ? " (this prediction is degraded or partly guessed)\n"
+               : " (these measurements are degraded or partly guessed)\n");
   for (int i = 0; i < fs->n; i++) {
     puts_(s, "  ");
     puts_(s, fs->row[i].key);

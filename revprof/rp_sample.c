@@ -556,10 +556,11 @@ static void csv_flags(FILE *f, const char *flags) {
 }
 
 /* dir/name opened for writing with its comment line (what), the report's
- * flags and the header: columns, then the histogram's b00..b33; NULL (said)
+ * flags, a warning line (warn, unless NULL or empty) and the header: columns, then the histogram's b00..b33; NULL (said)
  * when it cannot be. path gets its name. */
 static FILE *csv_open(const char *name, const char *what, const char *flags,
-                      const char *columns, char *path, size_t len) {
+                      const char *warn, const char *columns, char *path,
+                      size_t len) {
   snprintf(path, len, "%s/%s", rp_g.cfg.outdir, name);
   FILE *f = fopen(path, "w");
   if (f == NULL) {
@@ -568,6 +569,8 @@ static FILE *csv_open(const char *name, const char *what, const char *flags,
   }
   fprintf(f, "# revprof sample mode: %s\n", what);
   csv_flags(f, flags);
+  if (warn && *warn)
+    fprintf(f, "# warning: %s\n", warn);
   fputs(columns, f);
   for (int k = 0; k < RP_LHIST_N; k++)
     fprintf(f, ",b%02d", k);
@@ -776,8 +779,34 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
   const char *dir = rp_g.cfg.outdir;
   char spec[128];
   rp_sample_format(&rp_g.cfg.sample, spec, sizeof spec);
+  double seen = 0, sampled = 0, received = 0, drift = 0, off = 0;
+  double drift_shift_max = 0;
+  for (int r = 0; r < rp_g.size; r++) {
+    const double *q = per_rank + Q_LEN * r;
+    seen += q[Q_SEEN];
+    sampled += q[Q_SAMPLED];
+    received += q[Q_RECEIVED];
+    if (fabs(q[Q_OFF1] - q[Q_OFF0]) > fabs(drift))
+      drift = q[Q_OFF1] - q[Q_OFF0];
+    if (fabs(q[Q_OFF0]) > fabs(off))
+      off = q[Q_OFF0];
+    if (q[Q_SHIFT] > drift_shift_max)
+      drift_shift_max = q[Q_SHIFT];
+  }
+  /* nothing sampled: why, in the first lines of sample.txt and in
+     latency.csv (a program of collectives alone sends no message this mode
+     stamps) */
+  char warn[320] = "";
+  if (sampled == 0 && seen == 0)
+    snprintf(warn, sizeof warn, "no point-to-point message was sent: sample "
+             "mode stamps point-to-point messages only (collectives, "
+             "one-sided and I/O calls are not sampled); latency.csv is "
+             "empty");
+  else if (sampled == 0)
+    snprintf(warn, sizeof warn, "no message was sampled (REVPROF_SAMPLE=%s, "
+             "%.0f messages): latency.csv is empty", spec, seen);
   FILE *f = csv_open("latency.csv", "one-way message latencies by class, "
-                     "all ranks (seconds)", flags,
+                     "all ranks (seconds)", flags, warn,
                      "src,dst,send_site,recv_site,size_class,bytes_lo,"
                      "bytes_hi,bytes_mean,count,mean_s,min_s,max_s,sd_s",
                      path, sizeof path);
@@ -799,20 +828,6 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
   write_plot(rows, nrows, plot, sizeof plot);
 
   /* the summary */
-  double seen = 0, sampled = 0, received = 0, drift = 0, off = 0;
-  double drift_shift_max = 0;
-  for (int r = 0; r < rp_g.size; r++) {
-    const double *q = per_rank + Q_LEN * r;
-    seen += q[Q_SEEN];
-    sampled += q[Q_SAMPLED];
-    received += q[Q_RECEIVED];
-    if (fabs(q[Q_OFF1] - q[Q_OFF0]) > fabs(drift))
-      drift = q[Q_OFF1] - q[Q_OFF0];
-    if (fabs(q[Q_OFF0]) > fabs(off))
-      off = q[Q_OFF0];
-    if (q[Q_SHIFT] > drift_shift_max)
-      drift_shift_max = q[Q_SHIFT];
-  }
   snprintf(path, sizeof path, "%s/sample.txt", dir);
   if ((f = fopen(path, "w")) == NULL) {
     rp_warn("sample mode: cannot write %s: %s", path, strerror(errno));
@@ -821,9 +836,8 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
   fprintf(f, "==== revprof: sampled message latencies (FINAL) ====\n");
   if (flags)
     fputs(flags, f);
-  if (sampled == 0)
-    fprintf(f, "warning:   no message was sampled (REVPROF_SAMPLE=%s, %.0f "
-               "messages): latency.csv is empty\n", spec, seen);
+  if (warn[0])
+    fprintf(f, "warning:   %s\n", warn);
   if (received != sampled)
     fprintf(f, "warning:   %.0f messages sampled, %.0f received with their "
                "stamp (the rest were cancelled, not received, or received "
@@ -896,7 +910,7 @@ static void write_calls(const double *rows, const int *counts,
   FILE *f = csv_open("calls.csv", "the sender's time in the send calls "
                      "that stamped a sampled message (seconds), per rank; "
                      "costed_as: the model row predict mode charges", flags,
-                     "call,costed_as,rank,size_class,bytes_lo,bytes_hi,"
+                     NULL, "call,costed_as,rank,size_class,bytes_lo,bytes_hi,"
                      "bytes_mean,count,mean_s,min_s,max_s,sd_s",
                      path, sizeof path);
   if (f == NULL)

@@ -118,10 +118,11 @@ revprof_test(revprof_wildcard_stress_script wildcard-stress
 # late by a known sleep, latencies corrected for a drifting clock
 # (REVPROF_TEST_DRIFT), aliasing of a counter with a periodic program and
 # what jitter changes, partitioned messages (MPI 4) sampled like the
-# others, the runtime switch (linked build), a bad REVPROF_SAMPLE refused,
-# and the semantics suite in sample mode
+# others, a program of collectives alone (nothing to stamp, said), the
+# runtime switch (linked build), a bad REVPROF_SAMPLE refused, and the
+# semantics suite in sample mode
 foreach(v count-all count-random count-counter delay burst drift bad
-          partitioned)
+          partitioned coll)
   revprof_test(revprof_sample_${v}_np3 sample
                $<TARGET_FILE:rp_sample_native> 3 ${v})
 endforeach()

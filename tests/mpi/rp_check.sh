@@ -456,6 +456,27 @@ sample)
       [ "$got" = $((n * 3 / 4)) ] || { cat $st; fail "revprof_sample_set: $got of $n sampled, expected $((n * 3 / 4))" ; } ;;
     esac
     echo "sample $v: $got of $n messages sampled" ;;
+  coll)
+    # collectives alone: nothing stamped, and sample.txt's first lines and
+    # latency.csv say why, not only that nothing was sampled
+    export REVPROF_SAMPLE=all
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" coll || { cat out err; fail "run failed"; }
+    cat out
+    grep -q "^sample coll: $np ranks, [0-9]* calls, 0 bad$" out || { cat out err; fail "the program's data"; }
+    grep -q "^messages: *0 sent, 0 sampled" $st || { cat $st; fail "messages seen in a program of collectives"; }
+    head -n 4 $st | grep -q "^warning: *no point-to-point message was sent: sample mode stamps point-to-point messages only" \
+      || { cat $st; fail "sample.txt's first lines do not say why nothing was sampled"; }
+    grep -q "^# warning: no point-to-point message was sent" $lc || { cat $lc; fail "latency.csv does not say why it is empty"; }
+    [ "$(grep -vc '^#' $lc)" = 1 ] || { cat $lc; fail "latency.csv has rows"; }
+    # more ranks than cores (a 2-core host): the flags speak of the times
+    # measured, not of a prediction
+    if grep -q "^  oversubscribed:" $st; then
+      grep -q "^flags: *[0-9]* (these measurements are degraded" $st \
+        || { cat $st; fail "sample mode's flags line speaks of a prediction"; }
+      grep -q "^  oversubscribed: .*: the times measured here include the ranks' waits for a core" $st \
+        || { cat $st; fail "sample mode's oversubscribed flag speaks of a prediction"; }
+    fi
+    echo "sample coll: nothing to stamp, said in sample.txt and latency.csv" ;;
   partitioned)
     # MPI 4 partitioned messages are seen and sampled like the others: at
     # "all" every one, each with its latency, in the size class of all

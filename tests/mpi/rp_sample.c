@@ -24,7 +24,10 @@
  * place of every burst (aliasing with the program's period), one with
  * jitter several places. (The timer's version of this pathology is a unit
  * test with a synthetic clock, tests/unit/test_sample_rule.c: a real
- * sleep's overshoot would make it a test of the host's scheduler.) */
+ * sleep's overshoot would make it a test of the host's scheduler.)
+ * [coll]: collectives alone (ROUNDS of MPI_Bcast and MPI_Allreduce), no
+ * point-to-point message: sample mode has nothing to stamp and must say
+ * why; prints "sample coll: P ranks, N calls, B bad". */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -198,9 +201,21 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("sample burst: %d bursts of %d messages every %d ms\n", BURSTS,
              BURST, BURST_MS);
+  } else if (strcmp(what, "coll") == 0) {
+    for (int i = 0; i < ROUNDS; i++) {
+      int v = rank == 0 ? i : -1, sum;
+      MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      bad += v != i || sum != i * p;
+    }
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("sample coll: %d ranks, %d calls, %d bad\n", p, 2 * ROUNDS,
+             all);
   } else {
     if (rank == 0)
-      fprintf(stderr, "rp_sample: count, set, partitioned, delay or burst\n");
+      fprintf(stderr, "rp_sample: count, set, partitioned, delay, burst or "
+                      "coll\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Finalize();

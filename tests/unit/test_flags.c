@@ -176,21 +176,27 @@ static void test_flags_keys_limited(void **state) {
 
 /* The host line: the MPI's first line with its blanks made single spaces,
  * and a note only when the model's MPI family is another, known one. */
-/* more ranks on a host than cores they may use: flagged, with the counts;
- * never for as many ranks as cores, nor for an unknown core count */
+/* more ranks on a host than cores they may use: flagged, with the counts
+ * and what it means for a prediction or for measured times; never for as
+ * many ranks as cores, nor for an unknown core count */
 static void test_flags_oversub_text(void **state) {
   (void)state;
   char b[400], small[12];
-  assert_int_equal(rp_oversub_text(b, sizeof b, 8, 2, "vm"), 1);
+  assert_int_equal(rp_oversub_text(b, sizeof b, 8, 2, "vm", 0), 1);
   assert_non_null(strstr(b, "8 ranks on vm share 2 cores"));
-  assert_int_equal(rp_oversub_text(b, sizeof b, 3, 1, NULL), 1);
+  assert_int_equal(rp_oversub_text(b, sizeof b, 3, 1, NULL, 0), 1);
   assert_non_null(strstr(b, "3 ranks on this host share 1 core:"));
-  assert_int_equal(rp_oversub_text(b, sizeof b, 2, 2, "vm"), 0);
+  assert_non_null(strstr(b, "the prediction is for a core per rank"));
+  assert_int_equal(rp_oversub_text(b, sizeof b, 3, 2, "vm", 1), 1);
+  assert_non_null(strstr(b, "3 ranks on vm share 2 cores: the times measured "
+                            "here include the ranks' waits for a core"));
+  assert_null(strstr(b, "prediction"));
+  assert_int_equal(rp_oversub_text(b, sizeof b, 2, 2, "vm", 0), 0);
   assert_string_equal(b, "");
-  assert_int_equal(rp_oversub_text(b, sizeof b, 1, 16, "vm"), 0);
-  assert_int_equal(rp_oversub_text(b, sizeof b, 4, 0, "vm"), 0);
-  assert_int_equal(rp_oversub_text(b, sizeof b, 4, -1, "vm"), 0);
-  assert_int_equal(rp_oversub_text(small, sizeof small, 8, 2, "vm"), 1);
+  assert_int_equal(rp_oversub_text(b, sizeof b, 1, 16, "vm", 0), 0);
+  assert_int_equal(rp_oversub_text(b, sizeof b, 4, 0, "vm", 0), 0);
+  assert_int_equal(rp_oversub_text(b, sizeof b, 4, -1, "vm", 0), 0);
+  assert_int_equal(rp_oversub_text(small, sizeof small, 8, 2, "vm", 0), 1);
   assert_int_equal(strlen(small), sizeof small - 1);
 }
 
