@@ -271,40 +271,28 @@ npb_check() {
   z=$(sed -n 's/.*Zeta is *\([^ ]*\).*/\1/p; s/.*L2 Norm is *\([^ ]*\).*/\1/p' "$1" | tail -n 1)
   echo "ok ${z:-SUCCESSFUL}"
 }
-exe_npb_cg=npb-cg.$(npb_class A)
-build_npb_cg() { npb_build "$1" "$2" cg "$(npb_class A)"; }
-args_npb_cg() { npb_args "$1"; }
-check_npb_cg() { npb_check "$1"; }
-exe_npb_mg=npb-mg.$(npb_class A)
-build_npb_mg() { npb_build "$1" "$2" mg "$(npb_class A)"; }
-args_npb_mg() { npb_args "$1"; }
-check_npb_mg() { npb_check "$1"; }
-exe_npb_lu=npb-lu.$(npb_class W)
-build_npb_lu() { npb_build "$1" "$2" lu "$(npb_class W)"; }
-args_npb_lu() { npb_args "$1"; }
-check_npb_lu() { npb_check "$1"; }
-exe_npb_ft=npb-ft.$(npb_class A)
-build_npb_ft() { npb_build "$1" "$2" ft "$(npb_class A)"; }
-args_npb_ft() { npb_args "$1"; }
-check_npb_ft() { npb_check "$1"; }
-exe_npb_is=npb-is.$(npb_class A)
-build_npb_is() { npb_build "$1" "$2" is "$(npb_class A)"; }
-args_npb_is() { npb_args "$1"; }
-check_npb_is() { npb_check "$1"; }
 npb_square() { # square rank counts (BT, SP)
   local q=1
   while [ $((q * q)) -lt "$1" ]; do q=$((q + 1)); done
   [ $((q * q)) -eq "$1" ] || return 1
   echo ""
 }
-exe_npb_bt=npb-bt.$(npb_class W)
-build_npb_bt() { npb_build "$1" "$2" bt "$(npb_class W)"; }
-args_npb_bt() { npb_square "$1"; }
-check_npb_bt() { npb_check "$1"; }
-exe_npb_sp=npb-sp.$(npb_class W)
-build_npb_sp() { npb_build "$1" "$2" sp "$(npb_class W)"; }
-args_npb_sp() { npb_square "$1"; }
-check_npb_sp() { npb_check "$1"; }
+# npb_kind KERNEL CLASS RANKS: kind npb-KERNEL (exe_, build_, args_ and
+# check_npb_KERNEL), built at CLASS (S with --size tiny), its rank counts
+# told by the function RANKS
+npb_kind() {
+  eval "exe_npb_$1=npb-$1.\$(npb_class $2)
+build_npb_$1() { npb_build \"\$1\" \"\$2\" $1 \"\$(npb_class $2)\"; }
+args_npb_$1() { $3 \"\$1\"; }
+check_npb_$1() { npb_check \"\$1\"; }"
+}
+npb_kind cg A npb_args
+npb_kind mg A npb_args
+npb_kind lu W npb_args
+npb_kind ft A npb_args
+npb_kind is A npb_args
+npb_kind bt W npb_square
+npb_kind sp W npb_square
 
 # CoMD (src-mpi): C, molecular dynamics, Lennard-Jones. -i -j -k the rank
 # grid. Its own "Simulation Validation": energy conserved (relative drift
