@@ -27,9 +27,7 @@ set -u
 case ${1:-} in -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 . "$(dirname "$0")/common.sh"
 bench_mpi_tools
-for t in valgrind callgrind_annotate; do
-  command -v $t >/dev/null || { echo "coll-instructions: $t not found (apt-get install valgrind)" >&2; exit 1; }
-done
+bench_need_callgrind coll-instructions
 exe=$build/revprof/rp_bench_coll
 [ -x "$exe" ] || { echo "coll-instructions: $exe not built (cmake --build $build)" >&2; exit 1; }
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-collins-XXXXXX")

@@ -24,6 +24,14 @@ bench_mpi_tools() {
   fi
 }
 
+# valgrind and callgrind_annotate, or an exit naming the package (the
+# instruction-count benches; $1: the script's name for the message).
+bench_need_callgrind() {
+  for t in valgrind callgrind_annotate; do
+    command -v $t >/dev/null || { echo "$1: $t not found (apt-get install valgrind)" >&2; exit 1; }
+  done
+}
+
 # SimGrid: the cluster of characterize/smpi/cluster.xml with $2 hosts (and
 # the backbone's bandwidth BB_BW, default 10Gbps as there) and its host
 # file in folder $1; then smpi NP PROGRAM ARGS... runs on it.

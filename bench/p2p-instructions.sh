@@ -19,9 +19,7 @@ set -u
 case ${1:-} in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 . "$(dirname "$0")/common.sh"
 bench_mpi_tools
-for t in valgrind callgrind_annotate; do
-  command -v $t >/dev/null || { echo "p2p-instructions: $t not found (apt-get install valgrind)" >&2; exit 1; }
-done
+bench_need_callgrind p2p-instructions
 lib=$build/revprof/librevprof.so
 exe=$build/examples/pingpong
 for f in "$lib" "$exe"; do
