@@ -556,8 +556,9 @@ static void csv_flags(FILE *f, const char *flags) {
 }
 
 /* dir/name opened for writing with its comment line (what), the report's
- * flags, a warning line (warn, unless NULL or empty) and the header: columns, then the histogram's b00..b33; NULL (said)
- * when it cannot be. path gets its name. */
+ * flags, a warning line (warn, unless NULL or empty) and the header:
+ * columns, then the histogram's b00..b33; NULL (said) when it cannot be.
+ * path gets its name. */
 static FILE *csv_open(const char *name, const char *what, const char *flags,
                       const char *warn, const char *columns, char *path,
                       size_t len) {
