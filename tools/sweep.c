@@ -189,26 +189,43 @@ static int common_option(const char *cmd, int argc, char **argv, int *i,
   return 0;
 }
 
+/* REVPROF_MODE names a mode that measures the program for real
+ * (compensate, sample) or runs it without revprof (off): a machine model
+ * is optional there (compensate's overheads and sample mode's model rows
+ * are calibrated or left out without one). */
+static int model_optional(void) {
+  const char *m = getenv("REVPROF_MODE");
+  return m && (strcmp(m, "compensate") == 0 || strcmp(m, "sample") == 0 ||
+               strcmp(m, "off") == 0);
+}
+
 /* Checks the model and the library and exports the settings: 0, or a
- * REVPROF_E* code (reported). */
+ * REVPROF_E* code (reported). sweep predicts, so it always needs a model;
+ * run only in predict mode. */
 static int common_setup(const char *cmd, const common *c, char *lib,
                         size_t liblen) {
   char err[1024];
   const char *model = c->model ? c->model : getenv("REVPROF_MODEL");
-  if (!model || !*model) {
+  int optional = strcmp(cmd, "run") == 0 && model_optional();
+  if ((!model || !*model) && !optional) {
     fprintf(stderr, "revprof %s: no machine model: give --model FILE.lua "
                     "(e.g. from 'revprof characterize') or set "
-                    "REVPROF_MODEL\n", cmd);
+                    "REVPROF_MODEL%s\n", cmd,
+            strcmp(cmd, "run") == 0
+                ? " (REVPROF_MODE=compensate or sample runs without one)"
+                : "");
     return REVPROF_EINVAL;
   }
-  revprof_model *m = NULL;
-  int rc = revprof_model_load(model, &m, err, sizeof err);
-  if (rc != 0) {
-    char who[32];
-    snprintf(who, sizeof who, "revprof %s", cmd);
-    return rp_perror(who, rc, err);
+  if (model && *model) {
+    revprof_model *m = NULL;
+    int rc = revprof_model_load(model, &m, err, sizeof err);
+    if (rc != 0) {
+      char who[32];
+      snprintf(who, sizeof who, "revprof %s", cmd);
+      return rp_perror(who, rc, err);
+    }
+    revprof_model_free(m);
   }
-  revprof_model_free(m);
   if (rp_find_revprof_lib(lib, liblen) != 0) {
     fprintf(stderr, "revprof %s: cannot find librevprof.so (build the "
                     "revprof library, or set REVPROF_LIB to its path)\n",
@@ -216,7 +233,8 @@ static int common_setup(const char *cmd, const common *c, char *lib,
     return REVPROF_EMISSING;
   }
   char abs[4096];
-  setenv("REVPROF_MODEL", realpath(model, abs) ? abs : model, 1);
+  if (model && *model)
+    setenv("REVPROF_MODEL", realpath(model, abs) ? abs : model, 1);
   if (c->trace)
     setenv("REVPROF_TRACE", c->trace, 1);
   if (c->compute)
@@ -233,7 +251,9 @@ static int common_setup(const char *cmd, const common *c, char *lib,
 }
 
 static const char common_help[] =
-    "  --model FILE.lua   machine model to predict for (or REVPROF_MODEL)\n"
+    "  --model FILE.lua   machine model to predict for (or REVPROF_MODEL;\n"
+    "                     run needs none with REVPROF_MODE=compensate or\n"
+    "                     sample)\n"
     "  --trace FORMATS    traces: otf2,chrome,text (REVPROF_TRACE)\n"
     "  --compute MODE     auto (default), zero, annotate or measure\n"
     "                     (REVPROF_COMPUTE)\n"

@@ -263,6 +263,9 @@ target_link_libraries(rp_other_prog PRIVATE rp_other_mpi_named)
 rp_target_defaults(rp_other_prog)
 revprof_test(revprof_run_bad_program run-bad $<TARGET_FILE:revprof>
              $<TARGET_FILE:rp_other_prog>)
+# revprof run without a model: predict refused, compensate and sample run
+revprof_test(revprof_run_no_model run-nomodel $<TARGET_FILE:revprof>
+             $<TARGET_FILE:rp_sample_native>)
 # collectives on an inter-communicator: right data, costed locally, flagged
 add_executable(rp_intercomm rp_intercomm.c)
 target_link_libraries(rp_intercomm PRIVATE MPI::MPI_C)

@@ -19,7 +19,7 @@
 #   rp_check.sh sample EXE NP VARIANT         sample mode (rp_sample.c;
 #                                             VARIANT count-all count-random
 #                                             count-counter delay burst bad
-#                                             set)
+#                                             set partitioned drift coll)
 #   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
 #   rp_check.sh io-exact EXE NP               MPI-IO rules, exactly; then
 #                                             with no I/O rows: not predicted
@@ -37,6 +37,7 @@
 #   rp_check.sh intercomm EXE NP             inter-communicator collectives
 #   rp_check.sh run-bad TOOL                 run/sweep on a missing program,
 #                                             run on one that starts no MPI
+#   rp_check.sh run-nomodel TOOL EXE         revprof run without a model
 #   rp_check.sh trace-kill TOOL EXE NP       traces of a rank's SIGKILL
 #   rp_check.sh fortran-exact EXE NP [preload]  Fortran ping-pong exact
 #   rp_check.sh fortran-compare EXE NP        mpif.h program, same output
@@ -1027,6 +1028,28 @@ run-bad)
   REVPROF_MODE=off $tool run --model "$RP_MODEL" -np 2 -o "$RP_WORK/out-off" -- true > out 2> err \
     || { cat out err; fail "REVPROF_MODE=off run true: failed"; }
   echo "run-bad: missing, non-executable and other-MPI programs refused by name; a run that started no MPI said"
+  ;;
+run-nomodel)
+  # revprof run without a model: refused in predict mode, with a line that
+  # says which modes need none; compensate and sample mode run and write
+  # their reports; sweep always needs one
+  tool=$1 exe=$2
+  env -u REVPROF_MODEL REVPROF_MODE=predict $tool run -np 2 -o "$RP_WORK/out-p" -- "$exe" > out 2> err
+  st=$?
+  [ $st -ne 0 ] || { cat out err; fail "predict without a model: exit status 0"; }
+  grep -q "^revprof run: no machine model: give --model FILE.lua .* (REVPROF_MODE=compensate or sample runs without one)" err \
+    || { cat err; fail "predict without a model: no line saying what to do"; }
+  test -e "$RP_WORK/out-p/report.txt" && fail "predict without a model: a report written"
+  for m in compensate:compensate.txt sample:sample.txt; do
+    mode=${m%%:*} file=${m#*:}
+    env -u REVPROF_MODEL REVPROF_MODE=$mode $tool run -np 2 -o "$RP_WORK/out-$mode" -- "$exe" > out 2> err \
+      || { cat out err; fail "$mode without a model: failed"; }
+    test -s "$RP_WORK/out-$mode/$file" || { cat err; fail "$mode without a model: no $file"; }
+  done
+  env -u REVPROF_MODEL REVPROF_MODE=compensate $tool sweep --np 1,2 -o "$RP_WORK/out-s" -- "$exe" > out 2> err
+  [ $? -ne 0 ] || fail "sweep without a model: exit status 0"
+  grep -q "^revprof sweep: no machine model" err || { cat err; fail "sweep without a model: not said"; }
+  echo "run-nomodel: predict refused, compensate and sample run without a model"
   ;;
 trace-kill)
   # a traced run whose last rank is killed by SIGKILL after 2 s: its
