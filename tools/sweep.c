@@ -212,7 +212,8 @@ static int common_setup(const char *cmd, const common *c, char *lib,
                     "(e.g. from 'revprof characterize') or set "
                     "REVPROF_MODEL%s\n", cmd,
             strcmp(cmd, "run") == 0
-                ? " (REVPROF_MODE=compensate or sample runs without one)"
+                ? " (compensate and sample mode run without one: --mode "
+                  "or REVPROF_MODE)"
                 : "");
     return REVPROF_EINVAL;
   }
@@ -290,6 +291,9 @@ static void run_usage(FILE *f) {
           "\n"
           "options:\n"
           "  -np N, -n N        ranks\n"
+          "  --mode M           predict (default), compensate, sample or off\n"
+          "                     (REVPROF_MODE; compensate and sample need no "
+          "model)\n"
           "  --timeline PIC     draw the timeline of the run to PIC\n"
           "  --max-overhead P%%  keep revprof's own cost under P %% of one "
           "CPU per rank\n"
@@ -458,6 +462,15 @@ int rp_cmd_run(int argc, char **argv) {
                 argv[i]);
         return 2;
       }
+    } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < end) {
+      const char *m = argv[++i];
+      if (strcmp(m, "predict") != 0 && strcmp(m, "compensate") != 0 &&
+          strcmp(m, "sample") != 0 && strcmp(m, "off") != 0) {
+        fprintf(stderr, "revprof run: --mode needs predict, compensate, "
+                        "sample or off, not '%s'\n", m);
+        return 2;
+      }
+      setenv("REVPROF_MODE", m, 1);
     } else if (strcmp(argv[i], "--timeline") == 0 && i + 1 < end)
       timeline = argv[++i];
     else if (strcmp(argv[i], "--max-overhead") == 0 && i + 1 < end) {

@@ -1037,7 +1037,7 @@ run-nomodel)
   env -u REVPROF_MODEL REVPROF_MODE=predict $tool run -np 2 -o "$RP_WORK/out-p" -- "$exe" > out 2> err
   st=$?
   [ $st -ne 0 ] || { cat out err; fail "predict without a model: exit status 0"; }
-  grep -q "^revprof run: no machine model: give --model FILE.lua .* (REVPROF_MODE=compensate or sample runs without one)" err \
+  grep -q "^revprof run: no machine model: give --model FILE.lua .* (compensate and sample mode run without one: --mode or REVPROF_MODE)" err \
     || { cat err; fail "predict without a model: no line saying what to do"; }
   test -e "$RP_WORK/out-p/report.txt" && fail "predict without a model: a report written"
   for m in compensate:compensate.txt sample:sample.txt; do
@@ -1045,11 +1045,19 @@ run-nomodel)
     env -u REVPROF_MODEL REVPROF_MODE=$mode $tool run -np 2 -o "$RP_WORK/out-$mode" -- "$exe" > out 2> err \
       || { cat out err; fail "$mode without a model: failed"; }
     test -s "$RP_WORK/out-$mode/$file" || { cat err; fail "$mode without a model: no $file"; }
+    # the same by run's --mode, over REVPROF_MODE=predict
+    env -u REVPROF_MODEL REVPROF_MODE=predict $tool run --mode $mode -np 2 -o "$RP_WORK/out-m$mode" -- "$exe" > out 2> err \
+      || { cat out err; fail "--mode $mode without a model: failed"; }
+    test -s "$RP_WORK/out-m$mode/$file" || { cat err; fail "--mode $mode: no $file"; }
   done
+  $tool run --mode fast -np 2 -o "$RP_WORK/out-bad" -- "$exe" > out 2> err
+  [ $? -eq 2 ] || { cat out err; fail "--mode fast: exit status not 2"; }
+  grep -qxF "revprof run: --mode needs predict, compensate, sample or off, not 'fast'" err \
+    || { cat err; fail "--mode fast: no line naming it"; }
   env -u REVPROF_MODEL REVPROF_MODE=compensate $tool sweep --np 1,2 -o "$RP_WORK/out-s" -- "$exe" > out 2> err
   [ $? -ne 0 ] || fail "sweep without a model: exit status 0"
   grep -q "^revprof sweep: no machine model" err || { cat err; fail "sweep without a model: not said"; }
-  echo "run-nomodel: predict refused, compensate and sample run without a model"
+  echo "run-nomodel: predict refused, compensate and sample run without a model (REVPROF_MODE or --mode); a bad --mode refused"
   ;;
 trace-kill)
   # a traced run whose last rank is killed by SIGKILL after 2 s: its
