@@ -898,8 +898,8 @@ static void write_outputs(double *rows, int nrows, const site_name *names,
   if (!rp_g.cfg.quiet) /* stderr, as the predict report: stdout is the
                           program's */
     fprintf(stderr, "revprof: %.0f of %.0f messages sampled; latencies in "
-            "%s/latency.csv, summary in %s/sample.txt\n", sampled, seen,
-            dir, dir);
+            "%s/latency.csv, summary in %s/sample.txt%s%s\n", sampled, seen,
+            dir, dir, warn[0] ? "\nrevprof: warning: " : "", warn);
 }
 
 /* calls.csv: per rank, the sender's time in the send calls that stamped a

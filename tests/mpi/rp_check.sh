@@ -468,6 +468,7 @@ sample)
     head -n 4 $st | grep -q "^warning: *no point-to-point message was sent: sample mode stamps point-to-point messages only" \
       || { cat $st; fail "sample.txt's first lines do not say why nothing was sampled"; }
     grep -q "^# warning: no point-to-point message was sent" $lc || { cat $lc; fail "latency.csv does not say why it is empty"; }
+    grep -q "^revprof: warning: no point-to-point message was sent" err || { cat err; fail "the run's last lines do not say why nothing was sampled"; }
     [ "$(grep -vc '^#' $lc)" = 1 ] || { cat $lc; fail "latency.csv has rows"; }
     # more ranks than cores (a 2-core host): the flags speak of the times
     # measured, not of a prediction
