@@ -61,25 +61,18 @@ int rp_coll_root_dir(revprof_fn fn) {
   }
 }
 
-/* whether the model has each part row: asked once per model */
-static const revprof_model *part_model;
+/* The part rows, and whether the run's model has each: asked at start-up
+ * (rp_coll_startup), when the model is settled */
+static const revprof_fn parts[3] = {REVPROF_FN_BCAST_ROOT,
+                                    REVPROF_FN_BCAST_LATE,
+                                    REVPROF_FN_REDUCE_LATE};
 static unsigned char part_has[3];
 
 revprof_fn rp_coll_part(revprof_fn fn, int is_root) {
-  static const revprof_fn parts[3] = {REVPROF_FN_BCAST_ROOT,
-                                      REVPROF_FN_BCAST_LATE,
-                                      REVPROF_FN_REDUCE_LATE};
   int k = fn == REVPROF_FN_BCAST                ? (is_root ? 0 : 1)
           : fn == REVPROF_FN_REDUCE && !is_root ? 2
                                                 : -1;
-  if (k < 0 || rp_g.model == NULL)
-    return REVPROF_FN_COUNT;
-  if (part_model != rp_g.model) {
-    for (int i = 0; i < 3; i++)
-      part_has[i] = (unsigned char)revprof_model_has(rp_g.model, parts[i]);
-    part_model = rp_g.model;
-  }
-  return part_has[k] ? parts[k] : REVPROF_FN_COUNT;
+  return k >= 0 && part_has[k] ? parts[k] : REVPROF_FN_COUNT;
 }
 
 /* The exchange a rooted collective needs, on the shadow: the root's clocks
@@ -308,5 +301,7 @@ void rp_coll_startup(void) {
   rp_req_kind_register(RP_REQ_IDUP, &idup_ops);
   rp_req_kind_register(RP_REQ_PSEND, &part_ops);
   rp_req_kind_register(RP_REQ_PRECV, &part_ops);
-  part_model = NULL; /* a later start-up's model is asked again */
+  for (int i = 0; i < 3; i++) /* no model: no part rows */
+    part_has[i] =
+        rp_g.model && revprof_model_has(rp_g.model, parts[i]) ? 1 : 0;
 }
