@@ -189,15 +189,20 @@ static int common_option(const char *cmd, int argc, char **argv, int *i,
   return 0;
 }
 
-/* REVPROF_MODE names a mode that measures the program for real
- * (compensate, sample) or runs it without revprof (off): a machine model
- * is optional there (compensate's overheads and sample mode's model rows
- * are calibrated or left out without one). */
-static int model_optional(void) {
-  const char *m = getenv("REVPROF_MODE");
-  return m && (strcmp(m, "compensate") == 0 || strcmp(m, "sample") == 0 ||
-               strcmp(m, "off") == 0);
+/* REVPROF_MODE's values (rp_config.c reads them in the library): index of
+ * v, -1 when it is none. Every mode after the first measures the program
+ * for real (compensate, sample) or runs it without revprof (off): a
+ * machine model is optional there (compensate's overheads and sample
+ * mode's model rows are calibrated or left out without one). */
+static int run_mode(const char *v) {
+  static const char *const modes[] = {"predict", "compensate", "sample",
+                                      "off"};
+  for (int k = 0; v && k < (int)(sizeof modes / sizeof modes[0]); k++)
+    if (strcmp(v, modes[k]) == 0)
+      return k;
+  return -1;
 }
+static int model_optional(void) { return run_mode(getenv("REVPROF_MODE")) > 0; }
 
 /* Checks the model and the library and exports the settings: 0, or a
  * REVPROF_E* code (reported). sweep predicts, so it always needs a model;
@@ -464,8 +469,7 @@ int rp_cmd_run(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < end) {
       const char *m = argv[++i];
-      if (strcmp(m, "predict") != 0 && strcmp(m, "compensate") != 0 &&
-          strcmp(m, "sample") != 0 && strcmp(m, "off") != 0) {
+      if (run_mode(m) < 0) {
         fprintf(stderr, "revprof run: --mode needs predict, compensate, "
                         "sample or off, not '%s'\n", m);
         return 2;
