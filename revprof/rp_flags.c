@@ -190,6 +190,49 @@ int rp_leak_line(char *out, size_t cap, const char *line, long ours) {
   return 1;
 }
 
+double rp_schedstat_wait(const char *line) {
+  unsigned long long run, wait;
+  if (line == NULL || sscanf(line, "%llu %llu", &run, &wait) != 2)
+    return -1.0;
+  return (double)wait * 1e-9;
+}
+
+double rp_stat_steal(const char *line, double ticks_per_s) {
+  unsigned long long v[8] = {0};
+  if (line == NULL || strncmp(line, "cpu ", 4) != 0 || !(ticks_per_s > 0.0))
+    return -1.0;
+  int n = sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+                 &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+  if (n < 4)
+    return -1.0;
+  return n == 8 ? (double)v[7] / ticks_per_s : 0.0;
+}
+
+int rp_busy_text(char *out, size_t cap, double wait, double steal,
+                 double wall, int measured) {
+  if (cap > 0)
+    out[0] = '\0';
+  if (!(wall > 0.0))
+    return 0;
+  double w = wait / wall, s = steal / wall;
+  int by_wait = w >= RP_BUSY_SHARE, by_steal = s >= RP_BUSY_SHARE;
+  if (!by_wait && !by_steal)
+    return 0;
+  char a[160] = "", b[160] = "";
+  if (by_wait)
+    snprintf(a, sizeof a, "ranks waited for a core held by another process "
+             "up to %.0f %% of the run", 100.0 * w);
+  if (by_steal)
+    snprintf(b, sizeof b, "the hypervisor gave up to %.0f %% of the host's "
+             "CPU time to other machines", 100.0 * s);
+  if (cap > 0)
+    snprintf(out, cap, "%s%s%s: %s", a, by_wait && by_steal ? "; " : "", b,
+             measured ? "the times measured here include those waits"
+                      : "the prediction is for cores of their own; a native "
+                        "run at that time was slower");
+  return 1;
+}
+
 int rp_oversub_text(char *out, size_t cap, int ranks, int cores,
                     const char *host, int measured) {
   if (cap > 0)

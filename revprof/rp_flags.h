@@ -74,6 +74,31 @@ const char *rp_mpi_family(const char *version);
 int rp_oversub_text(char *out, size_t cap, int ranks, int cores,
                     const char *host, int measured);
 
+/* The host's load over a run, from Linux's /proc (parsed here, read in
+ * rp_engine.c). rp_schedstat_wait: the second field of a
+ * /proc/thread-self/schedstat line, the nanoseconds the thread was runnable
+ * but waited for a core, in seconds; -1 when line is not of that form.
+ * rp_stat_steal: from /proc/stat's "cpu " line, the ticks (of ticks_per_s)
+ * that the hypervisor gave to other machines, in seconds summed over the
+ * host's CPUs; 0 when the kernel has no steal field, -1 when line is not a
+ * "cpu " line. */
+double rp_schedstat_wait(const char *line);
+double rp_stat_steal(const char *line, double ticks_per_s);
+
+/* A rank's share of a run spent waiting for a core held by another process
+ * (or given by the hypervisor to another machine) from which the run gets
+ * the "host-busy" flag: 5 %; a quiet 2-core VM shows at most 0.5 %. */
+#define RP_BUSY_SHARE 0.05
+
+/* The "host-busy" flag's text over a run of wall seconds: wait, the
+ * seconds the rank waited for a core (the most over the job's ranks), and
+ * steal, the seconds per CPU that the hypervisor took (the most over the
+ * job's hosts). 1 and out filled when either is at least RP_BUSY_SHARE of
+ * wall, else 0 and out empty. Cut to cap - 1 bytes. measured as in
+ * rp_oversub_text. */
+int rp_busy_text(char *out, size_t cap, double wait, double steal,
+                 double wall, int measured);
+
 /* The report's host line: "HOST | MPI" from the host name and the first
  * line of the host's MPI version text, its blanks (tabs, runs of spaces)
  * made one space. When the model was characterized with another MPI family

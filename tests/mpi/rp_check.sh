@@ -62,6 +62,8 @@
 #   rp_check.sh extrapolated EXE NP           uses outside a model's measured
 #                                             range are counted in the report
 #   rp_check.sh oversub NATIVE_EXE            more ranks than cores: flagged
+#   rp_check.sh host-busy NATIVE_EXE          a busy process beside the rank:
+#                                             flagged
 #   rp_check.sh wildcard-stress BENCH BUILD  bench/wildcard-stress.sh runs
 #   rp_check.sh monitor WHAT ...              online monitoring (issue 12):
 #                                             semantics NATIVE RP, rounds
@@ -1690,6 +1692,36 @@ oversub)
     grep -q "oversubscribed" revprof-out/report.txt && fail "oversubscribed flag with $cores ranks on $cores cores"
   fi
   echo "oversub: flagged at $np ranks on $cores cores, not at $cores ranks"
+  ;;
+host-busy)
+  # a process that never sleeps on the rank's core: the rank waits for it
+  # half the run, flagged "host-busy" in the header of report.txt (a
+  # prediction) and compensate.txt (measurements) and in report.csv
+  exe=$1
+  command -v taskset > /dev/null || { echo "host-busy: no taskset here"; exit 77; }
+  cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+  case $cpu in ''|*[!0-9]*) echo "host-busy: no CPU list from taskset"; exit 77 ;; esac
+  # (timeout: gone even if this script is killed)
+  timeout 200 taskset -c "$cpu" sh -c 'while :; do :; done' &
+  hog=$!
+  for mode in predict:report.txt compensate:compensate.txt; do
+    m=${mode%%:*} file=revprof-out/${mode#*:}
+    rm -rf revprof-out
+    REVPROF_MODE=$m REVPROF_MODEL=$RP_MODEL run 1 taskset -c "$cpu" env LD_PRELOAD="$RP_LIB" "$exe" burn \
+      || { kill $hog; cat out err; fail "$m: the run failed"; }
+    sed '/^$/q' "$file"
+    case $m in
+      predict) want="the prediction is for cores of their own"
+        csv=revprof-out/report.csv line='^flags,all,\([^,]*;\)*host-busy[;,]' ;;
+      *) want="the times measured here include those waits"
+        csv=revprof-out/compensate.csv line='^all,"(flag) host-busy: ' ;;
+    esac
+    sed '/^$/q' "$file" | grep -q "^  host-busy: ranks waited for a core held by another process up to [0-9]* % of the run: $want" \
+      || { kill $hog; fail "$m: no host-busy flag with a busy process on CPU $cpu"; }
+    grep -q "$line" $csv || { kill $hog; cat $csv; fail "$m: $csv lacks the host-busy flag"; }
+  done
+  kill $hog
+  echo "host-busy: flagged in predict and compensate mode beside a busy process"
   ;;
 *) fail "unknown command" ;;
 esac

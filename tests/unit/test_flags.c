@@ -1,6 +1,7 @@
 /* Unit tests of the report flags (revprof/rp_flags.c): a rank's store (key
  * cleaning, replacement, one-line texts, limits), its serialization, and
  * the merge over ranks that report.txt / report.csv show. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,6 +180,46 @@ static void test_flags_keys_limited(void **state) {
 /* more ranks on a host than cores they may use: flagged, with the counts
  * and what it means for a prediction or for measured times; never for as
  * many ranks as cores, nor for an unknown core count */
+/* the host's load over a run: /proc's lines parsed, the flag at 5 % of the
+   run waited for a core or stolen by the hypervisor, not below */
+static void test_flags_busy(void **state) {
+  (void)state;
+  char b[400], small[10];
+  assert_true(fabs(rp_schedstat_wait("2167133 63710000 2\n") - 0.06371) <
+              1e-12);
+  assert_true(rp_schedstat_wait("garbage") < 0.0);
+  assert_true(rp_schedstat_wait("12") < 0.0);
+  assert_true(rp_schedstat_wait(NULL) < 0.0);
+  assert_true(fabs(rp_stat_steal("cpu  7025378 30080 1522977 6166992 6444 0 "
+                                 "13548 250 0 0\n", 100.0) - 2.5) < 1e-12);
+  /* an old kernel without the steal field: none */
+  assert_true(rp_stat_steal("cpu  1 2 3 4 5 6 7\n", 100.0) == 0.0);
+  assert_true(rp_stat_steal("cpu0 1 2 3 4 5 6 7 8\n", 100.0) < 0.0);
+  assert_true(rp_stat_steal("cpu  1 2\n", 100.0) < 0.0);
+  assert_true(rp_stat_steal("cpu  1 2 3 4 5 6 7 8\n", 0.0) < 0.0);
+
+  assert_int_equal(rp_busy_text(b, sizeof b, 0.26, 0.0, 1.0, 0), 1);
+  assert_non_null(strstr(b, "ranks waited for a core held by another process "
+                            "up to 26 % of the run: the prediction is for "
+                            "cores of their own"));
+  assert_null(strstr(b, "hypervisor"));
+  assert_int_equal(rp_busy_text(b, sizeof b, 0.0, 0.5, 4.0, 1), 1);
+  assert_non_null(strstr(b, "the hypervisor gave up to 12 % of the host's "
+                            "CPU time to other machines: the times measured "
+                            "here include those waits"));
+  assert_null(strstr(b, "prediction"));
+  assert_int_equal(rp_busy_text(b, sizeof b, 0.1, 0.1, 1.0, 0), 1);
+  assert_non_null(strstr(b, "10 % of the run; the hypervisor gave up to 10 %"));
+  /* the threshold, and a quiet run (0.5 %) */
+  assert_int_equal(rp_busy_text(b, sizeof b, 0.05, 0.0, 1.0, 0), 1);
+  assert_int_equal(rp_busy_text(b, sizeof b, 0.049, 0.049, 1.0, 0), 0);
+  assert_string_equal(b, "");
+  assert_int_equal(rp_busy_text(b, sizeof b, 0.005, 0.0, 1.0, 1), 0);
+  assert_int_equal(rp_busy_text(b, sizeof b, 1.0, 1.0, 0.0, 0), 0);
+  assert_int_equal(rp_busy_text(small, sizeof small, 1.0, 0.0, 2.0, 0), 1);
+  assert_int_equal(strlen(small), sizeof small - 1);
+}
+
 static void test_flags_oversub_text(void **state) {
   (void)state;
   char b[400], small[12];
@@ -286,6 +327,7 @@ int main(void) {
       cmocka_unit_test(test_flags_keys_limited),
       cmocka_unit_test(test_flags_host_line),
       cmocka_unit_test(test_flags_oversub_text),
+      cmocka_unit_test(test_flags_busy),
       cmocka_unit_test(test_flags_leak_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
