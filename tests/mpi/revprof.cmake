@@ -167,7 +167,7 @@ endforeach()
 # more ranks on the host than cores: the report says so
 revprof_test(revprof_oversubscribed oversub $<TARGET_FILE:rp_early_native>)
 # another process on the rank's core: the report says so
-revprof_test(revprof_host_busy host-busy $<TARGET_FILE:rp_early_native>)
+revprof_test(revprof_host_busy host-busy $<TARGET_FILE:rp_compute_native>)
 foreach(fault missing-model broken-model bad-field lacking-function broken-lua
         bad-mode bad-bound bad-profile)
   revprof_test(revprof_fault_${fault} fault ${fault} ${rp_nat} 2)

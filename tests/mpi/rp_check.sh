@@ -1696,7 +1696,10 @@ oversub)
 host-busy)
   # a process that never sleeps on the rank's core: the rank waits for it
   # half the run, flagged "host-busy" in the header of report.txt (a
-  # prediction) and compensate.txt (measurements) and in report.csv
+  # prediction) and compensate.txt (measurements) and in report.csv and
+  # compensate.csv. One rank (two on one core are "oversubscribed"): EXE
+  # is rp_compute's, which sends no message to itself (MPICH's blocking
+  # send to its own rank waits for the receive)
   exe=$1
   command -v taskset > /dev/null || { echo "host-busy: no taskset here"; exit 77; }
   cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
