@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -421,19 +422,21 @@ static void oversub_check(void) {
 /* The "host-busy" flag over the run: the calibration at MPI_Init
  * (rp_measure_startup) sees 5 ms of it, while another job that starts
  * later slows the rest. Linux counts, per thread, the time it was runnable
- * but waited for a core (/proc/thread-self/schedstat), and the hypervisor's
+ * but waited for a core (/proc/self/task/TID/schedstat), and the hypervisor's
  * steal per host (/proc/stat): read at MPI_Init and at MPI_Finalize, without
  * a cost per call. A busy-looping process beside a 2-rank run on a 2-core
  * VM: 24-26 % waited; quiet: at most 0.5 %. Not read where the ranks of the
  * job alone oversubscribe the cores (that flag says it). */
 static struct {
   int ok;
+  long tid; /* the thread that initialized MPI: its counters at the end */
   double wait, steal, wall;
 } busy0;
 
 static int host_load(double *wait, double *steal) {
   char line[512];
-  FILE *f = fopen("/proc/thread-self/schedstat", "r");
+  snprintf(line, sizeof line, "/proc/self/task/%ld/schedstat", busy0.tid);
+  FILE *f = fopen(line, "r");
   *wait = -1.0;
   if (f) {
     if (fgets(line, sizeof line, f))
@@ -455,6 +458,7 @@ static int host_load(double *wait, double *steal) {
 }
 
 static void busy_startup(void) {
+  busy0.tid = (long)syscall(SYS_gettid);
   busy0.ok = rp_g.cfg.mode != RP_MODE_OFF &&
              host_load(&busy0.wait, &busy0.steal);
   busy0.wall = rp_host_seconds();

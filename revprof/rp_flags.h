@@ -76,7 +76,7 @@ int rp_oversub_text(char *out, size_t cap, int ranks, int cores,
 
 /* The host's load over a run, from Linux's /proc (parsed here, read in
  * rp_engine.c). rp_schedstat_wait: the second field of a
- * /proc/thread-self/schedstat line, the nanoseconds the thread was runnable
+ * /proc/self/task/TID/schedstat line, the nanoseconds the thread was runnable
  * but waited for a core, in seconds; -1 when line is not of that form.
  * rp_stat_steal: from /proc/stat's "cpu " line, the ticks (of ticks_per_s)
  * that the hypervisor gave to other machines, in seconds summed over the
