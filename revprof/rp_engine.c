@@ -471,9 +471,9 @@ static void busy_check(void) {
   /* shares of this rank's run, so that every rank's text is the same */
   double mine[2] = {0.0, 0.0}, most[2] = {0.0, 0.0}, w, s;
   double wall = rp_host_seconds() - busy0.wall;
-  if (busy0.ok && !oversubscribed && wall > 0.0 && host_load(&w, &s)) {
-    mine[0] = (w - busy0.wait) / wall;
-    mine[1] = (s - busy0.steal) / wall;
+  if (busy0.ok && !oversubscribed && host_load(&w, &s)) {
+    mine[0] = rp_busy_share(w - busy0.wait, wall);
+    mine[1] = rp_busy_share(s - busy0.steal, wall);
   }
   if (PMPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, rp_world_shadow()) !=
       MPI_SUCCESS)

@@ -208,6 +208,10 @@ double rp_stat_steal(const char *line, double ticks_per_s) {
   return n == 8 ? (double)v[7] / ticks_per_s : 0.0;
 }
 
+double rp_busy_share(double seconds, double wall) {
+  return seconds >= RP_BUSY_MIN_S && wall > 0.0 ? seconds / wall : 0.0;
+}
+
 int rp_busy_text(char *out, size_t cap, double wait, double steal,
                  double wall, int measured) {
   if (cap > 0)

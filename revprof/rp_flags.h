@@ -87,8 +87,16 @@ double rp_stat_steal(const char *line, double ticks_per_s);
 
 /* A rank's share of a run spent waiting for a core held by another process
  * (or given by the hypervisor to another machine) from which the run gets
- * the "host-busy" flag: 5 %; a quiet 2-core VM shows at most 0.5 %. */
+ * the "host-busy" flag: 5 %; a quiet 2-core VM shows at most 0.5 %. And
+ * the least such time that counts: 10 ms, a few of the scheduler's time
+ * slices (a run of a few milliseconds waits a slice of the launcher's now
+ * and then: 7 % of a Fortran ping-pong's run on the quiet VM). */
 #define RP_BUSY_SHARE 0.05
+#define RP_BUSY_MIN_S 0.01
+
+/* The share of wall seconds that seconds of waiting make, 0 when they are
+ * under RP_BUSY_MIN_S (or wall is not positive). */
+double rp_busy_share(double seconds, double wall);
 
 /* The "host-busy" flag's text over a run of wall seconds: wait, the
  * seconds the rank waited for a core (the most over the job's ranks), and

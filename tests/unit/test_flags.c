@@ -198,6 +198,13 @@ static void test_flags_busy(void **state) {
   assert_true(rp_stat_steal("cpu  1 2\n", 100.0) < 0.0);
   assert_true(rp_stat_steal("cpu  1 2 3 4 5 6 7 8\n", 0.0) < 0.0);
 
+  /* a share only from 10 ms of waiting on */
+  assert_true(fabs(rp_busy_share(0.5, 2.0) - 0.25) < 1e-12);
+  assert_true(fabs(rp_busy_share(0.01, 0.02) - 0.5) < 1e-12);
+  assert_true(rp_busy_share(0.0099, 0.02) == 0.0);
+  assert_true(rp_busy_share(0.5, 0.0) == 0.0);
+  assert_true(rp_busy_share(-1.0, 2.0) == 0.0);
+
   assert_int_equal(rp_busy_text(b, sizeof b, 0.26, 0.0, 1.0, 0), 1);
   assert_non_null(strstr(b, "ranks waited for a core held by another process "
                             "up to 26 % of the run: the prediction is for "
