@@ -233,7 +233,7 @@ int rp_busy_text(char *out, size_t cap, double wait, double steal,
     snprintf(out, cap, "%s%s%s: %s", a, by_wait && by_steal ? "; " : "", b,
              measured ? "the times measured here include those waits"
                       : "the prediction is for cores of their own; a native "
-                        "run at that time was slower");
+                        "run then would have been slower");
   return 1;
 }
 
