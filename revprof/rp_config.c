@@ -190,15 +190,7 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
     err[0] = '\0';
 
   if ((v = get("REVPROF_MODE", ud)) && *v) {
-    if (strcmp(v, "predict") == 0)
-      c->mode = RP_MODE_PREDICT;
-    else if (strcmp(v, "off") == 0)
-      c->mode = RP_MODE_OFF;
-    else if (strcmp(v, "compensate") == 0)
-      c->mode = RP_MODE_COMPENSATE;
-    else if (strcmp(v, "sample") == 0)
-      c->mode = RP_MODE_SAMPLE;
-    else {
+    if (rp_mode_parse(v, &c->mode) != 0) {
       snprintf(err, errlen,
                "REVPROF_MODE=\"%s\": unknown mode (this revprof knows "
                "'predict', 'compensate', 'sample' and 'off'%s)",

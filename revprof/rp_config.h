@@ -4,6 +4,7 @@
 #define RP_CONFIG_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "rp_clock.h"
 #include "rp_icost_rule.h"
@@ -174,6 +175,19 @@ const char *rp_config_outdir(rp_getenv_fn get, void *ud,
 int rp_env_unknown(const char *entry, char *hint, size_t len);
 
 const char *rp_mode_name(rp_mode m);
+/* The mode that a REVPROF_MODE value (or revprof run's --mode) names: 0
+ * and *m set, or -1 for a name this revprof does not know. Inline: the
+ * revprof tool checks --mode by it without librevprof's settings code. */
+static inline int rp_mode_parse(const char *v, rp_mode *m) {
+  static const char *const names[] = {"predict", "off", "compensate",
+                                      "sample"}; /* by rp_mode's value */
+  for (int k = 0; v && k < (int)(sizeof names / sizeof names[0]); k++)
+    if (strcmp(v, names[k]) == 0) {
+      *m = (rp_mode)k;
+      return 0;
+    }
+  return -1;
+}
 const char *rp_compute_name(rp_compute_mode m);
 /* REVPROF_CONTENTION's name of an RP_CONTENTION_* value ("?" otherwise) */
 const char *rp_contention_name(int c);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "rp_config.h" /* rp_mode_parse */
 #include "rp_icost_rule.h"
 #include <unistd.h>
 
@@ -189,20 +190,16 @@ static int common_option(const char *cmd, int argc, char **argv, int *i,
   return 0;
 }
 
-/* REVPROF_MODE's values (rp_config.c reads them in the library): index of
- * v, -1 when it is none. Every mode after the first measures the program
- * for real (compensate, sample) or runs it without revprof (off): a
- * machine model is optional there (compensate's overheads and sample
- * mode's model rows are calibrated or left out without one). */
-static int run_mode(const char *v) {
-  static const char *const modes[] = {"predict", "compensate", "sample",
-                                      "off"};
-  for (int k = 0; v && k < (int)(sizeof modes / sizeof modes[0]); k++)
-    if (strcmp(v, modes[k]) == 0)
-      return k;
-  return -1;
+/* REVPROF_MODE's values are librevprof's own (rp_mode_parse). Every mode
+ * but predict measures the program for real (compensate, sample) or runs
+ * it without revprof (off): a machine model is optional there
+ * (compensate's overheads and sample mode's model rows are calibrated or
+ * left out without one). */
+static int model_optional(void) {
+  rp_mode m;
+  return rp_mode_parse(getenv("REVPROF_MODE"), &m) == 0 &&
+         m != RP_MODE_PREDICT;
 }
-static int model_optional(void) { return run_mode(getenv("REVPROF_MODE")) > 0; }
 
 /* Checks the model and the library and exports the settings: 0, or a
  * REVPROF_E* code (reported). sweep predicts, so it always needs a model;
@@ -469,7 +466,8 @@ int rp_cmd_run(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < end) {
       const char *m = argv[++i];
-      if (run_mode(m) < 0) {
+      rp_mode mode;
+      if (rp_mode_parse(m, &mode) != 0) {
         fprintf(stderr, "revprof run: --mode needs predict, compensate, "
                         "sample or off, not '%s'\n", m);
         return 2;

@@ -202,6 +202,25 @@ static void test_revprof_config_off_needs_no_model(void **state) {
   assert_int_equal(c.mode, RP_MODE_OFF);
 }
 
+/* The mode names, as REVPROF_MODE and revprof run's --mode read them:
+   each one's mode, and its name back; others refused, *m untouched */
+static void test_revprof_config_mode_names(void **state) {
+  (void)state;
+  const rp_mode all[] = {RP_MODE_PREDICT, RP_MODE_OFF, RP_MODE_COMPENSATE,
+                         RP_MODE_SAMPLE};
+  for (int i = 0; i < 4; i++) {
+    rp_mode m = (rp_mode)-1;
+    assert_int_equal(rp_mode_parse(rp_mode_name(all[i]), &m), 0);
+    assert_int_equal(m, all[i]);
+  }
+  rp_mode m = RP_MODE_SAMPLE;
+  assert_int_equal(rp_mode_parse("measure", &m), -1);
+  assert_int_equal(rp_mode_parse("Predict", &m), -1);
+  assert_int_equal(rp_mode_parse("", &m), -1);
+  assert_int_equal(rp_mode_parse(NULL, &m), -1);
+  assert_int_equal(m, RP_MODE_SAMPLE);
+}
+
 /* REVPROF_CONTENTION's three values (world: every_variable) */
 static void test_revprof_config_contention(void **state) {
   (void)state;
@@ -386,6 +405,7 @@ int main(void) {
       cmocka_unit_test(test_revprof_config_compute_auto),
       cmocka_unit_test(test_revprof_config_compute_spread),
       cmocka_unit_test(test_revprof_config_off_needs_no_model),
+      cmocka_unit_test(test_revprof_config_mode_names),
       cmocka_unit_test(test_revprof_config_contention),
       cmocka_unit_test(test_revprof_config_compensate_settings),
       cmocka_unit_test(test_revprof_config_step_bounds_default_to_step),
