@@ -424,8 +424,9 @@ static void oversub_check(void) {
  * later slows the rest. Linux counts, per thread, the time it was runnable
  * but waited for a core (/proc/self/task/TID/schedstat), and the hypervisor's
  * steal per host (/proc/stat): read at MPI_Init and at MPI_Finalize, without
- * a cost per call. A busy-looping process beside a 2-rank run on a 2-core
- * VM: 24-26 % waited; quiet: at most 0.5 %. Not read where the ranks of the
+ * a cost per call. HPCCG at 2 ranks on the 2-core VM beside two busy
+ * loops: 51 % waited (bench/proxy-apps.sh, docs/revprof.md's Flags); the
+ * same runs alone: no flag. Not read where the ranks of the
  * job alone oversubscribe the cores (that flag says it). */
 static struct {
   int ok;

@@ -87,7 +87,8 @@ double rp_stat_steal(const char *line, double ticks_per_s);
 
 /* A rank's share of a run spent waiting for a core held by another process
  * (or given by the hypervisor to another machine) from which the run gets
- * the "host-busy" flag: 5 %; a quiet 2-core VM shows at most 0.5 %. And
+ * the "host-busy" flag: 5 % (proxy apps alone on the 2-core VM: no flag;
+ * beside two busy loops: 51 %). And
  * the least such time that counts: 10 ms, a few of the scheduler's time
  * slices (a run of a few milliseconds waits a slice of the launcher's now
  * and then: 7 % of a Fortran ping-pong's run on the quiet VM). */
