@@ -134,7 +134,7 @@ static const char *const env_known[] = {
     "REVPROF_REGIONS_OFF", "REVPROF_SAMPLE", "REVPROF_SEED",
     "REVPROF_SETUP_OUT", "REVPROF_STEP", "REVPROF_STEP_MAX",
     "REVPROF_STEP_MIN", "REVPROF_TEST_CHAR_ABORT", "REVPROF_TEST_CHAR_DRIFT",
-    "REVPROF_TEST_DRIFT",
+    "REVPROF_TEST_CALIBRATION", "REVPROF_TEST_DRIFT",
     "REVPROF_TEST_NODES", "REVPROF_TEST_STARTUP_DELAY", "REVPROF_TIMER",
     "REVPROF_TRACE",
     "REVPROF_WILDCARD", "REVPROF_WILDCARD_STALL", "REVPROF_WILDCARD_TIMEOUT",
@@ -343,6 +343,14 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
                "REVPROF_TIMER=\"%s\": expected 'auto' or 'monotonic'", v);
       return REVPROF_EINVAL;
     }
+  }
+  if ((v = get("REVPROF_TEST_CALIBRATION", ud)) && *v) {
+    if (strcmp(v, "zero") != 0) {
+      snprintf(err, errlen,
+               "REVPROF_TEST_CALIBRATION=\"%s\": expected 'zero'", v);
+      return REVPROF_EINVAL;
+    }
+    c->test_cal_zero = 1;
   }
   if ((v = get("REVPROF_MODEL", ud)) &&
       (rc = get_path("REVPROF_MODEL", v, c->model, sizeof c->model, err,

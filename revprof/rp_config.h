@@ -50,6 +50,9 @@ typedef struct rp_config {
   int wtime_real;               /* REVPROF_WTIME=real */
   int quiet;                    /* REVPROF_QUIET=1: nothing on stdout or
                                    stderr, the report in its files only */
+  int test_cal_zero;            /* REVPROF_TEST_CALIBRATION=zero (tests):
+                                   the overhead calibrations at MPI_Init
+                                   find revprof's work per MPI call free */
   int timer_monotonic;          /* REVPROF_TIMER=monotonic: measured gaps
                                    by clock_gettime, never the cycle
                                    counter */

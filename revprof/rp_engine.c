@@ -281,6 +281,8 @@ static void calibrate_icost(void) {
         (smp > 0.0 || !need_s))
       break;
   }
+  if (rp_g.cfg.test_cal_zero)
+    call = smp = 0.0;
   if (kinds & 1u << RP_IC_SAMPLE)
     rp_sample_calibrating(-1); /* the samples of calibration forgotten */
   int zero_s = 0, zero_c = 0;

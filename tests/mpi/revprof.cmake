@@ -233,6 +233,7 @@ if(TARGET mcpi_rp) # compensate mode on examples/mcpi.c
   revprof_test(revprof_cost_throttle cost-throttle
                $<TARGET_FILE:mcpi> $<TARGET_FILE:mcpi_rp>)
   revprof_test(revprof_cost_modes cost-modes $<TARGET_FILE:mcpi_rp>)
+  revprof_test(revprof_cost_calibration cost-calibration $<TARGET_FILE:mcpi_rp>)
   revprof_test(revprof_cost_sample cost-sample $<TARGET_FILE:mcpi_rp>)
   revprof_test(revprof_cost_dry dry-cost $<TARGET_FILE:revprof>
                $<TARGET_FILE:mcpi>)

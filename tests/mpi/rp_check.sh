@@ -1374,6 +1374,36 @@ cost-modes)
   done
   echo "cost-modes: counters and calibration in predict, compensate and sample"
   ;;
+cost-calibration)
+  # A calibration at MPI_Init that finds revprof's work per MPI call free
+  # (REVPROF_TEST_CALIBRATION=zero, as a loaded machine can) is flagged,
+  # not taken silently as the cost: compensate's own (REVPROF_OVERHEAD=
+  # calibrate: not the model's rows), which its compensation uses, and the
+  # instrumentation cost's in predict mode; a bad value is refused, named.
+  rp=$1
+  for mode in predict:report.txt compensate:compensate.txt; do
+    m=${mode%%:*} file=revprof-out/${mode#*:}
+    rm -rf revprof-out
+    REVPROF_MODE=$m REVPROF_MODEL=$RP_MODEL REVPROF_OVERHEAD=calibrate REVPROF_TEST_CALIBRATION=zero \
+      run 2 "$rp" --chunks 2 --chunk 100 || { cat err; fail "$m run failed"; }
+    case $m in
+      predict) want="the instrumentation cost's calibration found revprof's work per MPI call no dearer"
+        csv=revprof-out/report.csv line='^flags,all,\([^,]*;\)*cost-calibration[;,]' ;;
+      *) want="compensate's calibration found revprof's MPI wrapper no dearer than PMPI's in 20 rounds"
+        csv=revprof-out/compensate.csv line='^all,"(flag) cost-calibration: ' ;;
+    esac
+    sed '/^$/q' "$file" | grep -q "^  cost-calibration: $want" \
+      || { sed '/^$/q' "$file"; fail "$m: no cost-calibration flag in the header of $file"; }
+    grep -q "$line" $csv || { cat $csv; fail "$m: $csv lacks the cost-calibration flag"; }
+    grep -q "^[01],mpi,[1-9][0-9]*,0.000000e+00," revprof-out/cost.csv || { cat revprof-out/cost.csv; fail "$m: the MPI calls are not counted at 0 s"; }
+  done
+  rm -rf revprof-out
+  # (a bad setting turns revprof off; the program itself still runs)
+  REVPROF_MODE=compensate REVPROF_TEST_CALIBRATION=1 run 2 "$rp" --chunks 2 --chunk 100 || { cat err; fail "the run with a bad setting failed"; }
+  grep -q 'REVPROF_TEST_CALIBRATION="1": expected .zero.; .* the program runs without revprof' err \
+    || { cat err; fail "REVPROF_TEST_CALIBRATION=1 was not refused by name"; }
+  echo "cost-calibration: a free calibration flagged in predict and compensate mode"
+  ;;
 cost-sample)
   # Sample mode under a bound its MPI interception alone exceeds: the
   # sampling is lowered first (all -> random:0.5 -> ...), each step logged,
