@@ -12,13 +12,6 @@
 
 #include "revprof_model.h"
 
-const char *rp_mode_name(rp_mode m) {
-  return m == RP_MODE_PREDICT      ? "predict"
-         : m == RP_MODE_COMPENSATE ? "compensate"
-         : m == RP_MODE_SAMPLE     ? "sample"
-                                   : "off";
-}
-
 const char *rp_compute_name(rp_compute_mode m) {
   switch (m) {
   case RP_COMPUTE_ZERO: return "zero";

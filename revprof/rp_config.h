@@ -177,15 +177,21 @@ const char *rp_config_outdir(rp_getenv_fn get, void *ud,
  * known variable or another prefix than REVPROF_. */
 int rp_env_unknown(const char *entry, char *hint, size_t len);
 
-const char *rp_mode_name(rp_mode m);
+/* The modes' names, by rp_mode's value: REVPROF_MODE's and the reports'. */
+#define RP_MODE_COUNT 4
+_Static_assert(RP_MODE_SAMPLE + 1 == RP_MODE_COUNT, "a name per mode");
+static const char *const rp_mode_names[RP_MODE_COUNT] = {
+    "predict", "off", "compensate", "sample"};
+/* m's name ("off" for a value out of range). */
+static inline const char *rp_mode_name(rp_mode m) {
+  return (unsigned)m < RP_MODE_COUNT ? rp_mode_names[m] : "off";
+}
 /* The mode that a REVPROF_MODE value (or revprof run's --mode) names: 0
  * and *m set, or -1 for a name this revprof does not know. Inline: the
  * revprof tool checks --mode by it without librevprof's settings code. */
 static inline int rp_mode_parse(const char *v, rp_mode *m) {
-  static const char *const names[] = {"predict", "off", "compensate",
-                                      "sample"}; /* by rp_mode's value */
-  for (int k = 0; v && k < (int)(sizeof names / sizeof names[0]); k++)
-    if (strcmp(v, names[k]) == 0) {
+  for (int k = 0; v && k < RP_MODE_COUNT; k++)
+    if (strcmp(v, rp_mode_names[k]) == 0) {
       *m = (rp_mode)k;
       return 0;
     }
