@@ -1329,6 +1329,12 @@ static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
     return;
   if (want_status)
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)un);
+  if (RP_UNLIKELY(rp_g.clockless)) { /* sample mode: no model, no clock; */
+    lat[0] = lat[1] = lat[2] = 0.0;  /* pb's clock slots carry the stamp */
+    rp_t.cur_bytes += un;            /* and the send site (rp_sample.h) */
+    rp_recv_after(r, st, r->pb, lat, un);
+    return;
+  }
   if (sr_send_bytes < 0 && !r->blocking && overlapped(r, st, un))
     return;
   if (sr_send_bytes < 0)
