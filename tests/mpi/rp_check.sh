@@ -79,6 +79,20 @@ run() { # np, then the command; stdout to $RP_WORK/out, stderr to $RP_WORK/err
   # shellcheck disable=SC2086
   $RP_MPIEXEC $RP_MPIFLAGS -n "$np" "$@" > "$RP_WORK/out" 2> "$RP_WORK/err"
 }
+# flag_seen MODE KEY TEXT: the run's report in MODE (predict: report.txt
+# and report.csv; compensate: compensate.txt and compensate.csv) has flag
+# KEY in the text's header, its words starting with TEXT (a grep pattern),
+# and in the CSV; else prints what it has and returns 1.
+flag_seen() {
+  case $1 in
+    predict) txt=revprof-out/report.txt csv=revprof-out/report.csv
+      line="^flags,all,\\([^,]*;\\)*$2[;,]" ;;
+    *) txt=revprof-out/compensate.txt csv=revprof-out/compensate.csv
+      line="^all,\"(flag) $2: " ;;
+  esac
+  sed '/^$/q' "$txt" | grep -q "^  $2: $3" || { sed '/^$/q' "$txt"; return 1; }
+  grep -q "$line" "$csv" || { cat "$csv"; return 1; }
+}
 # An exactness program (np and exe of the case) run again with the model
 # file $1 of $RP_WORK and the argument $2 must print "$3: NP ranks, 0
 # mismatches" (REVPROF_* settings of the variant exported by the caller).
@@ -1381,20 +1395,15 @@ cost-calibration)
   # calibrate: not the model's rows), which its compensation uses, and the
   # instrumentation cost's in predict mode; a bad value is refused, named.
   rp=$1
-  for mode in predict:report.txt compensate:compensate.txt; do
-    m=${mode%%:*} file=revprof-out/${mode#*:}
+  for m in predict compensate; do
     rm -rf revprof-out
     REVPROF_MODE=$m REVPROF_MODEL=$RP_MODEL REVPROF_OVERHEAD=calibrate REVPROF_TEST_CALIBRATION=zero \
       run 2 "$rp" --chunks 2 --chunk 100 || { cat err; fail "$m run failed"; }
     case $m in
-      predict) want="the instrumentation cost's calibration found revprof's work per MPI call no dearer"
-        csv=revprof-out/report.csv line='^flags,all,\([^,]*;\)*cost-calibration[;,]' ;;
-      *) want="compensate's calibration found revprof's MPI wrapper no dearer than PMPI's in 20 rounds"
-        csv=revprof-out/compensate.csv line='^all,"(flag) cost-calibration: ' ;;
+      predict) want="the instrumentation cost's calibration found revprof's work per MPI call no dearer" ;;
+      *) want="compensate's calibration found revprof's MPI wrapper no dearer than PMPI's in 20 rounds" ;;
     esac
-    sed '/^$/q' "$file" | grep -q "^  cost-calibration: $want" \
-      || { sed '/^$/q' "$file"; fail "$m: no cost-calibration flag in the header of $file"; }
-    grep -q "$line" $csv || { cat $csv; fail "$m: $csv lacks the cost-calibration flag"; }
+    flag_seen $m cost-calibration "$want" || fail "$m: no cost-calibration flag in the text's header or the CSV"
     grep -q "^[01],mpi,[1-9][0-9]*,0.000000e+00," revprof-out/cost.csv || { cat revprof-out/cost.csv; fail "$m: the MPI calls are not counted at 0 s"; }
   done
   rm -rf revprof-out
@@ -1737,21 +1746,16 @@ host-busy)
   # (timeout: gone even if this script is killed)
   timeout 200 taskset -c "$cpu" sh -c 'while :; do :; done' &
   hog=$!
-  for mode in predict:report.txt compensate:compensate.txt; do
-    m=${mode%%:*} file=revprof-out/${mode#*:}
+  for m in predict compensate; do
     rm -rf revprof-out
     REVPROF_MODE=$m REVPROF_MODEL=$RP_MODEL run 1 taskset -c "$cpu" env LD_PRELOAD="$RP_LIB" "$exe" burn \
       || { kill $hog; cat out err; fail "$m: the run failed"; }
-    sed '/^$/q' "$file"
     case $m in
-      predict) want="the prediction is for cores of their own"
-        csv=revprof-out/report.csv line='^flags,all,\([^,]*;\)*host-busy[;,]' ;;
-      *) want="the times measured here include those waits"
-        csv=revprof-out/compensate.csv line='^all,"(flag) host-busy: ' ;;
+      predict) want="the prediction is for cores of their own" ;;
+      *) want="the times measured here include those waits" ;;
     esac
-    sed '/^$/q' "$file" | grep -q "^  host-busy: ranks waited for a core held by another process up to [0-9]* % of the run: $want" \
-      || { kill $hog; fail "$m: no host-busy flag with a busy process on CPU $cpu"; }
-    grep -q "$line" $csv || { kill $hog; cat $csv; fail "$m: $csv lacks the host-busy flag"; }
+    flag_seen $m host-busy "ranks waited for a core held by another process up to [0-9]* % of the run: $want" \
+      || { kill $hog; fail "$m: no host-busy flag in the text's header or the CSV with a busy process on CPU $cpu"; }
   done
   kill $hog
   echo "host-busy: flagged in predict and compensate mode beside a busy process"
