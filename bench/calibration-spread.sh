@@ -21,9 +21,8 @@ bench_mpi_tools
 exe=$build/examples/mcpi
 libs=$build/revprof/librevprof.so
 [ -n "${OTHER:-}" ] && libs="$libs ${OTHER}"
-for f in $exe $libs; do
-  [ -e "$f" ] || { echo "calibration-spread: $f not found (cmake --build $build)" >&2; exit 1; }
-done
+# shellcheck disable=SC2086 # libs: one or two paths
+bench_need_built calibration-spread "$exe" $libs
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-calspread-XXXXXX")
 hogs=""
 cleanup() { for h in $hogs; do kill "$h" 2>/dev/null; done; rm -rf "$w"; }

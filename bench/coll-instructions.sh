@@ -29,7 +29,7 @@ case ${1:-} in -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; 
 bench_mpi_tools
 bench_need_callgrind coll-instructions
 exe=$build/revprof/rp_bench_coll
-[ -x "$exe" ] || { echo "coll-instructions: $exe not built (cmake --build $build)" >&2; exit 1; }
+bench_need_built coll-instructions "$exe"
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-collins-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# profiles in $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
 model=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}

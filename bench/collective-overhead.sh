@@ -25,7 +25,7 @@
 set -eu
 . "$(dirname "$0")/common.sh"
 exe=$build/revprof/rp_bench_coll
-[ -x "$exe" ] || { echo "collective-overhead: $exe not built (cmake --build $build)" >&2; exit 1; }
+bench_need_built collective-overhead "$exe"
 export REVPROF_MODEL=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}
 out=$(mktemp -d "${TMPDIR:-/tmp}/rp-coll-XXXXXX")
 trap 'rm -rf "$out"' EXIT

@@ -18,9 +18,7 @@ case ${1:-} in -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; 
 bench_mpi_tools
 exe=$build/bench/rp_bench_comm_limit
 lib=$build/revprof/librevprof.so
-for f in "$exe" "$lib"; do
-  [ -e "$f" ] || { echo "comm-limit: $f not built (cmake --build $build)" >&2; exit 1; }
-done
+bench_need_built comm-limit "$exe" "$lib"
 out=$(mktemp -d "${TMPDIR:-/tmp}/rp-comm-XXXXXX")
 trap 'rm -rf "$out"' EXIT
 n=${N:-5000} r=${R:-2000} np=${NP:-2}

@@ -24,6 +24,16 @@ bench_mpi_tools() {
   fi
 }
 
+# bench_need_built NAME FILE...: an exit naming the first FILE that is not
+# there (NAME: the script's, for the message), else nothing.
+bench_need_built() {
+  _name=$1
+  shift
+  for _f in "$@"; do
+    [ -e "$_f" ] || { echo "$_name: $_f not built (cmake --build $build)" >&2; exit 1; }
+  done
+}
+
 # valgrind and callgrind_annotate, or an exit naming the package (the
 # instruction-count benches; $1: the script's name for the message).
 bench_need_callgrind() {

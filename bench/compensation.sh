@@ -27,9 +27,7 @@ set -eu
 plain=$build/examples/mcpi
 inst=$build/examples/mcpi_rp
 imb=$build/bench/rp_bench_comp_imbalance
-for exe in "$plain" "$inst" "$imb" "${imb}_native"; do
-  [ -x "$exe" ] || { echo "compensation: $exe not built (cmake --build $build)" >&2; exit 1; }
-done
+bench_need_built compensation "$plain" "$inst" "$imb" "${imb}_native"
 NP=${NP:-2}
 RUNS=${RUNS:-5}
 MCPI_ARGS=${MCPI_ARGS:-}

@@ -53,9 +53,7 @@ rp=$build/bench/rp_bench_cost_regions
 mcpi=$build/examples/mcpi
 mcpi_rp=$build/examples/mcpi_rp
 lib=$build/revprof/librevprof.so
-for need in "$nat" "$rp" "$mcpi" "$mcpi_rp" "$lib"; do
-  [ -x "$need" ] || [ -f "$need" ] || { echo "cost-model: $need not built (cmake --build $build)" >&2; exit 1; }
-done
+bench_need_built cost-model "$nat" "$rp" "$mcpi" "$mcpi_rp" "$lib"
 if [ -n "$hpccg_src" ] && [ ! -f "$hpccg_src/HPCCG.cpp" ]; then
   echo "cost-model: $hpccg_src: no HPCCG.cpp there (HPCCG_DIR: HPCCG's source folder)" >&2; exit 1
 fi

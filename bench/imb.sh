@@ -36,7 +36,7 @@ if [ ! -f "$imb/src_cpp/Makefile" ] || [ ! -d "$imb/src_c" ]; then
   exit 2
 fi
 tool=$build/tools/revprof
-[ -x "$tool" ] || { echo "imb: $tool not built (cmake --build $build)" >&2; exit 1; }
+bench_need_built imb "$tool"
 bench_mpi_tools
 np=${NP:-2} runs=${RUNS:-3} msglog=${MSGLOG:-0:16}
 benchmarks=${BENCHMARKS:-PingPong Sendrecv Exchange Allreduce Reduce Reduce_scatter Allgather Allgatherv Gather Gatherv Scatter Scatterv Alltoall Alltoallv Bcast Barrier}

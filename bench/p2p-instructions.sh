@@ -22,9 +22,7 @@ bench_mpi_tools
 bench_need_callgrind p2p-instructions
 lib=$build/revprof/librevprof.so
 exe=$build/examples/pingpong
-for f in "$lib" "$exe"; do
-  [ -e "$f" ] || { echo "p2p-instructions: $f not built (cmake --build $build)" >&2; exit 1; }
-done
+bench_need_built p2p-instructions "$lib" "$exe"
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2pins-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# profiles in $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
 model=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}

@@ -56,9 +56,7 @@ work=${COMPUTE:-0.0005} runs=${RUNS:-5}
 model=${MODEL:-$here/models/machines/debian12-2core-openmpi.lua}
 char=$build/characterize/revprof-characterize
 lib=$build/revprof/librevprof.so
-for need in "$char" "$lib"; do
-  [ -e "$need" ] || { echo "p2p-native: $need not built (cmake --build $build)" >&2; exit 1; }
-done
+bench_need_built p2p-native "$char" "$lib"
 bench_mpi_tools
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2p-native-XXXXXX")

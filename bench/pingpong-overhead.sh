@@ -17,9 +17,7 @@ set -eu
 . "$(dirname "$0")/common.sh"
 overhead=$build/revprof/rp_bench_overhead
 candidates=$build/revprof/rp_bench_piggyback
-for exe in "$overhead" "$candidates"; do
-  [ -x "$exe" ] || { echo "pingpong-overhead: $exe not built (cmake --build $build)" >&2; exit 1; }
-done
+bench_need_built pingpong-overhead "$overhead" "$candidates"
 export REVPROF_MODEL=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}
 export REVPROF_OUTPUT_DIR=${REVPROF_OUTPUT_DIR:-$(mktemp -d)}
 rounds=${ROUNDS:-300}

@@ -40,9 +40,7 @@ set -eu
 hpccg_src=${2:-}
 overhead=$build/revprof/rp_bench_overhead
 lib=$build/revprof/librevprof.so
-for need in "$overhead" "$lib"; do
-  [ -f "$need" ] || { echo "sampling: $need not built (cmake --build $build)" >&2; exit 1; }
-done
+bench_need_built sampling "$overhead" "$lib"
 if [ -n "$hpccg_src" ] && [ ! -f "$hpccg_src/HPCCG.cpp" ]; then
   echo "sampling: $hpccg_src: no HPCCG.cpp there (HPCCG_DIR: HPCCG's source folder)" >&2; exit 1
 fi

@@ -55,7 +55,7 @@ done
 . "$(dirname "$0")/common.sh"
 bench_mpi_tools
 exe=$build/tests/mpi/rp_wildcard_rp
-[ -x "$exe" ] || { echo "wildcard-stress.sh: $exe not built (cmake --build $build)" >&2; exit 1; }
+bench_need_built wildcard-stress.sh "$exe"
 model=$here/tests/mpi/rp_exact_p2p_model.lua
 w=$(cd "$(mktemp -d "${TMPDIR:-/tmp}/rp-wildcard-stress-XXXXXX")" && pwd -P)
 
