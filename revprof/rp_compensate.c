@@ -606,9 +606,10 @@ static double calibrate_pair(int function, int off, double *inner) {
  * least disturbed round, as calibrate_pair takes them (the smallest of
  * per-round differences would take a round whose PMPI loop alone was
  * disturbed, and come out at 0 on a loaded machine). Up to ATTEMPTS times
- * ROUNDS rounds while the wrapper's cost is not above 0; returns 0 when
- * it never was (the caller flags it). */
+ * ROUNDS rounds while either cost is not above 0; returns what stayed at
+ * 0 (RP_CAL_WRAPPER, RP_CAL_PB; the caller flags it), 0 for none. */
 enum { CAL_MPI_ROUNDS = 5, CAL_MPI_ATTEMPTS = 4 };
+enum { RP_CAL_WRAPPER = 1, RP_CAL_PB = 2 };
 static int calibrate_mpi(double *wrapper, double *pb) {
   enum { N = 2000, ROUNDS = CAL_MPI_ROUNDS, ATTEMPTS = CAL_MPI_ATTEMPTS };
   double inj = rp_g.cfg.inject, a = 0, b = 0;
@@ -639,7 +640,7 @@ static int calibrate_mpi(double *wrapper, double *pb) {
       best[v] = fmin(best[v], t[v + 1] - t[v]);
     w = (best[0] - best[1]) / N;
     p = 0.5 * ((best[2] - best[3]) / N - w);
-    if ((r + 1) % ROUNDS == 0 && w > 0.0)
+    if ((r + 1) % ROUNDS == 0 && w > 0.0 && p > 0.0)
       break;
   }
   if (rp_g.cfg.test_cal_zero)
@@ -648,7 +649,7 @@ static int calibrate_mpi(double *wrapper, double *pb) {
   rp_g.cfg.inject = inj;
   *wrapper = w > 0.0 ? w : 0.0;
   *pb = p > 0.0 ? p : 0.0;
-  return w > 0.0;
+  return (w > 0.0 ? 0 : RP_CAL_WRAPPER) | (p > 0.0 ? 0 : RP_CAL_PB);
 }
 
 /* The model's overhead table, taken at configure: compensate costs no MPI
@@ -736,11 +737,15 @@ static int cm_startup(char *err, size_t errlen) {
     cm.src = "model";
   } else {
     cm.o_pair = calibrate_pair(0, 0, &cm.o_inner);
-    if (!calibrate_mpi(&cm.o_mpi, &cm.o_pb))
+    int zero = calibrate_mpi(&cm.o_mpi, &cm.o_pb);
+    if (zero)
       rp_report_flag("cost-calibration", "compensate's calibration found "
-                     "revprof's MPI wrapper no dearer than PMPI's in %d "
-                     "rounds (a loaded machine?): MPI calls compensated "
-                     "and counted at 0 s each",
+                     "revprof's %s no dearer than PMPI's in %d rounds (a "
+                     "loaded machine?): taken as 0 s, so MPI calls are "
+                     "compensated for less than they cost",
+                     zero == RP_CAL_WRAPPER ? "MPI wrapper"
+                     : zero == RP_CAL_PB    ? "piggyback per message"
+                                            : "MPI wrapper and piggyback",
                      CAL_MPI_ROUNDS * CAL_MPI_ATTEMPTS);
     cm.src = "calibrate";
   }
