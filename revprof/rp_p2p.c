@@ -233,15 +233,16 @@ typedef struct rp_stype {
   int refs;
 } rp_stype;
 
-/* Committed struct types {RP_PB_DOUBLES doubles at slot, count x type at
- * buf} over MPI_BOTTOM, by (buf, count, type, slot). Entries whose user
+/* Committed struct types {RP_PB_DOUBLES doubles at slot (sample mode: one
+ * flag, rp_req.sflag), count x type at buf} over MPI_BOTTOM, by (buf,
+ * count, type, slot). Entries whose user
  * type is freed are dropped in the MPI_Type_free wrapper, since handles are
  * reused. */
 static struct {
   const void *buf;
   int count;
   MPI_Datatype type;
-  const double *slot;
+  const void *slot;
   rp_stype *h; /* NULL: slot unused */
 } scache[RP_SCACHE];
 
@@ -266,10 +267,10 @@ static void struct_release(rp_req *r) {
 }
 
 static int make_struct(const void *buf, int count, MPI_Datatype type,
-                       const double *slot, MPI_Datatype *out) {
-  int lens[2] = {RP_PB_DOUBLES, count};
+                       const void *slot, MPI_Datatype *out) {
+  int lens[2] = {rp_g.clockless ? RP_SFLAG_BYTES : RP_PB_DOUBLES, count};
   MPI_Aint disp[2];
-  MPI_Datatype types[2] = {MPI_DOUBLE, type};
+  MPI_Datatype types[2] = {rp_g.clockless ? MPI_BYTE : MPI_DOUBLE, type};
   if (PMPI_Get_address(slot, &disp[0]) != MPI_SUCCESS ||
       PMPI_Get_address(buf, &disp[1]) != MPI_SUCCESS ||
       PMPI_Type_create_struct(2, lens, disp, types, out) != MPI_SUCCESS)
@@ -283,7 +284,7 @@ static int make_struct(const void *buf, int count, MPI_Datatype type,
 
 /* Index of the cache slot for (buf, count, type, slot). */
 static unsigned scache_slot(const void *buf, int count, MPI_Datatype type,
-                            const double *slot) {
+                            const void *slot) {
   uintptr_t h = (uintptr_t)buf * 31u + (uintptr_t)count * 7u +
                 (uintptr_t)slot;
   uint64_t tb = 0;
@@ -292,27 +293,33 @@ static unsigned scache_slot(const void *buf, int count, MPI_Datatype type,
   return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 57) & (RP_SCACHE - 1);
 }
 
-/* Struct type for r (slot r->pb), held by r until struct_release: cached
- * (r takes a reference) unless r is persistent (r owns it). */
+/* Where r's piggyback is on the wire when it goes by a struct type. */
+static void *wire_slot(rp_req *r) {
+  return rp_g.clockless ? (void *)r->sflag : (void *)r->pb;
+}
+
+/* Struct type for r (slot wire_slot(r)), held by r until struct_release:
+ * cached (r takes a reference) unless r is persistent (r owns it). */
 static int struct_for(rp_req *r, const void *buf, int count,
                       MPI_Datatype type) {
+  const void *slot = wire_slot(r);
   struct_release(r);
   if (r->persistent) {
-    if (make_struct(buf, count, type, r->pb, &r->stype) != 0)
+    if (make_struct(buf, count, type, slot, &r->stype) != 0)
       return REVPROF_EMPI;
     r->owns_type = 1;
     return 0;
   }
-  unsigned s = scache_slot(buf, count, type, r->pb);
+  unsigned s = scache_slot(buf, count, type, slot);
   if (scache[s].h && scache[s].buf == buf && scache[s].count == count &&
-      scache[s].type == type && scache[s].slot == r->pb) {
+      scache[s].type == type && scache[s].slot == slot) {
     r->sref = scache[s].h;
     r->sref->refs++;
     r->stype = r->sref->t;
     return 0;
   }
   MPI_Datatype t;
-  if (make_struct(buf, count, type, r->pb, &t) != 0)
+  if (make_struct(buf, count, type, slot, &t) != 0)
     return REVPROF_EMPI;
   rp_stype *h = malloc(sizeof *h);
   if (h == NULL) { /* uncached: r's own */
@@ -327,7 +334,7 @@ static int struct_for(rp_req *r, const void *buf, int count,
   scache[s].buf = buf;
   scache[s].count = count;
   scache[s].type = type;
-  scache[s].slot = r->pb;
+  scache[s].slot = slot;
   scache[s].h = h;
   r->sref = h;
   r->stype = t;
@@ -381,7 +388,7 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
   double bytes = none ? 0.0 : (double)count * ti.size;
   rp_pb_way way = rp_pb_choose(none, foreign, bytes, ti.plain,
                                rp_g.fast_copy, rp_g.cfg.pack_max);
-  if (way == RP_PB_COPY && ensure_pack(r, (size_t)bytes + RP_PB_BYTES) != 0)
+  if (way == RP_PB_COPY && ensure_pack(r, (size_t)bytes + rp_g.pbw) != 0)
     way = rp_pb_choose(0, 0, bytes, ti.plain, 0, rp_g.cfg.pack_max);
   if (way == RP_PB_NONE)
     return;
@@ -389,14 +396,14 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
   if (way == RP_PB_COPY) {
     r->enc = RP_ENC_PACK;
     r->wbuf = r->pack;
-    r->wcount = (int)bytes + RP_PB_BYTES;
+    r->wcount = (int)bytes + rp_g.pbw;
     r->wtype = MPI_PACKED;
   } else if (way == RP_PB_CLOCKS) {
     struct_release(r);
     r->enc = RP_ENC_STRUCT;
-    r->wbuf = r->pb;
-    r->wcount = RP_PB_DOUBLES;
-    r->wtype = MPI_DOUBLE;
+    r->wbuf = wire_slot(r);
+    r->wcount = rp_g.clockless ? RP_SFLAG_BYTES : RP_PB_DOUBLES;
+    r->wtype = rp_g.clockless ? MPI_BYTE : MPI_DOUBLE;
   } else if (struct_for(r, buf, count, type) == 0) {
     r->enc = RP_ENC_STRUCT;
     r->wbuf = MPI_BOTTOM;
@@ -416,11 +423,24 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
 static void send_stamp(rp_req *r) {
   if (r->enc == RP_ENC_NATIVE)
     return;
+  rp_t.cur_bytes += r->ubytes;
+  if (rp_g.clockless) { /* sample mode: [flag | data] */
+    memset(r->sflag, 0, sizeof r->sflag);
+    r->sflag[0] = rp_sample_flag(r->ubytes, r->peer_spec, r->tag_spec,
+                                 r->comm);
+    /* its send start, for MPI_Startall's per-request time */
+    r->pb[RP_PB_STAMP] = r->sflag[0] == RP_SFLAG_YES ? rp_t.sample_t0 : -1.0;
+    r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
+    if (r->enc == RP_ENC_PACK) {
+      memcpy(r->pack, r->sflag, RP_SFLAG_BYTES);
+      if (r->ubytes > 0)
+        memcpy(r->pack + RP_SFLAG_BYTES, r->ubuf, (size_t)r->ubytes);
+    }
+    return;
+  }
   rp_send_clock(r->fn, r->ubytes, r->pb, r->t_mark);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
   rp_match_log(r->pb, r->ubytes, r->peer_spec, r->tag_spec, r->comm);
-  rp_sample_out(r->pb);
-  rp_t.cur_bytes += r->ubytes;
   if (r->enc == RP_ENC_PACK) {
     memcpy(r->pack, r->pb, RP_PB_BYTES);
     if (r->ubytes > 0)
@@ -868,41 +888,70 @@ void rp_status_unpiggyback(MPI_Status *st, MPI_Comm comm) {
       (rp_g.dynamic && rp_comm_foreign(comm)))
     return;
   double n = status_bytes(st);
-  if (n >= RP_PB_BYTES)
-    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(n - RP_PB_BYTES));
+  if (n >= rp_g.pbw)
+    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(n - rp_g.pbw));
+}
+
+static void no_piggyback(void) {
+  static int warned;
+  if (!warned++)
+    rp_warn("a message arrived without piggyback (was the sender running "
+            "without revprof?); its clocks are ignored");
+  rp_report_flag("no-piggyback", "%d message(s) arrived without "
+                 "piggyback; their senders' clocks were ignored", warned);
+}
+
+/* MPI_Isendrecv's receive half in sample mode, whose status MPICH 4.0 may
+ * leave without a count (see isendrecv_status): its whole pack buffer is
+ * delivered, since the bytes past the message are the user buffer's own,
+ * copied there when it was posted (rp_sendrecv). */
+static int whole_pack(const rp_req *r) {
+  return r->sendrecv && !r->blocking && r->enc == RP_ENC_PACK;
 }
 
 /* Moves data and piggyback out of the pack buffer once; returns the user
- * bytes received, or -1 when the message had no piggyback. */
+ * bytes received, or -1 when the message had no piggyback. In sample mode
+ * the piggyback is the flag byte, and a sampled message's stamp is
+ * received after it (rp_sample_flag_in). */
 static double deliver(rp_req *r, MPI_Status *st) {
-  double n = status_bytes(st);
-  if (n < RP_PB_BYTES) {
-    static int warned;
-    if (!warned++)
-      rp_warn("a message arrived without piggyback (was the sender running "
-              "without revprof?); its clocks are ignored");
-    rp_report_flag("no-piggyback", "%d message(s) arrived without "
-                   "piggyback; their senders' clocks were ignored", warned);
+  double n = status_bytes(st), w = rp_g.pbw, put = n;
+  unsigned char f = 0;
+  if (rp_g.clockless) {
+    f = r->enc == RP_ENC_PACK ? (unsigned char)r->pack[0] : r->sflag[0];
+    if (whole_pack(r)) {
+      put = (double)r->wcount;
+      if (n < w || n > put)
+        n = put; /* (the count MPICH 4.0 did not set) */
+    }
+    if (f != RP_SFLAG_NO && f != RP_SFLAG_YES)
+      n = -1.0; /* not revprof's */
+  }
+  if (n < w) {
+    no_piggyback();
     return -1.0;
   }
   int first = !r->unpacked;
-  if (r->enc == RP_ENC_PACK && !r->unpacked) {
-    memcpy(r->pb, r->pack, RP_PB_BYTES);
-    if (n > RP_PB_BYTES && !r->mpi_packed)
-      memcpy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)(n - RP_PB_BYTES));
-    else if (n > RP_PB_BYTES) { /* packed by MPI: the elements that came */
-      int tsz = 0, pos = RP_PB_BYTES;
+  if (r->enc == RP_ENC_PACK && first) {
+    if (!rp_g.clockless)
+      memcpy(r->pb, r->pack, RP_PB_BYTES);
+    if (put > w && !r->mpi_packed)
+      memcpy(r->ubuf, r->pack + (int)w, (size_t)(put - w));
+    else if (put > w) { /* packed by MPI: the elements that came */
+      int tsz = 0, pos = (int)w;
       PMPI_Type_size(r->utype, &tsz);
-      int k = tsz > 0 ? (int)((n - RP_PB_BYTES) / tsz) : 0;
-      PMPI_Unpack(r->pack, (int)n, &pos, r->ubuf, k < r->ucount ? k : r->ucount,
-                  r->utype, r->comm_gone ? MPI_COMM_SELF : r->comm);
+      int k = tsz > 0 ? (int)((put - w) / tsz) : 0;
+      PMPI_Unpack(r->pack, (int)put, &pos, r->ubuf,
+                  k < r->ucount ? k : r->ucount, r->utype,
+                  r->comm_gone ? MPI_COMM_SELF : r->comm);
     }
   }
   r->unpacked = 1;
-  rp_match_got(r->pb);
-  if (first)
-    rp_sample_in(r->pb, n - RP_PB_BYTES);
-  return n - RP_PB_BYTES;
+  if (!rp_g.clockless)
+    rp_match_got(r->pb);
+  else if (first)
+    rp_sample_flag_in(f, n - w, r->comm_gone ? MPI_COMM_NULL : r->comm,
+                      r->comm_gone ? r->sshadow : MPI_COMM_NULL, st);
+  return n - w;
 }
 
 /* ---------------------------------------------- completions that overlap */
@@ -1329,10 +1378,8 @@ static void recv_complete(rp_req *r, MPI_Status *st, int want_status,
     return;
   if (want_status)
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)un);
-  if (RP_UNLIKELY(rp_g.clockless)) { /* sample mode: no model, no clock; */
-    lat[0] = lat[1] = lat[2] = 0.0;  /* pb's clock slots carry the stamp */
-    rp_t.cur_bytes += un;            /* and the send site (rp_sample.h) */
-    rp_recv_after(r, st, r->pb, lat, un);
+  if (RP_UNLIKELY(rp_g.clockless)) { /* sample mode: no model, no clock */
+    rp_t.cur_bytes += un;
     return;
   }
   if (sr_send_bytes < 0 && !r->blocking && overlapped(r, st, un))
@@ -1506,15 +1553,20 @@ void rp_zombies_progress(int final) {
 static void sendrecv_stamp(rp_req *s, int replace, MPI_Comm comm, char **tmp) {
   if (s->enc == RP_ENC_NATIVE)
     return;
-  memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
-  s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
-  rp_match_log(s->pb, s->ubytes, s->peer_spec, s->tag_spec, comm);
-  rp_sample_out(s->pb);
+  int w = rp_g.pbw;
   rp_t.cur_bytes += s->ubytes;
+  if (rp_g.clockless) { /* sample mode: the flag */
+    memset(s->sflag, 0, sizeof s->sflag);
+    s->sflag[0] = rp_sample_flag(s->ubytes, s->peer_spec, s->tag_spec, comm);
+  } else {
+    memcpy(s->pb, rp_g.clk.now, sizeof rp_g.clk.now); /* t_send = now */
+    s->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, s->ubytes);
+    rp_match_log(s->pb, s->ubytes, s->peer_spec, s->tag_spec, comm);
+  }
   if (s->enc == RP_ENC_PACK) {
-    memcpy(s->pack, s->pb, RP_PB_BYTES);
+    memcpy(s->pack, wire_slot(s), (size_t)w);
     if (s->ubytes > 0)
-      memcpy(s->pack + RP_PB_BYTES, s->ubuf, (size_t)s->ubytes);
+      memcpy(s->pack + w, s->ubuf, (size_t)s->ubytes);
     return;
   }
   if ((!replace && s->blocking) || s->ubytes <= 0)
@@ -1525,15 +1577,17 @@ static void sendrecv_stamp(rp_req *s, int replace, MPI_Comm comm, char **tmp) {
   char *buf = NULL;
   if (PMPI_Pack_size(s->ucount, s->utype, comm, &psz) == MPI_SUCCESS &&
       psz <= INT_MAX - 2 * RP_PB_BYTES) {
-    size_t need = (size_t)psz + 2 * RP_PB_BYTES;
+    size_t need = (size_t)psz + 2 * RP_PB_BYTES; /* (room for MPI's own
+                                                     header, if any) */
     if (s->blocking)
       buf = *tmp = malloc(need);
     else if (ensure_pack(s, need) == 0)
       buf = s->pack;
   }
   if (buf != NULL &&
-      PMPI_Pack(s->pb, RP_PB_DOUBLES, MPI_DOUBLE, buf, psz + 2 * RP_PB_BYTES,
-                &pos, comm) == MPI_SUCCESS &&
+      PMPI_Pack(wire_slot(s), rp_g.clockless ? RP_SFLAG_BYTES : RP_PB_DOUBLES,
+                rp_g.clockless ? MPI_BYTE : MPI_DOUBLE, buf,
+                psz + 2 * RP_PB_BYTES, &pos, comm) == MPI_SUCCESS &&
       PMPI_Pack(s->ubuf, s->ucount, s->utype, buf, psz + 2 * RP_PB_BYTES,
                 &pos, comm) == MPI_SUCCESS) {
     s->wbuf = buf;
@@ -1554,13 +1608,13 @@ static void packed_recv(rp_req *r) {
   int psz = 0;
   if (PMPI_Pack_size(r->ucount, r->utype, r->comm, &psz) != MPI_SUCCESS ||
       psz > INT_MAX - RP_PB_BYTES ||
-      ensure_pack(r, (size_t)psz + RP_PB_BYTES) != 0)
+      ensure_pack(r, (size_t)psz + rp_g.pbw) != 0)
     return; /* the struct type, then */
   struct_release(r);
   r->enc = RP_ENC_PACK;
   r->mpi_packed = 1;
   r->wbuf = r->pack;
-  r->wcount = psz + RP_PB_BYTES;
+  r->wcount = psz + rp_g.pbw;
   r->wtype = MPI_PACKED;
 }
 
@@ -1578,8 +1632,8 @@ static void isendrecv_status(rp_req *r, MPI_Status *st) {
   double pb[RP_PB_DOUBLES];
   const unsigned char *slot = (const unsigned char *)pb_slot(r);
   int unset = 1;
-  if (r->enc == RP_ENC_NATIVE || r->blocking)
-    return;
+  if (r->enc == RP_ENC_NATIVE || r->blocking || rp_g.clockless)
+    return; /* (sample mode: deliver_flagged) */
   for (int i = 0; i < RP_PB_BYTES && unset; i++)
     unset = slot[i] == 0xFF;
   if (unset)
@@ -1587,6 +1641,22 @@ static void isendrecv_status(rp_req *r, MPI_Status *st) {
   memcpy(pb, pb_slot(r), RP_PB_BYTES);
   PMPI_Status_set_elements_x(st, MPI_BYTE,
                              (MPI_Count)(RP_PB_BYTES + rp_pb_size(pb)));
+}
+
+/* Sample mode: MPI_Isendrecv's receive half is delivered whole
+ * (whole_pack): the user buffer's bytes go to its pack buffer first, where
+ * the message then overwrites its own. */
+static void prefill_flagged(rp_req *r, MPI_Comm comm) {
+  if (r->enc != RP_ENC_PACK)
+    return;
+  if (!r->mpi_packed) {
+    if (r->wcount > RP_SFLAG_BYTES)
+      memcpy(r->pack + RP_SFLAG_BYTES, r->ubuf,
+             (size_t)r->wcount - RP_SFLAG_BYTES);
+    return;
+  }
+  int pos = RP_SFLAG_BYTES;
+  PMPI_Pack(r->ubuf, r->ucount, r->utype, r->pack, r->wcount, &pos, comm);
 }
 
 static void sendrecv_complete(rp_req *r, MPI_Status *st, int want_status,
@@ -1675,7 +1745,9 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
     free(tmp);
     return rc;
   }
-  if (r->enc != RP_ENC_NATIVE)
+  if (r->enc != RP_ENC_NATIVE && rp_g.clockless)
+    prefill_flagged(r, comm);
+  else if (r->enc != RP_ENC_NATIVE)
     memset(pb_slot(r), 0xFF, RP_PB_BYTES); /* see isendrecv_status */
 #if MPI_VERSION >= 4
   rc = PMPI_Isendrecv(s->wbuf, s->wcount, s->wtype, dest, sendtag, r->wbuf,
@@ -1700,7 +1772,44 @@ enum { RP_FOREIGN_MSGS = 64 };
 static MPI_Message foreign_msgs[RP_FOREIGN_MSGS];
 static int nforeign_msgs;
 
+/* Sample mode: the communicators of messages probed and not yet received,
+ * where MPI_Mrecv receives their stamps (rp_sample_flag_in). */
+enum { RP_PROBED_MSGS = 64 };
+static struct {
+  MPI_Message m;
+  MPI_Comm comm;
+} probed_msgs[RP_PROBED_MSGS];
+static int nprobed_msgs;
+
+static void probed_add(MPI_Message message, MPI_Comm comm) {
+  if (nprobed_msgs == RP_PROBED_MSGS) { /* the oldest is forgotten */
+    memmove(probed_msgs, probed_msgs + 1,
+            (RP_PROBED_MSGS - 1) * sizeof probed_msgs[0]);
+    nprobed_msgs--;
+    rp_report_flag("sample-lost", "more than %d messages probed and not yet "
+                   "received: a sampled one among them loses its stamp",
+                   RP_PROBED_MSGS);
+  }
+  probed_msgs[nprobed_msgs].m = message;
+  probed_msgs[nprobed_msgs++].comm = comm;
+}
+
+static MPI_Comm probed_comm(MPI_Message m) {
+  for (int i = 0; i < nprobed_msgs; i++)
+    if (probed_msgs[i].m == m) {
+      MPI_Comm c = probed_msgs[i].comm;
+      memmove(probed_msgs + i, probed_msgs + i + 1,
+              (size_t)(nprobed_msgs - i - 1) * sizeof probed_msgs[0]);
+      nprobed_msgs--;
+      return c;
+    }
+  return MPI_COMM_NULL;
+}
+
 void rp_message_probed(MPI_Message message, MPI_Comm comm) {
+  if (rp_g.clockless && message != MPI_MESSAGE_NO_PROC &&
+      message != MPI_MESSAGE_NULL)
+    probed_add(message, comm);
   if (!rp_g.dynamic || message == MPI_MESSAGE_NO_PROC ||
       message == MPI_MESSAGE_NULL || !rp_comm_foreign(comm))
     return;
@@ -1730,18 +1839,19 @@ int rp_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                              : PMPI_Mrecv(buf, count, type, message, status));
     return rc;
   }
-  /* the source is known, so no wildcard bookkeeping: peer 0 stands in */
+  /* the source is known, so no wildcard bookkeeping: peer 0 stands in
+     (sample mode: the communicator, for a stamp) */
+  MPI_Comm comm = rp_g.clockless ? probed_comm(*message) : MPI_COMM_NULL;
   if (request) {
     rp_req *r = rp_recv_begin(rp_req_new(), RP_W_MPI_Imrecv,
-                              REVPROF_FN_IRECV, buf, count, type, 0, 0,
-                              MPI_COMM_NULL);
+                              REVPROF_FN_IRECV, buf, count, type, 0, 0, comm);
     int rc = PMPI_Imrecv(r->wbuf, r->wcount, r->wtype, message, request);
     rp_req_post(r, rc, request);
     return rc;
   }
   MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
   rp_req *r = rp_recv_begin(NULL, RP_W_MPI_Mrecv, REVPROF_FN_RECV, buf,
-                            count, type, 0, 0, MPI_COMM_NULL);
+                            count, type, 0, 0, comm);
   int rc;
   RP_UNLOCKED(rc = PMPI_Mrecv(r->wbuf, r->wcount, r->wtype, message, st));
   rp_recv_end(r, rc, st, st != &local);
@@ -1821,26 +1931,35 @@ int rp_buffer_detach(void *addr, int *size) {
 
 /* ============================================================ set-up */
 
-/* memcpy is MPI_Pack here (homogeneous, no header): the copy path may
- * build MPI_PACKED messages by hand. */
-static int check_fast_copy(void) {
-  double pb[RP_PB_DOUBLES] = {1.5, -2.25, 3e300, 7.0};
-  int data[3] = {1, -2, 3}, pos = 0, psz = 0;
+/* Whether MPI_Pack of n elements of t at hdr (hb bytes), then three ints,
+ * gives the bytes of memcpy. */
+static int packs_as_copied(const void *hdr, int n, MPI_Datatype t,
+                           size_t hb) {
+  int data[3] = {1, -2, 3}, pos = 0;
   char a[128], b[128];
   memset(a, 0, sizeof a);
+  if (PMPI_Pack(hdr, n, t, a, sizeof a, &pos, rp_g.world) != MPI_SUCCESS ||
+      PMPI_Pack(data, 3, MPI_INT, a, sizeof a, &pos, rp_g.world) !=
+          MPI_SUCCESS)
+    return 0;
+  memcpy(b, hdr, hb);
+  memcpy(b + hb, data, sizeof data);
+  return pos == (int)(hb + sizeof data) && memcmp(a, b, (size_t)pos) == 0;
+}
+
+/* memcpy is MPI_Pack here (homogeneous, no header): the copy path may
+ * build MPI_PACKED messages by hand, with the clocks or sample mode's
+ * flag in front. */
+static int check_fast_copy(void) {
+  double pb[RP_PB_DOUBLES] = {1.5, -2.25, 3e300, 7.0};
+  unsigned char flag[RP_SFLAG_BYTES] = {RP_SFLAG_YES};
+  int psz = 0;
   if (PMPI_Pack_size(RP_PB_DOUBLES, MPI_DOUBLE, rp_g.world, &psz) !=
           MPI_SUCCESS ||
       psz != RP_PB_BYTES)
     return 0;
-  if (PMPI_Pack(pb, RP_PB_DOUBLES, MPI_DOUBLE, a, sizeof a, &pos,
-                rp_g.world) != MPI_SUCCESS ||
-      PMPI_Pack(data, 3, MPI_INT, a, sizeof a, &pos, rp_g.world) !=
-          MPI_SUCCESS)
-    return 0;
-  memcpy(b, pb, sizeof pb);
-  memcpy(b + sizeof pb, data, sizeof data);
-  return pos == (int)(sizeof pb + sizeof data) &&
-         memcmp(a, b, (size_t)pos) == 0;
+  return packs_as_copied(pb, RP_PB_DOUBLES, MPI_DOUBLE, sizeof pb) &&
+         packs_as_copied(flag, RP_SFLAG_BYTES, MPI_BYTE, sizeof flag);
 }
 
 /* A thread's blocking records over its pack buffers (rp_g.scratch_cap
@@ -1882,6 +2001,7 @@ void rp_thr_free(rp_thr *t) {
 
 void rp_p2p_startup(void) {
   defer_safe_init();
+  rp_g.pbw = RP_PB_BYTES; /* (sample mode's startup makes it 1) */
   rp_g.fast_copy = check_fast_copy();
   rp_g.scratch_cap = (size_t)rp_g.cfg.pack_max + RP_PB_BYTES;
   rp_mt_thread_hooks(rp_thr_init, rp_thr_free);
@@ -1901,7 +2021,18 @@ void rp_p2p_startup(void) {
   rp_g.recv_post = revprof_model_has(rp_g.model, REVPROF_FN_POST);
 }
 
+/* Sample mode: shadows of communicators the application freed while
+ * receives on them were pending, kept for their stamps until MPI_Finalize
+ * (a freed communicator's shadow goes with it: rp_comm.c). */
+static MPI_Comm *kept_shadows;
+static size_t nkept, kept_cap;
+
 void rp_p2p_shutdown(void) {
+  for (size_t i = 0; i < nkept; i++)
+    PMPI_Comm_free(&kept_shadows[i]);
+  free(kept_shadows);
+  kept_shadows = NULL;
+  nkept = kept_cap = 0;
   scache_purge(MPI_DATATYPE_NULL, 1);
   rp_thr_free(&rp_g.th0);
   for (size_t i = 0; table && i < ((size_t)1 << table_bits); i++)
@@ -1909,14 +2040,32 @@ void rp_p2p_shutdown(void) {
       struct_release(r);
 }
 
+static MPI_Comm keep_shadow(MPI_Comm comm) {
+  rp_comm *c = rp_comm_lookup(comm);
+  MPI_Comm *nb = rp_grow(kept_shadows, &kept_cap, nkept + 1, sizeof *nb);
+  if (c == NULL || c->shadow == MPI_COMM_NULL || nb == NULL)
+    return MPI_COMM_NULL;
+  kept_shadows = nb;
+  kept_shadows[nkept++] = c->shadow;
+  MPI_Comm sh = c->shadow;
+  c->shadow = MPI_COMM_NULL; /* not freed with comm */
+  return sh;
+}
+
 void rp_p2p_comm_freed(MPI_Comm comm) {
   rp_defer_flush(MPI_ANY_TAG, comm);
   if (table == NULL || table_count == 0)
     return;
+  MPI_Comm sh = MPI_COMM_NULL;
+  int kept = 0;
   for (size_t i = 0; i < ((size_t)1 << table_bits); i++)
     for (rp_req *r = table[i]; r; r = r->next)
-      if (r->comm == comm)
+      if (r->comm == comm) {
+        if (rp_g.clockless && r->kind == RP_REQ_RECV && !kept++)
+          sh = keep_shadow(comm);
+        r->sshadow = sh;
         r->comm_gone = 1;
+      }
 }
 
 void rp_p2p_type_freed(MPI_Datatype t) {

@@ -173,15 +173,22 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
     double bytes = (double)count * rp_last_tinfo.size;
     if (bytes <= rp_g.fast_max) { /* copy path, blocking record */
       rp_req *b = &rp_th()->bsend;
-      double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
-      rp_send_clock(fn, bytes, pb, NULL);
-      pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
-      rp_match_log(pb, bytes, dest, tag, comm);
-      rp_sample_out(pb);
-      rp_copy(b->pack + RP_PB_BYTES, buf, (size_t)bytes);
+      int h = RP_PB_BYTES;
+      if (RP_UNLIKELY(rp_g.clockless)) { /* sample mode: its flag */
+        b->pack[0] = (char)rp_sample_flag(bytes, dest, tag, comm);
+        if (RP_SFLAG_BYTES > 1)
+          memset(b->pack + 1, 0, RP_SFLAG_BYTES - 1);
+        h = RP_SFLAG_BYTES;
+      } else {
+        double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
+        rp_send_clock(fn, bytes, pb, NULL);
+        pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
+        rp_match_log(pb, bytes, dest, tag, comm);
+      }
+      rp_copy(b->pack + h, buf, (size_t)bytes);
       b->enc = RP_ENC_PACK;
       b->wbuf = b->pack;
-      b->wcount = (int)bytes + RP_PB_BYTES;
+      b->wcount = (int)bytes + h;
       b->wtype = MPI_PACKED;
       rp_t.cur_bytes += bytes;
       return b;
@@ -270,7 +277,7 @@ static inline rp_req *rp_recv_begin(rp_req *r, rp_wid w, revprof_fn fn,
       b->enc = RP_ENC_PACK;
       b->unpacked = 0;
       b->wbuf = b->pack;
-      b->wcount = (int)cap + RP_PB_BYTES;
+      b->wcount = (int)cap + rp_g.pbw;
       b->wtype = MPI_PACKED;
       return b;
     }
@@ -306,8 +313,8 @@ static inline MPI_Status *rp_recv_status(const rp_req *r, MPI_Status *user,
   if (user != MPI_STATUS_IGNORE)
     return user;
   if (r->enc == RP_ENC_PACK && r->blocking &&
-      r->peer_spec != MPI_ANY_SOURCE && !rp_g.tracing)
-    return MPI_STATUS_IGNORE;
+      r->peer_spec != MPI_ANY_SOURCE && !rp_g.tracing && !rp_g.clockless)
+    return MPI_STATUS_IGNORE; /* (sample mode: the size is in the status) */
   return local;
 }
 
@@ -316,6 +323,18 @@ static inline MPI_Status *rp_recv_status(const rp_req *r, MPI_Status *user,
  * rp_recv_status allows. */
 static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
                                int want_status) {
+  if (rc == MPI_SUCCESS && r->enc == RP_ENC_PACK && r->blocking &&
+      RP_UNLIKELY(rp_g.clockless)) { /* sample mode: [flag | data] */
+    int n = 0;
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS ||
+        n < RP_SFLAG_BYTES || (unsigned char)r->pack[0] != RP_SFLAG_NO)
+      goto slow; /* sampled, or not revprof's: the general path */
+    rp_copy(r->ubuf, r->pack + RP_SFLAG_BYTES, (size_t)(n - RP_SFLAG_BYTES));
+    if (want_status)
+      PMPI_Status_set_elements(st, MPI_BYTE, n - RP_SFLAG_BYTES);
+    rp_t.cur_bytes += n - RP_SFLAG_BYTES;
+    return;
+  }
   if (rc == MPI_SUCCESS && r->enc == RP_ENC_PACK && r->blocking) {
     double pb[RP_PB_DOUBLES], cost[RP_NB], lat[RP_NB];
     __builtin_memcpy(pb, r->pack, RP_PB_BYTES);
@@ -333,13 +352,9 @@ static inline void rp_recv_end(rp_req *r, int rc, MPI_Status *st,
     }
     rp_copy(r->ubuf, r->pack + RP_PB_BYTES, (size_t)d);
     rp_match_got(pb);
-    rp_sample_in(pb, d);
-    if (RP_LIKELY(!rp_g.clockless)) {
-      rp_cost_fast(r->fn, 2.0, d, cost);
-      rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
-      rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
-    } else /* sample mode: no clock (pb's clock slots carry the stamp) */
-      lat[0] = lat[1] = lat[2] = 0.0;
+    rp_cost_fast(r->fn, 2.0, d, cost);
+    rp_cost_fast(REVPROF_FN_LATENCY, 2.0, d, lat);
+    rp_t.cur_wait += rp_clock_recv(&rp_g.clk, cost, pb, lat);
     rp_t.cur_bytes += d;
     if (r->peer_spec == MPI_ANY_SOURCE || rp_g.tracing)
       rp_recv_after(r, st, pb, lat, d);

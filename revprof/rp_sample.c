@@ -93,6 +93,7 @@ static struct {
   FILE *wf; /* REVPROF_ANALYSIS=write: samples.rank<N>.csv */
   int write_failed;
   MPI_Comm comm;
+  MPI_Comm self; /* stamps of messages on communicators of one rank */
 } S;
 
 /* This rank's clock: the host's (skewed for the tests of drift). */
@@ -162,6 +163,143 @@ void rp_sample_out_slow(double *pb) {
   rp_t.sample_bytes = rp_pb_size(pb);
   if (S.nsites == 0 || S.sites[S.nsites - 1] != site)
     site_add(site);
+}
+
+/* Stamps of sampled messages whose call has not ended, per thread: sent
+ * at rp_leave (rp_sample_flush), before the thread waits for another
+ * rank's stamp, and at once when more than STAMPS_MAX are waiting. They
+ * go by MPI_Isend (a blocking send of a stamp to this rank itself, whose
+ * receive comes later, would never return with MPICH), from buffers of
+ * their own (fly), each reused once its send is complete. */
+#define STAMPS_MAX 8
+typedef struct stamp_out {
+  double pb[RP_PB_DOUBLES];
+  int dest, tag;
+  MPI_Comm shadow;
+} stamp_out;
+static _Thread_local stamp_out pending[STAMPS_MAX];
+static _Thread_local int npending;
+typedef struct stamp_fly {
+  double pb[RP_PB_DOUBLES];
+  MPI_Request rq;
+} stamp_fly;
+static _Thread_local stamp_fly *fly;
+static _Thread_local size_t nfly, fly_cap;
+
+/* A buffer whose send is complete, or a new one; NULL: out of memory. */
+static stamp_fly *fly_slot(void) {
+  for (size_t i = 0; i < nfly; i++) {
+    int done = 0;
+    if (fly[i].rq == MPI_REQUEST_NULL ||
+        (PMPI_Test(&fly[i].rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+         done))
+      return &fly[i];
+  }
+  stamp_fly *nb = rp_grow(fly, &fly_cap, nfly + 1, sizeof *nb);
+  if (nb == NULL)
+    return NULL;
+  fly = nb;
+  fly[nfly].rq = MPI_REQUEST_NULL;
+  return &fly[nfly++];
+}
+
+void rp_sample_flush(void) {
+  for (int i = 0; i < npending; i++) {
+    stamp_out *o = &pending[i];
+    stamp_fly *f = fly_slot();
+    if (f == NULL) {
+      rp_report_flag("out-of-memory", "out of memory for the stamps of "
+                     "sampled messages: some receivers wait for them");
+      continue;
+    }
+    memcpy(f->pb, o->pb, sizeof f->pb);
+    RP_UNLOCKED(PMPI_Isend(f->pb, RP_PB_DOUBLES, MPI_DOUBLE, o->dest,
+                           o->tag, o->shadow, &f->rq));
+  }
+  npending = 0;
+  rp_t.stamps = 0;
+}
+
+/* MPI_Finalize: this thread's stamp sends not complete yet go on alone
+ * (their buffers then stay, for the MPI to read). */
+static void fly_release(void) {
+  int busy = 0;
+  for (size_t i = 0; i < nfly; i++) {
+    int done = 0;
+    if (fly[i].rq != MPI_REQUEST_NULL &&
+        (PMPI_Test(&fly[i].rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+         !done)) {
+      PMPI_Request_free(&fly[i].rq);
+      busy = 1;
+    }
+  }
+  if (!busy)
+    free(fly);
+  fly = NULL;
+  nfly = fly_cap = 0;
+}
+
+/* Where the stamps of messages on comm go: its shadow; a duplicate of
+ * MPI_COMM_SELF for a communicator of this rank alone (it has none);
+ * MPI_COMM_NULL for an inter-communicator or one revprof did not see
+ * created. */
+static MPI_Comm stamp_comm(MPI_Comm comm) {
+  MPI_Comm sh = rp_comm_shadow(comm);
+  int n = 0, inter = 1;
+  if (sh != MPI_COMM_NULL)
+    return sh;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+      PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n != 1)
+    return MPI_COMM_NULL;
+  return S.self;
+}
+
+unsigned char rp_sample_flag_slow(double bytes, int dest, int tag,
+                                  MPI_Comm comm) {
+  double pb[RP_PB_DOUBLES] = {-1.0, 0.0, 0.0, rp_pb_meta(rp_g.rank, bytes),
+                              -1.0};
+  rp_sample_out_slow(pb);
+  if (pb[RP_PB_STAMP] < 0.0)
+    return RP_SFLAG_NO;
+  MPI_Comm shadow = stamp_comm(comm);
+  if (shadow == MPI_COMM_NULL) { /* no way for its stamp */
+    S.sampled -= 1.0;
+    rp_g.ic_n[RP_IC_SAMPLE] -= 0.5;
+    rp_t.sample_t0 = -1.0;
+    rp_report_flag("sample-lost", "sampled messages on "
+                   "inter-communicators or communicators revprof did not "
+                   "see created went without their stamp (counted as not "
+                   "sampled)");
+    return RP_SFLAG_NO;
+  }
+  if (npending == STAMPS_MAX)
+    rp_sample_flush();
+  stamp_out *o = &pending[npending++];
+  memcpy(o->pb, pb, sizeof pb);
+  o->dest = dest;
+  o->tag = tag;
+  o->shadow = shadow;
+  rp_t.stamps = 1;
+  return RP_SFLAG_YES;
+}
+
+static void sample_in_at(const double *pb, double bytes, double t);
+
+void rp_sample_stamp_in(double bytes, MPI_Comm comm, MPI_Comm shadow,
+                        const MPI_Status *st) {
+  double pb[RP_PB_DOUBLES], t = global_now(); /* received: before the
+                                                  stamp that follows */
+  if (comm != MPI_COMM_NULL)
+    shadow = stamp_comm(comm);
+  if (rp_t.stamps)
+    rp_sample_flush(); /* its receiver may be waiting for one of these */
+  if (shadow == MPI_COMM_NULL) /* (no memory to keep it: rp_p2p.c) */
+    return;
+  int rc;
+  RP_UNLOCKED(rc = PMPI_Recv(pb, RP_PB_DOUBLES, MPI_DOUBLE, st->MPI_SOURCE,
+                             st->MPI_TAG, shadow, MPI_STATUS_IGNORE));
+  if (rc == MPI_SUCCESS)
+    sample_in_at(pb, bytes, t);
 }
 
 void rp_sample_sent_slow(rp_wid w, revprof_fn fn) {
@@ -249,8 +387,9 @@ static cls *class_of(int src, int sclass, uintptr_t ssite, uintptr_t rsite) {
   }
 }
 
-void rp_sample_in_slow(const double *pb, double bytes) {
-  double t = global_now(), lat = t - pb[RP_PB_STAMP];
+/* A sampled message of bytes with stamp pb was received at t (global). */
+static void sample_in_at(const double *pb, double bytes, double t) {
+  double lat = t - pb[RP_PB_STAMP];
   int src = rp_pb_rank(pb);
   uintptr_t ssite = (uintptr_t)pb[RP_PB_SITE], rsite = (uintptr_t)rp_t.site;
   unsigned an = rp_g.cfg.analysis;
@@ -278,6 +417,10 @@ void rp_sample_in_slow(const double *pb, double bytes) {
       !S.write_failed++)
     rp_report_flag("sample-write", "samples.rank%d.csv could not be "
                    "written to the end (%s)", rp_g.rank, strerror(errno));
+}
+
+void rp_sample_in_slow(const double *pb, double bytes) {
+  sample_in_at(pb, bytes, global_now());
 }
 
 /* ------------------------------------------------------- clock offsets */
@@ -356,9 +499,10 @@ static void sm_configure(rp_config *cfg, revprof_model **model) {
 }
 
 static int sm_startup(char *err, size_t errlen) {
-  if (PMPI_Comm_dup(rp_g.world, &S.comm) != MPI_SUCCESS) {
-    snprintf(err, errlen, "sample mode: no communicator for the clock "
-             "offsets");
+  if (PMPI_Comm_dup(rp_g.world, &S.comm) != MPI_SUCCESS ||
+      PMPI_Comm_dup(MPI_COMM_SELF, &S.self) != MPI_SUCCESS) {
+    snprintf(err, errlen, "sample mode: cannot duplicate MPI_COMM_WORLD "
+             "and MPI_COMM_SELF (for the clock offsets and the stamps)");
     return REVPROF_EMPI;
   }
   if (rp_sampler_init(&S.s, &rp_g.cfg.sample, rp_g.cfg.seed, rp_g.rank) !=
@@ -398,6 +542,7 @@ static int sm_startup(char *err, size_t errlen) {
   }
   rp_g.sampling = 1;
   rp_g.clockless = 1;
+  rp_g.pbw = RP_SFLAG_BYTES; /* the flag (rp_sample.h) */
   return 0;
 }
 
@@ -931,6 +1076,7 @@ static void write_calls(const double *rows, const int *counts,
 
 static void sm_report(void) {
   rp_g.sampling = 0;
+  fly_release();
   measure_offset(&S.offset_end, &S.rtt_end, &S.t_end);
   double shift_max = undrift();
   if (S.wf && fclose(S.wf) != 0 && !S.write_failed++)

@@ -124,6 +124,11 @@ typedef struct rp_req {
   struct rp_stype *sref;    /* the cached stype this record holds a
                                reference to (NULL: none, or owns_type) */
   double pb[RP_PB_DOUBLES]; /* the piggyback slot (struct types point here) */
+  unsigned char sflag[8];   /* sample mode: the piggyback on the wire, its
+                               flag first (rp_sample.h); struct types point
+                               here */
+  MPI_Comm sshadow;         /* sample mode, comm_gone: comm's shadow, kept
+                               for the stamps still to come on it */
   double t_mark[RP_NB];     /* with the model's overlap rows: a send's
                                message has left (t_send + gap); a receive
                                was posted (rp_arrival_at) */
@@ -348,7 +353,11 @@ typedef struct rp_state {
                            ran (rp_sample.c gives them to it) */
   int clockless;        /* sample mode: no model, so no simulated clock to
                            keep (it would stay at 0): the point-to-point
-                           paths skip its arithmetic */
+                           paths skip its arithmetic, and the piggyback on
+                           the wire is sample mode's flag byte */
+  int pbw;              /* bytes of piggyback in front of every message:
+                           RP_PB_BYTES, or in sample mode RP_SFLAG_BYTES
+                           (rp_sample.h) */
   /* with deferred wildcard receives pending, a wrapper that may block on
      other ranks first lets the MPI have them (a sender waiting for their
      match must not wait for ever): defer_block, set by the point-to-point
@@ -404,6 +413,8 @@ typedef struct rp_call {
   double sample_t0; /* sample mode: send start of the message this call
                        stamped (global seconds), < 0: none; its bytes */
   double sample_bytes;
+  int stamps;       /* sample mode: stamps of this thread's sampled messages
+                       wait to be sent (rp_sample_flush, at rp_leave) */
   int poll;         /* the call under way is a poll (Iprobe, Test*): when it
                        costs nothing on the clocks, its host time counts
                        with the next gap */
@@ -582,6 +593,10 @@ __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
  * report's checkpoint written when it is due). */
 void rp_icost_poll(void);
 
+/* rp_sample.c: sends the stamps of the sampled messages this thread's
+ * call sent (sample mode: they follow their messages). */
+void rp_sample_flush(void);
+
 /* End: per-function statistics, trace state, guard off. */
 /* rp_enter for a poll that may complete nothing (MPI_Iprobe, MPI_Test*):
  * under REVPROF_COMPUTE=measure a poll the model did not cost (the clocks
@@ -611,6 +626,8 @@ static inline void rp_leave(rp_wid w) {
     if (rp_g.mode->leave && (!rp_g.mt || rp_t.main))
       rp_g.mode->leave(w);
   }
+  if (RP_UNLIKELY(rp_t.stamps))
+    rp_sample_flush();
   if (rp_g.pub)
     rp_publish(RP_PEER_OUT, -1, -1, 0);
   if (RP_UNLIKELY(--rp_g.ic_tick <= 0))

@@ -118,11 +118,12 @@ revprof_test(revprof_wildcard_stress_script wildcard-stress
 # late by a known sleep, latencies corrected for a drifting clock
 # (REVPROF_TEST_DRIFT), aliasing of a counter with a periodic program and
 # what jitter changes, partitioned messages (MPI 4) sampled like the
-# others, a program of collectives alone (nothing to stamp, said), the
-# runtime switch (linked build), a bad REVPROF_SAMPLE refused, and the
-# semantics suite in sample mode
+# others, a program of collectives alone (nothing to stamp, said), stamps
+# without a shadow (MPI_COMM_SELF, an inter-communicator) and after a
+# probe, the runtime switch (linked build), a bad REVPROF_SAMPLE refused,
+# and the semantics suite in sample mode
 foreach(v count-all count-random count-counter delay burst drift bad
-          partitioned coll)
+          partitioned coll edges)
   revprof_test(revprof_sample_${v}_np3 sample
                $<TARGET_FILE:rp_sample_native> 3 ${v})
 endforeach()

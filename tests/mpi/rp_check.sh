@@ -19,7 +19,8 @@
 #   rp_check.sh sample EXE NP VARIANT         sample mode (rp_sample.c;
 #                                             VARIANT count-all count-random
 #                                             count-counter delay burst bad
-#                                             set partitioned drift coll)
+#                                             set partitioned drift coll
+#                                             edges)
 #   rp_check.sh rma-exact EXE NP              one-sided rules, exactly
 #   rp_check.sh io-exact EXE NP               MPI-IO rules, exactly; then
 #                                             with no I/O rows: not predicted
@@ -131,6 +132,12 @@ compare)
   if [ "${4:-}" = sample ]; then
     grep -q "^messages: *[1-9][0-9]* sent, [1-9][0-9]* sampled (100.00 %)" revprof-out/sample.txt \
       || { cat revprof-out/sample.txt err; fail "sample.txt"; }
+    # every stamp reached its receiver: probed (MPI_Mrecv), on a freed
+    # communicator, by Sendrecv_replace, ... (a stamp left behind would
+    # also pair with the wrong message later)
+    sed -n 's/^messages: *[0-9]* sent, \([0-9]*\) sampled .*, \([0-9]*\) received with a stamp.*/\1 \2/p' \
+      revprof-out/sample.txt | awk 'NR == 1 { ok = $1 == $2 } END { exit !ok }' \
+      || { cat revprof-out/sample.txt; fail "stamps sent and received differ"; }
     test -s revprof-out/latency.csv || fail "no latency.csv"
     echo "compare (sample mode): $np ranks, identical outputs"
     exit 0
@@ -473,6 +480,20 @@ sample)
       [ "$got" = $((n * 3 / 4)) ] || { cat $st; fail "revprof_sample_set: $got of $n sampled, expected $((n * 3 / 4))" ; } ;;
     esac
     echo "sample $v: $got of $n messages sampled" ;;
+  edges)
+    # every message sampled: the self-message's and the probed one's stamps
+    # received (as many received as sampled), the inter-communicator's not
+    # sampled, and the first lines and sample.csv's flags say so
+    export REVPROF_SAMPLE=all
+    run "$np" env LD_PRELOAD="$RP_LIB" "$exe" edges || { cat out err; fail "run failed"; }
+    grep -q "^sample edges: $np ranks, 0 bad$" out || { cat out err; fail "the program's data"; }
+    sed -n 's/^messages: *\([0-9]*\) sent, \([0-9]*\) sampled .*, \([0-9]*\) received with a stamp.*/\1 \2 \3/p' $st |
+      awk -v np="$np" 'NR == 1 { ok = $2 == $3 && $2 == $1 - 2 && $1 == np + 3 } END { exit !ok }' ||
+      { cat $st; fail "expected $((np + 3)) messages, the two on the inter-communicator not sampled, every stamp received"; }
+    sed '/^$/q' $st | grep -q "^  sample-lost: sampled messages on inter-communicators" ||
+      { sed '/^$/q' $st; fail "no sample-lost flag in sample.txt's first lines"; }
+    echo "sample edges: stamps on MPI_COMM_SELF and after MPI_Mprobe received, the inter-communicator's flagged"
+    ;;
   coll)
     # collectives alone: nothing stamped, and sample.txt's first lines and
     # latency.csv say why, not only that nothing was sampled

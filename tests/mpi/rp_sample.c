@@ -212,10 +212,47 @@ int main(int argc, char **argv) {
     if (rank == 0)
       printf("sample coll: %d ranks, %d calls, %d bad\n", p, 2 * ROUNDS,
              all);
+  } else if (strcmp(what, "edges") == 0) {
+    /* where a sampled message's stamp has no shadow to follow it on: a
+       message to itself on MPI_COMM_SELF (stamped all the same), one on
+       an inter-communicator (not sampled, flagged sample-lost); and one
+       received by MPI_Mprobe + MPI_Mrecv (the stamp on the probed
+       message's communicator) */
+    int v = rank + 10, w = -1;
+    MPI_Request rq;
+    MPI_Irecv(&w, 1, MPI_INT, 0, 1, MPI_COMM_SELF, &rq);
+    MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_SELF);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    bad += w != v;
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7,
+                         &inter);
+    int hr;
+    MPI_Comm_rank(half, &hr);
+    if (hr == 0) {
+      w = -1;
+      MPI_Sendrecv(&v, 1, MPI_INT, 0, 2, &w, 1, MPI_INT, 0, 2, inter,
+                   MPI_STATUS_IGNORE);
+      bad += w != (rank % 2 ? 10 : 11);
+    }
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    if (rank == 1)
+      MPI_Send(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+    else if (rank == 0) {
+      MPI_Message msg;
+      MPI_Mprobe(1, 3, MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE);
+      MPI_Mrecv(&w, 1, MPI_INT, &msg, MPI_STATUS_IGNORE);
+      bad += w != 11;
+    }
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("sample edges: %d ranks, %d bad\n", p, all);
   } else {
     if (rank == 0)
-      fprintf(stderr, "rp_sample: count, set, partitioned, delay, burst or "
-                      "coll\n");
+      fprintf(stderr, "rp_sample: count, set, partitioned, delay, burst, "
+                      "coll or edges\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Finalize();
