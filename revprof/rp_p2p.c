@@ -1633,7 +1633,7 @@ static void isendrecv_status(rp_req *r, MPI_Status *st) {
   const unsigned char *slot = (const unsigned char *)pb_slot(r);
   int unset = 1;
   if (r->enc == RP_ENC_NATIVE || r->blocking || rp_g.clockless)
-    return; /* (sample mode: deliver_flagged) */
+    return; /* (sample mode: deliver, whole_pack) */
   for (int i = 0; i < RP_PB_BYTES && unset; i++)
     unset = slot[i] == 0xFF;
   if (unset)

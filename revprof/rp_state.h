@@ -429,6 +429,10 @@ typedef struct rp_call {
 } rp_call;
 extern _Thread_local rp_call rp_t RP_TLS;
 
+/* rp_sample.c: sends the stamps of the sampled messages this thread's
+ * call sent (sample mode: they follow their messages). */
+void rp_sample_flush(void);
+
 static inline rp_thr *rp_th(void) {
   return RP_LIKELY(rp_t.th == NULL) ? &rp_g.th0 : rp_t.th;
 }
@@ -570,6 +574,8 @@ static inline void rp_publish(int state, int on, int cid, uint64_t got) {
  * is the application's). */
 __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
   rp_t.in_tool = 1;
+  if (RP_UNLIKELY(rp_t.stamps)) /* (a call that ended without rp_leave) */
+    rp_sample_flush();
   if (RP_UNLIKELY(rp_g.sampling)) {
     rp_t.site = rp_t.fsite ? rp_t.fsite : __builtin_return_address(0);
     rp_t.fsite = NULL;
@@ -593,9 +599,6 @@ __attribute__((always_inline)) static inline void rp_enter(rp_wid w) {
  * report's checkpoint written when it is due). */
 void rp_icost_poll(void);
 
-/* rp_sample.c: sends the stamps of the sampled messages this thread's
- * call sent (sample mode: they follow their messages). */
-void rp_sample_flush(void);
 
 /* End: per-function statistics, trace state, guard off. */
 /* rp_enter for a poll that may complete nothing (MPI_Iprobe, MPI_Test*):
