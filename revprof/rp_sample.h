@@ -2,14 +2,14 @@
  * native speed while the sender of each point-to-point message decides
  * whether to sample it (REVPROF_SAMPLE, rp_sample_rule.h), flags the
  * message, and when it does, sends after it a stamp with its send start
- * (a time common to all ranks: each rank's offset to rank 0 is measured at
- * MPI_Init) and its call site; the receiver computes the latency at completion and folds it
- * into its class (source, destination, send site, receive site, size
+ * (a time common to all ranks: each rank's offset to rank 0 is measured
+ * at MPI_Init) and its call site; the receiver computes the latency at
+ * completion and folds it into its class (source, destination, send site, receive site, size
  * class) at once, so no trace is written unless REVPROF_ANALYSIS asks.
  * MPI_Finalize gathers the classes to rank 0: latency.csv, sample.txt
  * (docs/revprof.md, "Sample mode"). Modes layer: the point-to-point layer
- * calls rp_sample_flag/rp_sample_flag_in, this file calls nothing above the
- * core. */
+ * calls rp_sample_flag/rp_sample_flag_in, this file calls nothing above
+ * the core. */
 #ifndef RP_SAMPLE_H
 #define RP_SAMPLE_H
 
