@@ -1189,8 +1189,10 @@ static void probe_fe(const char *spec) {
                "capacity_s,growth\n");
   if (s)
     fprintf(s, "events,step,interval_s,mean_owd_s,growth_s,queued,"
-               "mean_oc_s,repeat\n");
-  double *owd = xrealloc(NULL, (size_t)(l + REST_WARM) * sizeof *owd);
+               "mean_oc_s,repeat,rounds\n");
+  /* a step's rounds: up to RP_BOI_LONG times l (rp_boi_rounds) */
+  double *owd =
+      xrealloc(NULL, ((size_t)l * RP_BOI_LONG + REST_WARM) * sizeof *owd);
   double *arr = xrealloc(NULL, (size_t)l * sizeof *arr);
   double r0 = 0.0, low = 0.0;
   /* the pause between resting rounds: the tool ranks go to sleep (poll)
@@ -1212,13 +1214,14 @@ static void probe_fe(const char *spec) {
       int step = 0;
       for (;;) {
         double cur = bs.cur;
+        int n = rp_boi_rounds(&bs, l);
         /* non-blocking: queuing shows in the OWD (a blocking offload would
            hold the application back instead, as TCP's buffers did not) */
-        probe_step(CMD_RUN, e, cur, RP_MON_NONBLOCKING, l, &r0, owd, &oc, NULL);
-        int done = rp_boi_step(&bs, owd, l);
+        probe_step(CMD_RUN, e, cur, RP_MON_NONBLOCKING, n, &r0, owd, &oc, NULL);
+        int done = rp_boi_step(&bs, owd, n);
         if (s)
-          fprintf(s, "%d,%d,%.9g,%.9g,%.9g,%d,%.9g,%d\n", e, ++step, cur,
-                  bs.mean, bs.growth, bs.last_queued, oc, rep + 1);
+          fprintf(s, "%d,%d,%.9g,%.9g,%.9g,%d,%.9g,%d,%d\n", e, ++step, cur,
+                  bs.mean, bs.growth, bs.last_queued, oc, rep + 1, n);
         if (done)
           break;
       }

@@ -481,8 +481,25 @@ void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
   s->cur = s->hi;
   /* the seed's 2 restSD, but at most an eighth of the first range: a
      resting spread as large as restOWD would end the search untried */
-  s->err = fmax(fmin(2.0 * s->rest_sd, 0.125 * (s->hi - s->lo)),
-                1e-3 * s->hi);
+  s->first = s->hi;
+  s->floor = 1e-3 * s->hi;
+  s->err = fmax(fmin(2.0 * s->rest_sd, 0.125 * (s->hi - s->lo)), s->floor);
+}
+
+int rp_boi_rounds(const rp_boi_search *s, int l) {
+  if (s->rule != RP_BOI_STEP || !(s->cur > 0.0) || !(s->cur < s->first))
+    return l;
+  double n = ceil((double)l * s->first / s->cur);
+  double most = (double)l * RP_BOI_LONG;
+  return n < most ? (int)n : (int)most;
+}
+
+/* the width at which the search ends: the seed's err, and under the
+ * step's rule also an eighth of the high end */
+static double end_width(const rp_boi_search *s) {
+  if (s->rule != RP_BOI_STEP)
+    return s->err;
+  return fmax(fmin(s->err, RP_BOI_REL * s->hi), s->floor);
 }
 
 /* the seed's decision on a step's growth (per round) and mean OWD, the
@@ -531,7 +548,7 @@ int rp_boi_step(rp_boi_search *s, const double *owd, int n) {
     s->cur = 0.5 * (s->lo + s->cur);
   }
   s->last_queued = q;
-  if (s->hi - s->lo < s->err)
+  if (s->hi - s->lo < end_width(s))
     return finish(s, q ? s->hi : s->cur);
   if (s->steps >= RP_BOI_MAX_STEPS)
     return finish(s, s->hi);

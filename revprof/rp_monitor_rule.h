@@ -191,12 +191,23 @@ int rp_mon_decide(int nchild, int nhave, int ngone, int accept);
  * round), it takes intervals 30 us short of the tree's as quiet. The mean
  * OWD's test (restOWD + k restSD) stays, and keeps noise from passing for
  * a queue: the edge found is b - 2 k restSD / (l - 1) (the mean rises by
- * half the step's rise), b - restSD with the seed's rule. */
+ * half the step's rise), b - restSD with the seed's rule.
+ * Beyond the seed, under RP_BOI_STEP: a step below the first high lasts
+ * as long as the first step did, l * first / cur rounds (rp_boi_rounds),
+ * so that the rise a queue gains over the step does not shrink with the
+ * interval (with l rounds a tree of 10 us a round probed at 7.7 us rises
+ * 50 us over the step, within a 30 us resting spread's reach of noise);
+ * and the search ends when high - low is below err or an eighth of high,
+ * whichever is less (at least 1e-3 of the first high): its answer is
+ * within 12.5 % wherever it lies, where 2 restSD is wider than a small
+ * profile's whole BOI. */
 
 #define RP_BOI_L 20   /* rounds per step (the seed's l) */
 #define RP_BOI_K 2.0  /* the seed's k */
 #define RP_BOI_GROW 12
 #define RP_BOI_MAX_STEPS 64
+#define RP_BOI_LONG 32 /* a step's rounds: at most this many times l */
+#define RP_BOI_REL 0.125 /* the step rule's end: high - low < this * high */
 enum { RP_BOI_STEP = 0, RP_BOI_ROUND = 1 }; /* the growth's rule, above */
 /* The rule's name ("step", "round"), and the rule of a name (-1: neither):
  * the words of --growth, REVPROF_MONITOR_PROBE and probe.csv's column. */
@@ -205,6 +216,7 @@ int rp_boi_rule_of(const char *name);
 
 typedef struct rp_boi_search {
   double rest_owd, rest_sd, k, err; /* err: error threshold */
+  double first, floor;              /* the first high; err's least */
   double lo, hi, cur;               /* interval range and current */
   int steps, grown, last_queued, done;
   int rule;                         /* RP_BOI_STEP (rp_boi_init's) or
@@ -231,6 +243,11 @@ void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
                  double low, double k);
 /* the decision on l OWDs measured at s->cur (no state change) */
 int rp_boi_queued(const rp_boi_search *s, const double *owd, int n);
+/* Rounds of the next step at s->cur for l rounds a step: l under the
+ * seed's rule, at or above the first high, or before rp_boi_init; under
+ * RP_BOI_STEP below it l * first / cur rounded up, at most RP_BOI_LONG * l
+ * (and never below l). */
+int rp_boi_rounds(const rp_boi_search *s, int l);
 /* takes the step's OWDs, moves the range; returns 1 when done (s->boi),
  * else 0 with the next interval in s->cur */
 int rp_boi_step(rp_boi_search *s, const double *owd, int n);

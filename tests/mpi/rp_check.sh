@@ -1704,6 +1704,17 @@ monitor)
     [ "$(awk -F, '$1 == "events" && $8 == "repeat"' rep/monitor/probe-steps.csv | wc -l)" -eq 1 ] \
       && awk -F, 'NR > 1 { r[$8] = 1 } END { exit !(length(r) == 3) }' rep/monitor/probe-steps.csv \
       || { cat rep/monitor/probe-steps.csv; fail "probe-steps.csv: not 3 searches"; }
+    # a step's rounds (rp_boi_rounds): under the step's rule as long as the
+    # first step, L * first / interval up to 32 L (L = 4), never below L;
+    # under the seed's rule L (6)
+    awk -F, 'NR == 1 { ok = $9 == "rounds"; next }
+             $2 == 1 { first = $3 }
+             { want = 4 * first / $3; if (want > 128) want = 128; if (want < 4) want = 4
+               if ($9 < want - 0.01 || $9 > want + 1.01) bad = 1; if ($9 > 4) longer = 1 }
+             END { exit !(ok && !bad && longer) }' rep/monitor/probe-steps.csv \
+      || { cat rep/monitor/probe-steps.csv; fail "probe-steps.csv: rounds not as long as the first step"; }
+    awk -F, 'NR > 1 && $9 != 6 { bad = 1 } END { exit bad }' probe/monitor/probe-steps.csv \
+      || { cat probe/monitor/probe-steps.csv; fail "probe-steps.csv: the seed's rule, not L rounds"; }
     awk -F, 'NR > 1 { n++; if (!($17 == 3 && $18 > 0 && $18 <= $9 && $9 <= $19)) bad = 1 } END { exit bad || n != 1 }' rep/monitor/probe.csv \
       || { cat rep/monitor/probe.csv; fail "probe.csv: repeats, boi_min <= boi <= boi_max"; }
     # the capacity (all rounds at once, the OWD's slope) of a shape that

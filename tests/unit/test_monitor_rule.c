@@ -747,7 +747,8 @@ static void sim_rounds(sim *m, double i, double *owd, int l) {
 /* The resting phase, then the search from low under the growth's rule;
  * returns the BOI found. */
 static double sim_search_by(sim *m, double low, int rule, rp_boi_search *s) {
-  double owd[200], rest_owd, rest_sd;
+  static double owd[RP_BOI_L * RP_BOI_LONG];
+  double rest_owd, rest_sd;
   for (int r = 0; r < 200; r++)
     owd[r] = m->rest + noise(m);
   rp_mon_mean_sd(owd, 200, &rest_owd, &rest_sd);
@@ -755,9 +756,10 @@ static double sim_search_by(sim *m, double low, int rule, rp_boi_search *s) {
   s->rule = rule;
   int steps = 0;
   for (;;) {
-    sim_rounds(m, s->cur, owd, RP_BOI_L);
+    int n = rp_boi_rounds(s, RP_BOI_L); /* the probe's rounds (rp_monitor.c) */
+    sim_rounds(m, s->cur, owd, n);
     steps++;
-    if (rp_boi_step(s, owd, RP_BOI_L))
+    if (rp_boi_step(s, owd, n))
       break;
     assert_true(steps < RP_BOI_MAX_STEPS);
   }
@@ -826,6 +828,50 @@ static void test_monitor_boi_search_rules_on_a_noisy_vm(void **state) {
   if (!(by_round < 70e-6 - 0.5 * round.rest_sd && by_round < by_step))
     fail_msg("round: BOI %g, step's %g, restSD %g", by_round, by_step,
              round.rest_sd);
+}
+
+/* A step's rounds: l under the seed's rule and from the first high up;
+ * below it under the step's rule as long as the first step lasted, at
+ * most RP_BOI_LONG times l. */
+static void test_monitor_boi_rounds(void **state) {
+  (void)state;
+  rp_boi_search s;
+  memset(&s, 0, sizeof s);
+  s.cur = 1e-6;
+  assert_int_equal(rp_boi_rounds(&s, 20), 20); /* before rp_boi_init */
+  rp_boi_init(&s, 120e-6, 30e-6, 0.0, RP_BOI_K);
+  assert_int_equal(rp_boi_rounds(&s, 20), 20); /* at the first high */
+  s.cur = 60e-6;
+  assert_int_equal(rp_boi_rounds(&s, 20), 40);
+  s.cur = 7.5e-6;
+  assert_int_equal(rp_boi_rounds(&s, 20), 320);
+  s.cur = 50e-6; /* 48 rounds: 20 * 2.4 */
+  assert_int_equal(rp_boi_rounds(&s, 20), 48);
+  s.cur = 1e-9;
+  assert_int_equal(rp_boi_rounds(&s, 20), 20 * RP_BOI_LONG);
+  s.cur = 240e-6; /* grown above the first high */
+  assert_int_equal(rp_boi_rounds(&s, 20), 20);
+  s.cur = 7.5e-6;
+  s.rule = RP_BOI_ROUND;
+  assert_int_equal(rp_boi_rounds(&s, 20), 20);
+}
+
+/* This VM's smallest profile (README, Figs. 9 and 11): restOWD 120 us,
+ * restSD about 30 us, a tree that takes 10 us a round, so 2 restSD is
+ * six times the BOI. With l rounds a step and the seed's end the search
+ * stopped at [0, 7.7 us] or [7.7, 15.4] and said 3.9 or 15.4 us; with
+ * steps as long as the first and the relative end it finds 10 us within
+ * an eighth, give or take the mean's test's 2k restSD / (n - 1). */
+static void test_monitor_boi_search_small_boi(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    sim m = {120e-6, 10e-6, 52e-6, seed};
+    rp_boi_search s;
+    double boi = sim_search(&m, 0.0, &s);
+    if (!(fabs(boi - 10e-6) <= 0.125 * 10e-6 + 0.5e-6))
+      fail_msg("seed %d: BOI %g, expected 1e-05 within 1.75e-06 (%d steps)",
+               (int)seed, boi, s.steps);
+  }
 }
 
 /* Always queued: the high doubles RP_BOI_GROW times, then gives up with
@@ -996,6 +1042,8 @@ int main(void) {
       cmocka_unit_test(test_monitor_median_mad),
       cmocka_unit_test(test_monitor_mean_sd_growth),
       cmocka_unit_test(test_monitor_boi_init),
+      cmocka_unit_test(test_monitor_boi_rounds),
+      cmocka_unit_test(test_monitor_boi_search_small_boi),
       cmocka_unit_test(test_monitor_boi_rule_names),
       cmocka_unit_test(test_monitor_boi_growth_rules),
       cmocka_unit_test(test_monitor_boi_search_rules_on_a_noisy_vm),
