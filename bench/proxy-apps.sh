@@ -42,8 +42,10 @@ npb-is=, npb-bt=, npb-sp=) for the other kernels.
 options:
   --build DIR     revprof build folder (default: build-openmpi, or build-mpich
                   with --mpi mpich); its tools/revprof is used
-  --mpi NAME      openmpi (default) or mpich: the wrappers mpicc.NAME,
-                  mpicxx.NAME, mpif90.NAME and mpiexec.NAME
+  --mpi NAME      openmpi or mpich (default: the build's REVPROF_MPI, else
+                  openmpi; one that differs from the build's is refused):
+                  the wrappers mpicc.NAME, mpicxx.NAME, mpif90.NAME and
+                  mpiexec.NAME
   --model FILE    machine model (default models/machines/debian12-2core-openmpi.lua)
   --runs N        runs of each kind per app and rank count (default 3); the
                   table shows medians
@@ -95,6 +97,7 @@ EOF
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 build= mpi=openmpi model=$here/models/machines/debian12-2core-openmpi.lua
+mpi_given=0
 runs=3 nplist=1,2,4 modes=predict,compensate work= rebuild=0 size=small jobs=2
 monitor=0
 apps=()
@@ -102,7 +105,7 @@ die() { echo "proxy-apps: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=${2:?}; shift ;;
-    --mpi) mpi=${2:?}; shift ;;
+    --mpi) mpi=${2:?}; mpi_given=1; shift ;;
     --model) model=${2:?}; shift ;;
     --runs) runs=${2:?}; shift ;;
     --np) nplist=${2:?}; shift ;;
@@ -134,6 +137,14 @@ for m in ${modes//,/ }; do
 done
 [ -n "$build" ] || build=$here/build-$mpi
 case $build in /*) ;; *) build=$(pwd)/$build ;; esac
+# the MPI the build was configured for (REVPROF_MPI): --mpi defaults to
+# it, and an --mpi that differs would build the applications for another
+# MPI than librevprof's, so it is refused
+built_mpi=$(sed -n 's/^REVPROF_MPI:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)
+if [ -n "$built_mpi" ] && [ "$built_mpi" != "$mpi" ]; then
+  [ "$mpi_given" = 1 ] && die "--mpi $mpi, but $build was configured with REVPROF_MPI=$built_mpi"
+  mpi=$built_mpi
+fi
 case $model in /*) ;; *) model=$(pwd)/$model ;; esac
 [ -r "$model" ] || die "--model $model: cannot read it"
 revprof=$build/tools/revprof
