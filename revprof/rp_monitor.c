@@ -47,6 +47,7 @@ static struct {
   int leaf;         /* world rank of its leaf */
   double offset;    /* front-end clock = host seconds + offset */
   double rtt;       /* shortest round trip of the clock sync */
+  int one_host;     /* every process on one host: one clock, no offset */
   double next_due, last_slot;
   int explicit_seen;
   long calls;       /* revprof_monitor_offload calls */
@@ -349,6 +350,13 @@ static void poll_app(void) {
 /* The clocks' offset to the front-end: the shortest of SYNC_ROUNDS round
  * trips (Cristian's method). */
 static void clock_sync(void) {
+  if (M.one_host) { /* one CLOCK_MONOTONIC (rp_host_seconds): no offset,
+                       where a round trip on busy shared cores could
+                       measure one of milliseconds */
+    M.rtt = 0.0;
+    M.offset = 0.0;
+    return;
+  }
   M.rtt = INFINITY;
   for (int i = 0; i < SYNC_ROUNDS; i++) {
     double t0 = rp_host_seconds(), tf = 0.0;
@@ -1066,6 +1074,11 @@ static void fe_write(void) {
       fprintf(f, "%g s\n", M.cfg.interval);
     else
       fprintf(f, "%s\n", rp_mon_when_name(M.cfg.when));
+    fprintf(f, "clocks: %s\n",
+            M.one_host ? "one host, its monotonic clock (no offsets)"
+                       : "each application rank's offset to the front-end "
+                         "(Cristian's method, the shortest of its round "
+                         "trips)");
     fprintf(f,
             "rounds: %d (complete %d, partial %d, discarded %d: %.1f %% "
             "complete global profiles)\n"
@@ -1384,6 +1397,15 @@ void rp_monitor_startup(void) {
   M.on = 1;
   M.scheme = M.cfg.offload;
   PMPI_Comm_dup(MPI_COMM_WORLD, &M.comm);
+  /* every process on one host: they share the front-end's clock */
+  MPI_Comm host;
+  int hsize = 0;
+  if (PMPI_Comm_split_type(M.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                           &host) == MPI_SUCCESS) {
+    PMPI_Comm_size(host, &hsize);
+    PMPI_Comm_free(&host);
+  }
+  M.one_host = hsize == size;
   int tool = M.wrank >= M.apps;
   MPI_Comm mine;
   PMPI_Comm_split(MPI_COMM_WORLD, tool, M.wrank, &mine);

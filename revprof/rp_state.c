@@ -464,7 +464,7 @@ static inline double wall_seconds(void) {
   return mono_seconds();
 }
 
-double rp_host_seconds(void) { return wall_seconds(); }
+double rp_host_seconds(void) { return mono_seconds(); }
 
 static void timer_startup(void) {
   tsc_sec = 0.0;

@@ -528,7 +528,12 @@ void rp_measure_shutdown(void);
  * (rp_g.eff: its fallback where the model lacks it). */
 void rp_cost_startup(void);
 
-/* Monotonic host seconds (the calls without a cost rule are timed by it). */
+/* Monotonic host seconds (the calls without a cost rule are timed by it):
+ * CLOCK_MONOTONIC, the one clock every process of the host reads alike,
+ * so that stamps compare across processes (monitoring's one-way delays,
+ * sample mode's latencies). Measured gaps read the cycle counter instead
+ * (rp_measure_gap), whose rate and origin each process calibrates for
+ * itself. */
 double rp_host_seconds(void);
 
 /* rp_enter's part for tracing, REVPROF_COMPUTE=measure and compensate
