@@ -48,7 +48,8 @@ static struct {
   double offset;    /* front-end clock = host seconds + offset */
   double rtt;       /* shortest round trip of the clock sync */
   int one_host;     /* every process on one host: one clock, no offset */
-  double next_due, last_slot;
+  double next_due; /* the next slot's start, rp_local_seconds's clock */
+  double last_slot;
   int explicit_seen;
   long calls;       /* revprof_monitor_offload calls */
   double *pkt;      /* the packet being built */
@@ -328,6 +329,12 @@ static void offload(double round, int events, const double *vals) {
   M.busy = 0;
 }
 
+/* When the slot after `slot` starts, on rp_local_seconds's clock, from
+ * l and h, that clock and rp_host_seconds read together. */
+static double due_local(double slot, double l, double h) {
+  return l + ((slot + 1.0) * M.cfg.interval - M.offset - h);
+}
+
 /* every MPI call's end and region boundaries */
 static void poll_app(void) {
   if (M.busy)
@@ -336,15 +343,16 @@ static void poll_app(void) {
     queue_progress(0);
   if (M.cfg.when != RP_MON_TIMER || M.explicit_seen)
     return;
-  double h = rp_host_seconds();
-  if (h < M.next_due)
+  double l = rp_local_seconds(); /* the due check: this process's clock */
+  if (l < M.next_due)
     return;
+  double h = rp_host_seconds(); /* the slot: the front-end's */
   double slot = floor((h + M.offset) / M.cfg.interval);
   if (slot > M.last_slot) {
     M.last_slot = slot;
     offload(slot, app_events(), NULL);
   }
-  M.next_due = (slot + 1.0) * M.cfg.interval - M.offset;
+  M.next_due = due_local(slot, l, h);
 }
 
 /* The clocks' offset to the front-end: the shortest of SYNC_ROUNDS round
@@ -1445,8 +1453,9 @@ void rp_monitor_startup(void) {
     PMPI_Finalize();
     exit(0);
   }
-  M.last_slot = floor(now_fe() / M.cfg.interval);
-  M.next_due = (M.last_slot + 1.0) * M.cfg.interval - M.offset;
+  double l = rp_local_seconds(), h = rp_host_seconds();
+  M.last_slot = floor((h + M.offset) / M.cfg.interval);
+  M.next_due = due_local(M.last_slot, l, h);
   rp_g.mon_poll = poll_app;
   char when[64];
   if (M.cfg.when == RP_MON_TIMER)

@@ -140,20 +140,20 @@ static void sampler_set(const rp_sample_spec *spec) {
 void rp_sample_out_slow(double *pb) {
   /* the clock only where the decision needs it: an unsampled message
      costs a count and a compare */
-  int timed = S.s.spec.kind == RP_SAMPLE_TIMER;
-  double now = timed ? global_now() : 0.0;
   if (rp_g.sample_skipped > 0)
     skipped_flush();
   S.seen += 1.0;
-  int take = rp_sampler_decide(&S.s, now);
+  /* timer: decides on this process's cheap clock (a comparison within the
+     process); the stamp that travels reads the host's */
+  int take = rp_sampler_decide(
+      &S.s, S.s.spec.kind == RP_SAMPLE_TIMER ? rp_local_seconds() : 0.0);
   skip_set();
   if (!take) {
     pb[RP_PB_STAMP] = -1.0;
     rp_t.sample_t0 = -1.0; /* the send call then times nothing */
     return;
   }
-  if (!timed)
-    now = global_now();
+  double now = global_now();
   uintptr_t site = (uintptr_t)rp_t.site;
   S.sampled += 1.0;
   rp_g.ic_n[RP_IC_SAMPLE] += 0.5;

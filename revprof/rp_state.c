@@ -466,6 +466,8 @@ static inline double wall_seconds(void) {
 
 double rp_host_seconds(void) { return mono_seconds(); }
 
+double rp_local_seconds(void) { return wall_seconds(); }
+
 static void timer_startup(void) {
   tsc_sec = 0.0;
   rp_g.timer_name = "monotonic clock";

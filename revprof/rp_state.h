@@ -536,6 +536,13 @@ void rp_cost_startup(void);
  * itself. */
 double rp_host_seconds(void);
 
+/* This process's cheap clock, the one of measured gaps (the cycle counter
+ * where usable): for times compared within one process only, read where
+ * a call's end pays for it (monitoring's timer, sample mode's timer:
+ * decision). Its origin and rate differ from rp_host_seconds's by the
+ * start-up calibration's error, so no stamp that travels comes from it. */
+double rp_local_seconds(void);
+
 /* rp_enter's part for tracing, REVPROF_COMPUTE=measure and compensate
  * mode (rp_g.extras), out of the predict fast path. */
 void rp_enter_extras(rp_wid w);

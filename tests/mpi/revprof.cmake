@@ -114,7 +114,8 @@ revprof_test(revprof_wildcard_stall_np3 wildcard
 revprof_test(revprof_wildcard_stress_script wildcard-stress
              ${PROJECT_SOURCE_DIR}/bench/wildcard-stress.sh ${PROJECT_BINARY_DIR})
 # sample mode (issue 10): every message counted at "all", the binomial
-# count at random:0.5, every 4th message exactly at counter:4, a receiver
+# count at random:0.5, every 4th message exactly at counter:4, all but
+# the first at timer:1e-9 and none at timer:1000, a receiver
 # late by a known sleep, latencies corrected for a drifting clock
 # (REVPROF_TEST_DRIFT), aliasing of a counter with a periodic program and
 # what jitter changes, partitioned messages (MPI 4) sampled like the
@@ -122,8 +123,8 @@ revprof_test(revprof_wildcard_stress_script wildcard-stress
 # without a shadow (MPI_COMM_SELF, an inter-communicator) and after a
 # probe, the runtime switch (linked build), a bad REVPROF_SAMPLE refused,
 # and the semantics suite in sample mode
-foreach(v count-all count-random count-counter delay burst drift bad
-          partitioned coll edges)
+foreach(v count-all count-random count-counter count-timer delay burst
+          drift bad partitioned coll edges)
   revprof_test(revprof_sample_${v}_np3 sample
                $<TARGET_FILE:rp_sample_native> 3 ${v})
 endforeach()
@@ -288,6 +289,8 @@ revprof_test(revprof_trace_kill_np2 trace-kill $<TARGET_FILE:revprof>
 # online monitoring (seed 004, issue 12): tool ranks beside the
 # application's, which sees its own world
 revprof_test(revprof_monitor_semantics monitor semantics ${rp_nat}
+             $<TARGET_FILE:rp_semantics_rp>)
+revprof_test(revprof_monitor_timer monitor timer ${rp_nat}
              $<TARGET_FILE:rp_semantics_rp>)
 if(TARGET bspbench_rp)
   revprof_test(revprof_monitor_rounds monitor rounds

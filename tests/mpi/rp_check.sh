@@ -410,12 +410,17 @@ sample)
   }
   col() { awk -F, -v name="$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } { s += $c } END { print s + 0 }' $lc; }
   case $v in
-  count-all | count-random | count-counter | set)
+  count-all | count-random | count-counter | count-timer | set)
     if [ "$v" = count-all ]; then
       export REVPROF_SAMPLE=all REVPROF_ANALYSIS=stat,freq,write
       run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
     elif [ "$v" = count-counter ]; then
       export REVPROF_SAMPLE=counter:4
+      run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
+    elif [ "$v" = count-timer ]; then
+      # a period far below a message's time: every message after each
+      # rank's first (which starts its timer)
+      export REVPROF_SAMPLE=timer:1e-9
       run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "run failed"; }
     elif [ "$v" = set ]; then
       export REVPROF_SAMPLE=off
@@ -476,6 +481,13 @@ sample)
       [ "$got" = $((n / 4)) ] || { cat $st; fail "counter:4 sampled $got of $n, expected $((n / 4))"; }
       calls_rows "$((n / 16))" "$((n / 4))" \
         || { cat revprof-out/calls.csv; fail "calls.csv does not hold $((n / 16)) timed calls of each send kind"; } ;;
+    count-timer)
+      [ "$got" = $((n - np)) ] || { cat $st; fail "timer:1e-9 sampled $got of $n, expected $((n - np)) (all but each rank's first)"; }
+      # a period far beyond the run: none
+      rm -rf revprof-out
+      REVPROF_SAMPLE=timer:1000 run "$np" env LD_PRELOAD="$RP_LIB" "$exe" count || { cat out err; fail "timer:1000 run failed"; }
+      got=$(sed -n 's/^messages: *[0-9]* sent, \([0-9]*\) sampled.*/\1/p' $st)
+      [ "$got" = 0 ] || { cat $st; fail "timer:1000 sampled $got of $n, expected 0"; } ;;
     set)
       [ "$got" = $((n * 3 / 4)) ] || { cat $st; fail "revprof_sample_set: $got of $n sampled, expected $((n * 3 / 4))" ; } ;;
     esac
@@ -1497,6 +1509,20 @@ monitor)
     grep -q "^monitor: *3 tool ranks beside these 4 (fanout 2" revprof-out/report.txt || { cat revprof-out/report.txt; fail "no monitor line in the report"; }
     grep -q "^rounds: [1-9][0-9]* (complete [1-9]" $mon/summary.txt || { cat $mon/summary.txt; fail "no complete round"; }
     echo "monitor semantics: 4 + 3 ranks, the program saw 4, identical output"
+    ;;
+  timer) # timer-driven offloads (REVPROF_MONITOR_INTERVAL in seconds, the
+    # default kind): several rounds over a run of many intervals, each in a
+    # later slot than the one before, and the output as natively
+    native=$1 rp=$2
+    run 2 env REVPROF_MODE=off "$native" || { cat err; fail "native run failed"; }
+    mv out native.out
+    REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=0.0001 run 3 "$rp" || { cat out err; fail "monitored run failed"; }
+    diff native.out out > diff.txt || { cat diff.txt; fail "outputs differ"; }
+    n=$(sed -n 's/^rounds: *\([0-9]*\).*/\1/p' $mon/summary.txt)
+    [ -n "$n" ] && [ "$n" -ge 3 ] || { cat $mon/summary.txt; fail "$n rounds at 0.1 ms intervals: the timer did not offload"; }
+    awk -F, 'NR > 1 { if (NR > 2 && !($2 > prev)) bad = 1; prev = $2 } END { exit bad }' $mon/rounds.csv \
+      || { cat $mon/rounds.csv; fail "rounds.csv: ids (slots) not increasing"; }
+    echo "monitor timer: $n rounds at 0.1 ms intervals, identical output"
     ;;
   rounds) # each offload round reaches the front-end with right statistics,
     # in every mode and with both filters; the program's result unchanged
