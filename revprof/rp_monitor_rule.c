@@ -468,6 +468,9 @@ double rp_boi_slope(const double *owd, int n) {
   return sxy / sxx;
 }
 
+/* the least width at which a search ends: a thousandth of the first high */
+static double err_least(const rp_boi_search *s) { return 1e-3 * s->first; }
+
 void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
                  double low, double k) {
   memset(s, 0, sizeof *s);
@@ -482,8 +485,8 @@ void rp_boi_init(rp_boi_search *s, double rest_owd, double rest_sd,
   /* the seed's 2 restSD, but at most an eighth of the first range: a
      resting spread as large as restOWD would end the search untried */
   s->first = s->hi;
-  s->floor = 1e-3 * s->hi;
-  s->err = fmax(fmin(2.0 * s->rest_sd, 0.125 * (s->hi - s->lo)), s->floor);
+  s->err = fmax(fmin(2.0 * s->rest_sd, 0.125 * (s->hi - s->lo)),
+                err_least(s));
 }
 
 int rp_boi_rounds(const rp_boi_search *s, int l) {
@@ -499,7 +502,7 @@ int rp_boi_rounds(const rp_boi_search *s, int l) {
 static double end_width(const rp_boi_search *s) {
   if (s->rule != RP_BOI_STEP)
     return s->err;
-  return fmax(fmin(s->err, RP_BOI_REL * s->hi), s->floor);
+  return fmax(fmin(s->err, RP_BOI_REL * s->hi), err_least(s));
 }
 
 /* the seed's decision on a step's growth (per round) and mean OWD, the

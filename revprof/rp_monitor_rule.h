@@ -216,7 +216,7 @@ int rp_boi_rule_of(const char *name);
 
 typedef struct rp_boi_search {
   double rest_owd, rest_sd, k, err; /* err: error threshold */
-  double first, floor;              /* the first high; err's least */
+  double first;                     /* the first high */
   double lo, hi, cur;               /* interval range and current */
   int steps, grown, last_queued, done;
   int rule;                         /* RP_BOI_STEP (rp_boi_init's) or
