@@ -270,13 +270,26 @@ static const char *cat(char *out, const char *const *parts, int n) {
   return out;
 }
 
+/* Synchronous sends (MPI_Ssend, MPI_Issend, MPI_Ssend_init and their
+ * large-count twins) among a rank's calls: costed as standard sends. */
+static double sync_sends(const double *fstat) {
+  double n = 0.0;
+  for (int w = 0; w < RP_W_COUNT; w++)
+    if (strncmp(rp_wrap_name[w], "MPI_Ssend", 9) == 0 ||
+        strncmp(rp_wrap_name[w], "MPI_Issend", 10) == 0)
+      n += fstat[4 * w];
+  return n;
+}
+
 /* Flags that follow from the numbers: model fallbacks (missing: flags per
  * function, on missing_ranks ranks), Lua faults (lua_ranks), no computation on any rank
  * (no_compute), nothing intercepted (calls: MPI calls seen besides
- * MPI_Finalize), wildcard receives out of predicted order. */
+ * MPI_Finalize), wildcard receives out of predicted order, synchronous
+ * sends (sync calls on sync_ranks ranks). */
 static void derive_flags(flag_set *fs, const double *missing,
                          int missing_ranks, double lua_ranks, int no_compute,
-                         double calls, double suspicious, int nranks) {
+                         double calls, double suspicious, double sync,
+                         int sync_ranks, int nranks) {
   int d = 0;
   char num[32];
   if (calls <= 0) {
@@ -326,6 +339,15 @@ static void derive_flags(flag_set *fs, const double *missing,
     const char *p[] = {num, " wildcard receive(s) would have matched another "
                             "sender in the predicted order"};
     flagset_add(fs, "wildcard-order", cat(derived[d++], p, 2), nranks);
+  }
+  if (sync > 0 && rp_g.cfg.mode == RP_MODE_PREDICT) {
+    fmt_int(num, (long long)sync);
+    const char *p[] = {
+        num, " synchronous send call(s) (MPI_Ssend, MPI_Issend, "
+             "MPI_Ssend_init) costed as standard sends: a sender's wait for "
+             "its receive to be posted is not modelled, so a sender whose "
+             "receiver posts late is predicted early"};
+    flagset_add(fs, "synchronous-send", cat(derived[d++], p, 2), sync_ranks);
   }
 }
 
@@ -787,13 +809,16 @@ void rp_report_final(void) {
   }
 
   static flag_set fs;
-  int no_compute = 0, missing_ranks = 0;
-  double calls = 0.0;
+  int no_compute = 0, missing_ranks = 0, sync_ranks = 0;
+  double calls = 0.0, sync = 0.0;
   memset(&fs, 0, sizeof fs);
   for (int r = 0; r < n; r++) {
     const double *x = all + (size_t)r * V_COUNT;
     no_compute += x[V_COMPUTE + RP_AVG] == 0.0;
     calls += calls_seen(x + V_FSTAT);
+    double k = sync_sends(x + V_FSTAT);
+    sync += k;
+    sync_ranks += k > 0;
     int any = 0;
     for (int i = 0; i < REVPROF_FN_COUNT; i++)
       any |= x[V_MISSING + i] != 0.0;
@@ -802,7 +827,7 @@ void rp_report_final(void) {
   fs.nranks = n;
   derive_flags(&fs, sum + V_MISSING, missing_ranks, sum[V_LUA],
                no_compute == n ? n : 0,
-               calls, sum[V_SUSP], n);
+               calls, sum[V_SUSP], sync, sync_ranks, n);
   rp_flag_set_parse(&fs, flag_lines);
   static char extrap_flag[RP_FLAG_TEXT], unpred_flag[RP_FLAG_TEXT],
       lowc_flag[RP_FLAG_TEXT];
@@ -940,7 +965,8 @@ static void partial(const char *reason, int checkpoint) {
     any_missing |= v[V_MISSING + i] != 0.0;
   derive_flags(&fs, v + V_MISSING, any_missing, rp_g.lua_fault,
                v[V_COMPUTE + RP_AVG] == 0.0, calls_seen(v + V_FSTAT),
-               v[V_SUSP], 1);
+               v[V_SUSP], sync_sends(v + V_FSTAT),
+               sync_sends(v + V_FSTAT) > 0, 1);
   for (int i = 0; i < rp_g.flags.n; i++)
     flagset_add(&fs, rp_g.flags.f[i].key, rp_g.flags.f[i].text, 1);
   header_text(&t, status, rp_g.size, &fs);

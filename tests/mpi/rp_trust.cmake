@@ -106,4 +106,5 @@ revprof_trust_test(revprof_flags_no_piggyback_np2 nopb
 # REVPROF_QUIET=1: the program's output untouched, reports in files only
 revprof_trust_test(revprof_quiet_np2 quiet $<TARGET_FILE:rp_exchange> 2)
 # degraded runs are marked in report.csv and report.txt's first lines
+# (a lacking model, a broken Lua file, synchronous sends)
 revprof_trust_test(revprof_flags_np2 flags $<TARGET_FILE:rp_semantics_native> 2)

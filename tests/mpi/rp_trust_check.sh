@@ -146,6 +146,8 @@ startup)
   c=$(awk -F, '$1 == "rank" && $2 == 0 && $3 == "compute" { print $7 }' revprof-out/report.csv)
   [ -n "$c" ] || { cat revprof-out/report.csv; fail "report.csv has no compute row for rank 0"; }
   awk -v c="$c" 'BEGIN { exit !(c < 0.1) }' || { head -n 30 revprof-out/report.txt; fail "rank 0's computation is $c s: its wait in revprof's start-up was charged"; }
+  # no synchronous send in this program: no such flag
+  grep -q "synchronous-send" revprof-out/report.csv && { grep synchronous revprof-out/report.csv; fail "synchronous-send flagged without a synchronous send"; }
   echo "startup: rank 0's measured computation $c s after a 0.5 s wait in revprof's start-up"
   ;;
 flags)
@@ -162,6 +164,13 @@ flags)
   done
   head -n 6 $txt | grep -q "^  fallback: the model has no " || { head -n 8 $txt; fail "report.txt's first lines lack the fallback flag"; }
   head -n 6 $txt | grep -q "^  lua: Lua region costs were off" || { head -n 8 $txt; fail "report.txt's first lines lack the lua flag"; }
+  # the program's synchronous sends, costed as standard ones: said, with
+  # as many calls as the functions' rows count
+  want=$(awk -F, '$1 == "function" && $2 == "all" && ($3 ~ /^MPI_Ssend/ || $3 ~ /^MPI_Issend/) { n += $4 } END { print n + 0 }' $csv)
+  [ "$want" -gt 0 ] || { cat $csv; fail "the program made no synchronous send"; }
+  grep -q "^flag,all,\"synchronous-send: $want synchronous send call(s) (MPI_Ssend, MPI_Issend, MPI_Ssend_init) costed as standard sends" $csv \
+    || { grep synchronous $csv; fail "no synchronous-send flag for $want calls"; }
+  grep -q "^  synchronous-send: $want " $txt || { head -n 12 $txt; fail "report.txt lacks the synchronous-send flag"; }
   echo "flags: $keys"
   ;;
 nopb)
