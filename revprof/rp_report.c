@@ -963,10 +963,10 @@ static void partial(const char *reason, int checkpoint) {
   int any_missing = 0;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     any_missing |= v[V_MISSING + i] != 0.0;
+  double sync = sync_sends(v + V_FSTAT);
   derive_flags(&fs, v + V_MISSING, any_missing, rp_g.lua_fault,
                v[V_COMPUTE + RP_AVG] == 0.0, calls_seen(v + V_FSTAT),
-               v[V_SUSP], sync_sends(v + V_FSTAT),
-               sync_sends(v + V_FSTAT) > 0, 1);
+               v[V_SUSP], sync, sync > 0, 1);
   for (int i = 0; i < rp_g.flags.n; i++)
     flagset_add(&fs, rp_g.flags.f[i].key, rp_g.flags.f[i].text, 1);
   header_text(&t, status, rp_g.size, &fs);
