@@ -172,6 +172,19 @@ void rp_clock_sent(rp_clock *c, const double done[RP_NB]) {
     }
 }
 
+double rp_clock_rendezvous(rp_clock *c, const double t_send[RP_NB],
+                           const double t_post[RP_NB]) {
+  double wavg = 0.0;
+  for (int b = 0; b < RP_NB; b++) {
+    double w = t_post[b] > t_send[b] ? t_post[b] - t_send[b] : 0.0;
+    c->now[b] += w;
+    c->wait[b] += w;
+    if (b == RP_AVG)
+      wavg = w;
+  }
+  return wavg;
+}
+
 int rp_root_learns(int dir, int is_root) {
   return (dir == RP_ROOT_OUT && !is_root) || (dir == RP_ROOT_IN && is_root);
 }

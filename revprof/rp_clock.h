@@ -150,6 +150,15 @@ double rp_clock_complete(rp_clock *c, rp_arrival *a, int n,
  * counted as communication. */
 void rp_clock_sent(rp_clock *c, const double done[RP_NB]);
 
+/* A synchronous send's rendezvous: its transfer starts once both sides
+ * have posted, at max(t_send, t_post), t_send its message's departure and
+ * t_post when its receive was posted, so the sender returns that much
+ * later than a standard send would: now += max(0, t_post - t_send), per
+ * bound, counted as waiting (for the receiver). Returns the avg clock's
+ * waiting time. */
+double rp_clock_rendezvous(rp_clock *c, const double t_send[RP_NB],
+                           const double t_post[RP_NB]);
+
 /* Blocking collective: every member's start clock combined into start_max
  * (per bound, the maximum over the members, this rank included), then
  * now = start_max + cost. Time from now to start_max is waiting. Returns the

@@ -983,6 +983,28 @@ static void test_clock_sent_waits_for_the_message_to_leave(void **state) {
   assert_invariant(&c);
 }
 
+/* A synchronous send returns max(0, t_post - t_send) later than a
+ * standard one, per bound; the delay is waiting (for the receiver). */
+static void test_clock_rendezvous_waits_for_the_post(void **state) {
+  (void)state;
+  rp_clock c;
+  double t_send[RP_NB], t_post[RP_NB];
+  rp_clock_init(&c);
+  set3(c.now, 2e-6, 3e-6, 5e-6);
+  set3(c.compute, 2e-6, 3e-6, 5e-6);
+  set3(t_send, 1e-6, 2e-6, 4e-6);
+  set3(t_post, 5e-7, 7e-6, 1.4e-5); /* min: posted before the send */
+  double w = rp_clock_rendezvous(&c, t_send, t_post);
+  assert_near(c.now[RP_MIN], 2e-6, TOL); /* no wait */
+  assert_near(c.now[RP_AVG], 8e-6, TOL);
+  assert_near(c.now[RP_MAX], 1.5e-5, TOL);
+  assert_near(w, 5e-6, TOL);
+  assert_near(c.wait[RP_MIN], 0.0, TOL);
+  assert_near(c.wait[RP_MAX], 1e-5, TOL);
+  assert_near(c.comm[RP_AVG], 0.0, TOL);
+  assert_invariant(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_clock_send_stamps_then_advances),
@@ -1012,6 +1034,7 @@ int main(void) {
       cmocka_unit_test(test_endpoint_take_keeps_recent_history),
       cmocka_unit_test(test_clock_complete_without_gap_is_the_old_rule),
       cmocka_unit_test(test_clock_sent_waits_for_the_message_to_leave),
+      cmocka_unit_test(test_clock_rendezvous_waits_for_the_post),
       cmocka_unit_test(test_match_takes_first_arrival_once_proven),
       cmocka_unit_test(test_match_ties_go_to_the_lower_rank),
       cmocka_unit_test(test_match_blocked_chains_and_cycles),
