@@ -5,6 +5,9 @@
  *                            entry and exit, blocked receives, collectives)
  *   uint64_t nsent[P]        messages it has sent to each rank
  *   rp_mlog ring[P][K]       the last K of them, per destination
+ *   uint64_t unsure          receives posted whose match cannot be told
+ *   uint64_t nposted[P]      receives it posted, per source
+ *   rp_mpost posts[P][KP]    the last KP of them, per source
  *
  * A sender writes its own block only; a rank deciding a wildcard receive
  * reads the others' (plain loads: the window is shared memory). It takes
@@ -30,7 +33,20 @@ typedef struct rp_mlog {
   uint64_t s1;
 } rp_mlog;
 
+/* A receive from a known source with a known tag, published as it is
+ * posted (rp_match_posted), for synchronous senders (rp_match_rendezvous):
+ * the k-th its rank posted for (source, cid, tag); s0, s1 as in rp_mlog. */
+typedef struct rp_mpost {
+  uint64_t s0;
+  double t[RP_NB]; /* the receiver's clocks as it posted */
+  uint64_t k;
+  int32_t cid, tag;
+  uint64_t s1;
+} rp_mpost;
+
 #define RING_BUDGET (1024.0 * 1024.0) /* bytes of log per rank, about */
+#define POSTS_BUDGET (256.0 * 1024.0) /* bytes of posts per rank, about */
+#define POSTS_MAX 256 /* entries per source, at most */
 #define RING_MAX 1024 /* entries per destination, at most */
 /* Seconds a decision waits, when nothing else can move, for a rank still
  * inside a blocking send to this one: an eager send returns by itself in
@@ -45,6 +61,7 @@ typedef struct rp_mlog {
 static MPI_Win win = MPI_WIN_NULL;
 static char **blocks;      /* every rank's block, by rp_g.world rank */
 static uint64_t ring;      /* K: entries per destination */
+static uint64_t pring;     /* KP: posts kept per source */
 static uint64_t *low;      /* per source: the first message not yet taken */
 static uint64_t *taken;    /* ... and bit i: message low + i was taken */
 static rp_match_peer *peers;
@@ -64,6 +81,89 @@ static rp_mlog *ring_of(int w, int dest) {
                              (size_t)rp_g.size * sizeof(uint64_t)) +
          (size_t)dest * ring;
 }
+
+static size_t at_unsure, at_posts; /* byte offsets in a block */
+static uint64_t *unsure_of(int w) {
+  return (uint64_t *)(void *)(blocks[w] + at_unsure);
+}
+static uint64_t *nposted_of(int w) { return unsure_of(w) + 1; }
+static rp_mpost *posts_of(int w, int src) {
+  return (rp_mpost *)(void *)(blocks[w] + at_posts) + (size_t)src * pring;
+}
+static uint64_t *my_unsure, *my_nposted; /* this rank's */
+static rp_mpost *my_posts;
+
+/* Counts of messages per (rank, cid, tag): this rank's to each
+ * destination (sent_k), its receives posted from each source (posted_k).
+ * Open addressing, a slot with used 0 free, at most KTAB_MAX keys (a
+ * program that draws a new tag for every message would fill any table:
+ * past that the rule is off, said); last: the slot of the last key. */
+#define KTAB_MAX 4096
+typedef struct rp_kcount {
+  int32_t w, cid, tag, used;
+  uint64_t n;
+} rp_kcount;
+typedef struct rp_ktab {
+  rp_kcount *e, *last;
+  size_t cap, n;
+} rp_ktab;
+static rp_ktab sent_k, posted_k;
+static int sends_unsure; /* this rank's counts of messages may be ahead of
+                            what receivers match (a cancel, a full table) */
+
+static size_t ktab_slot(const rp_ktab *t, int w, int cid, int tag) {
+  uint32_t h = ((uint32_t)w * 31u + (uint32_t)cid) * 31u + (uint32_t)tag;
+  size_t i = (size_t)(h * 2654435761u) & (t->cap - 1);
+  while (t->e[i].used &&
+         !(t->e[i].w == w && t->e[i].cid == cid && t->e[i].tag == tag))
+    i = (i + 1) & (t->cap - 1);
+  return i;
+}
+
+/* ktab_next for another key than the last one */
+static __attribute__((noinline)) uint64_t ktab_other(rp_ktab *t, int w,
+                                                     int cid, int tag) {
+  rp_kcount *c;
+  if (2 * (t->n + 1) > t->cap) { /* at most half full */
+    size_t cap = t->cap ? 2 * t->cap : 64;
+    rp_kcount *e = t->n >= KTAB_MAX ? NULL : calloc(cap, sizeof *e);
+    if (e == NULL)
+      return UINT64_MAX;
+    rp_kcount *old = t->e;
+    size_t ocap = t->cap;
+    t->e = e;
+    t->cap = cap;
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i].used)
+        t->e[ktab_slot(t, old[i].w, old[i].cid, old[i].tag)] = old[i];
+    free(old);
+  }
+  c = &t->e[ktab_slot(t, w, cid, tag)];
+  if (!c->used) {
+    *c = (rp_kcount){w, cid, tag, 1, 0};
+    t->n++;
+  }
+  t->last = c;
+  return c->n++;
+}
+
+/* The count of (w, cid, tag) before this one, counted; UINT64_MAX when the
+ * table is full or no memory is left for a new key. */
+static inline uint64_t ktab_next(rp_ktab *t, int w, int cid, int tag) {
+  rp_kcount *c = t->last;
+  if (c && c->w == w && c->cid == cid && c->tag == tag)
+    return c->n++; /* the same key as last time: most messages */
+  return ktab_other(t, w, cid, tag);
+}
+
+static void ktab_free(rp_ktab *t) {
+  free(t->e);
+  *t = (rp_ktab){NULL, NULL, 0, 0};
+}
+
+/* The last message logged, for rp_match_last_sent (valid 0: none since,
+ * or taken). */
+static rp_rdv_key last_sent;
 
 static const char *off_why; /* why rp_g.pub is NULL in predict mode */
 static const char no_id[] = "on a communicator without an id (made by "
@@ -92,8 +192,13 @@ void rp_match_startup(void) {
   }
   double per = RING_BUDGET / ((double)p * sizeof(rp_mlog));
   ring = per >= RING_MAX ? RING_MAX : per >= 8 ? (uint64_t)per : 8;
-  size_t bytes = sizeof(rp_mpub) + (size_t)p * sizeof(uint64_t) +
-                 (size_t)p * ring * sizeof(rp_mlog);
+  per = POSTS_BUDGET / ((double)p * sizeof(rp_mpost));
+  for (pring = 8; pring < POSTS_MAX && 2.0 * (double)pring <= per;)
+    pring *= 2; /* a power of two */
+  at_unsure = sizeof(rp_mpub) + (size_t)p * sizeof(uint64_t) +
+              (size_t)p * ring * sizeof(rp_mlog);
+  at_posts = at_unsure + sizeof(uint64_t) + (size_t)p * sizeof(uint64_t);
+  size_t bytes = at_posts + (size_t)p * pring * sizeof(rp_mpost);
   char *base = NULL;
   blocks = calloc((size_t)p, sizeof *blocks);
   low = calloc((size_t)p, sizeof *low);
@@ -141,6 +246,9 @@ void rp_match_startup(void) {
     lookahead = l0[RP_AVG] < l8[RP_AVG] ? l0[RP_AVG] : l8[RP_AVG];
   if (!(lookahead > 0.0))
     lookahead = 0.0;
+  my_unsure = unsure_of(rp_g.rank);
+  my_nposted = nposted_of(rp_g.rank);
+  my_posts = posts_of(rp_g.rank, 0);
   rp_g.pub = (rp_mpub *)(void *)blocks[rp_g.rank];
   rp_publish(RP_PEER_IN, -1, -1, 0);
 }
@@ -157,6 +265,9 @@ void rp_match_shutdown(void) {
   free(seen_clock);
   free(scratch_who);
   free(scratch_tag);
+  ktab_free(&sent_k);
+  ktab_free(&posted_k);
+  last_sent.valid = sends_unsure = 0;
   scratch_who = scratch_tag = NULL;
   scratch_cap = 0;
   blocks = NULL;
@@ -172,11 +283,23 @@ void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
                        MPI_Comm comm) {
   rp_comm *c = rp_comm_lookup(comm);
   pb[RP_PB_SEQ] = -1.0;
+  last_sent.valid = 0;
   if (c == NULL || c->cid < 0 || dest < 0 || dest >= c->size)
     return;
   int w = rp_comm_world(c, dest);
   if (w < 0 || w >= rp_g.size)
     return;
+  uint64_t k = sends_unsure ? UINT64_MAX : ktab_next(&sent_k, w, c->cid, tag);
+  if (k == UINT64_MAX)
+    sends_unsure = 1; /* a message not counted: later ones cannot be told */
+  else {
+    last_sent.valid = 1;
+    last_sent.w = w;
+    last_sent.cid = c->cid;
+    last_sent.tag = tag;
+    last_sent.k = k;
+    memcpy(last_sent.t, pb, sizeof last_sent.t);
+  }
   uint64_t *n = &nsent_of(rp_g.rank)[w], seq = *n;
   rp_mlog *e = &ring_of(rp_g.rank, w)[seq % ring];
   __atomic_store_n(&e->s0, seq + 1, __ATOMIC_RELAXED);
@@ -629,11 +752,81 @@ void rp_match_block_recv(int source, MPI_Comm comm) {
 
 void rp_match_block_send(int dest, MPI_Comm comm, double bytes) {
   rp_comm *c;
-  if (dest < 0 || (c = rp_comm_lookup(comm)) == NULL || c->cid < 0)
-    return;
-  int w = rp_comm_world(c, dest);
+  int w = -1;
+  if (dest >= 0 && (c = rp_comm_lookup(comm)) != NULL && c->cid >= 0)
+    w = rp_comm_world(c, dest);
+  if (w != last_sent.w)
+    last_sent.valid = 0; /* this send logged no message (MPI_PROC_NULL) */
   if (w >= 0 && w < rp_g.size)
     rp_publish(RP_PEER_SEND, w, -1, bytes > 0 ? (uint64_t)bytes : 0);
+}
+
+/* ---------------------------------------------------------- rendezvous */
+
+void rp_match_unsure(void) {
+  if (rp_g.pub == NULL)
+    return;
+  sends_unsure = 1;
+  __atomic_store_n(my_unsure, *my_unsure + 1, __ATOMIC_RELEASE);
+}
+
+void rp_match_posted_slow(int source, int tag, MPI_Comm comm) {
+  if (*my_unsure)
+    return; /* no sender reads these posts any more */
+  rp_comm *c = rp_comm_lookup(comm);
+  if (c == NULL || c->cid < 0 || source == MPI_PROC_NULL)
+    return; /* no message, or one no sender logs */
+  if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG || source < 0 ||
+      source >= c->size) {
+    rp_match_unsure();
+    return;
+  }
+  int w = rp_comm_world(c, source);
+  if (w < 0 || w >= rp_g.size)
+    return;
+  uint64_t k = ktab_next(&posted_k, w, c->cid, tag);
+  if (k == UINT64_MAX) {
+    rp_match_unsure();
+    return;
+  }
+  uint64_t *n = &my_nposted[w], i = *n;
+  rp_mpost *e = &my_posts[(size_t)w * pring + (i & (pring - 1))];
+  __atomic_store_n(&e->s0, i + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  memcpy(e->t, rp_g.clk.now, sizeof e->t);
+  e->k = k;
+  e->cid = c->cid;
+  e->tag = tag;
+  __atomic_store_n(&e->s1, i + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(n, i + 1, __ATOMIC_RELEASE);
+}
+
+void rp_match_last_sent(rp_rdv_key *key) {
+  *key = last_sent;
+  last_sent.valid = 0;
+}
+
+int rp_match_rendezvous(const rp_rdv_key *key, double t_post[RP_NB]) {
+  if (rp_g.pub == NULL || !key->valid || sends_unsure)
+    return 0;
+  int w = key->w;
+  if (__atomic_load_n(unsure_of(w), __ATOMIC_ACQUIRE) != 0)
+    return 0; /* it posted a receive that could take messages out of order */
+  uint64_t n = __atomic_load_n(&nposted_of(w)[rp_g.rank], __ATOMIC_ACQUIRE);
+  uint64_t lo = n > pring ? n - pring : 0;
+  for (uint64_t i = n; i-- > lo;) { /* newest first: mostly the last */
+    rp_mpost *e = &posts_of(w, rp_g.rank)[i & (pring - 1)], x;
+    uint64_t s1 = __atomic_load_n(&e->s1, __ATOMIC_ACQUIRE);
+    memcpy(&x, e, sizeof x);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (s1 != i + 1 || __atomic_load_n(&e->s0, __ATOMIC_RELAXED) != s1)
+      return 0; /* overwritten: too old to be found */
+    if (x.cid == key->cid && x.tag == key->tag && x.k == key->k) {
+      memcpy(t_post, x.t, sizeof x.t);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 void rp_match_gone(void) {

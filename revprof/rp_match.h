@@ -83,4 +83,27 @@ static inline void rp_match_send(int dest, MPI_Comm comm, double bytes) {
 }
 void rp_match_gone(void);
 
+/* Synchronous sends (the rendezvous rule): every receive is published as
+ * it is posted, before PMPI, with the rank's clocks then, as the k-th it
+ * posted for (source, comm, tag); a receive whose match the sender cannot
+ * tell so (from MPI_ANY_SOURCE or with MPI_ANY_TAG, a message taken by a
+ * matched probe, a cancelled request: rp_match_unsure) turns the rule off
+ * for the messages to this rank, and a cancel for this rank's own. */
+void rp_match_posted_slow(int source, int tag, MPI_Comm comm);
+static inline void rp_match_posted(int source, int tag, MPI_Comm comm) {
+  if (rp_g.pub)
+    rp_match_posted_slow(source, tag, comm);
+}
+void rp_match_unsure(void);
+/* The message the last send logged (key->valid 0: it logged none), taken:
+ * a synchronous send's, read right after its rp_match_log. */
+void rp_match_last_sent(rp_rdv_key *key);
+/* Once the MPI has completed a synchronous send of message key (so its
+ * receive is posted): 1 with the post clocks t_post of the receive it met,
+ * the k-th message from this rank to (dest, comm, tag) meeting dest's k-th
+ * receive posted for (this rank, comm, tag) (non-overtaking); 0 when that
+ * receive cannot be told (no message logged, an unsure receiver or sender,
+ * a post overwritten in its ring). */
+int rp_match_rendezvous(const rp_rdv_key *key, double t_post[RP_NB]);
+
 #endif

@@ -441,6 +441,8 @@ static void send_stamp(rp_req *r) {
   rp_send_clock(r->fn, r->ubytes, r->pb, r->t_mark);
   r->pb[RP_PB_META] = rp_pb_meta(rp_g.rank, r->ubytes);
   rp_match_log(r->pb, r->ubytes, r->peer_spec, r->tag_spec, r->comm);
+  if (RP_UNLIKELY(rp_g.pub != NULL) && rp_w_sync_request((rp_wid)r->wid))
+    rp_match_last_sent(&r->rdv); /* for sent(), the rendezvous rule */
   if (r->enc == RP_ENC_PACK) {
     memcpy(r->pack, r->pb, RP_PB_BYTES);
     if (r->ubytes > 0)
@@ -836,8 +838,10 @@ rp_req *rp_recv_begin_slow(rp_req *r, rp_wid w, revprof_fn fn, void *buf,
   r->tag_spec = tag;
   r->comm = comm;
   encode(r, buf, count, type, source, comm);
-  if (nonblocking)
+  if (nonblocking) {
+    rp_match_posted(source, tag, comm);
     posted(r);
+  }
   if (source == MPI_ANY_SOURCE && !r->blocking &&
       rp_g.cfg.mode == RP_MODE_PREDICT) {
     const char *why = rp_g.pub ? defer_refused(r) : NULL;
@@ -1262,14 +1266,37 @@ int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
   }
 }
 
-/* A non-blocking send completes no earlier than its message has left. */
+void rp_rendezvous_slow(void) {
+  rp_rdv_key key;
+  double t_post[RP_NB];
+  rp_match_last_sent(&key);
+  if (!rp_match_rendezvous(&key, t_post))
+    return; /* costed as a standard send: flag synchronous-send */
+  rp_t.cur_wait += rp_clock_rendezvous(&rp_g.clk, key.t, t_post);
+  rp_g.rendezvous++;
+}
+
+/* A non-blocking send completes no earlier than its message has left; an
+ * MPI_Issend no earlier than that plus the rendezvous rule's wait,
+ * max(0, t_post - t_send), where its receive's post is found. */
 static void sent(rp_req *r) {
   rp_thr *t = rp_th();
   if (!rp_g.p2p_overlap || r->enc == RP_ENC_NATIVE)
     return;
+  double done[RP_NB], t_post[RP_NB];
+  memcpy(done, r->t_mark, sizeof done);
+  if (RP_UNLIKELY(r->rdv.valid)) {
+    if (rp_match_rendezvous(&r->rdv, t_post)) {
+      for (int b = 0; b < RP_NB; b++)
+        if (t_post[b] > r->rdv.t[b])
+          done[b] += t_post[b] - r->rdv.t[b];
+      rp_g.rendezvous++;
+    }
+    r->rdv.valid = 0;
+  }
   for (int b = 0; b < RP_NB; b++)
-    if (t->nsent == 0 || r->t_mark[b] > t->sent[b])
-      t->sent[b] = r->t_mark[b];
+    if (t->nsent == 0 || done[b] > t->sent[b])
+      t->sent[b] = done[b];
   t->nsent++;
   if (!t->batching)
     rp_batch_settle();
@@ -1472,6 +1499,7 @@ void rp_req_start(rp_req *r) {
   r->unpacked = 0;
   if (r->kind == RP_REQ_RECV) { /* a persistent receive posted again */
     memcpy(r->t_mark, rp_g.clk.now, sizeof r->t_mark);
+    rp_match_posted(r->peer_spec, r->tag_spec, r->comm);
     posted(r);
     rp_defer_flush(r->tag_spec, r->comm);
   }
@@ -1701,6 +1729,7 @@ int rp_sendrecv(rp_wid w, const void *sendbuf, int sendcount,
                       REVPROF_FN_SENDRECV, RP_REQ_SEND);
   rp_req *r = prepare(request ? rp_req_new() : NULL, 0, w, REVPROF_FN_RECV,
                       RP_REQ_RECV);
+  rp_match_posted(source, recvtag, comm); /* at the call's clock */
   char *tmp = NULL;
   if (replace) {
     sendbuf = recvbuf;
@@ -1807,6 +1836,8 @@ static MPI_Comm probed_comm(MPI_Message m) {
 }
 
 void rp_message_probed(MPI_Message message, MPI_Comm comm) {
+  if (message != MPI_MESSAGE_NO_PROC && message != MPI_MESSAGE_NULL)
+    rp_match_unsure(); /* a message taken outside the receives' order */
   if (rp_g.clockless && message != MPI_MESSAGE_NO_PROC &&
       message != MPI_MESSAGE_NULL)
     probed_add(message, comm);

@@ -199,9 +199,20 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
 
 /* A blocking send call w, costed as fn, is over (after PMPI): in sample
  * mode, its own time when it stamped a sampled message (rp_sample_sent;
- * an MPI_Isend's is taken in rp_req_post). */
+ * an MPI_Isend's is taken in rp_req_post); a synchronous one waits for
+ * its receive's post (rp_clock_rendezvous, where rp_match_rendezvous finds
+ * it). */
+void rp_rendezvous_slow(void);
+/* Wrappers whose requests get the rendezvous rule at their completion:
+ * MPI_Issend (not MPI_Ssend_init: the flag counts calls, and its starts
+ * are not calls of it). */
+static inline int rp_w_sync_request(rp_wid w) {
+  return w == RP_W_MPI_Issend || w == RP_W_MPI_Issend_c;
+}
 static inline void rp_send_end(rp_wid w, revprof_fn fn) {
   rp_sample_sent(w, fn);
+  if (rp_g.pub && (w == RP_W_MPI_Ssend || w == RP_W_MPI_Ssend_c))
+    rp_rendezvous_slow(); /* predict mode, one host */
 }
 
 /* Deferred wildcard receives (rp_p2p.c): an MPI_Irecv from MPI_ANY_SOURCE

@@ -31,7 +31,8 @@ enum {
   V_WTIME = V_WEXACT + 1,                 /* ... after a time-out */
   V_WREAL = V_WTIME + 1,                  /* left to the MPI */
   V_WWAIT = V_WREAL + 1,                  /* host s waiting for proofs */
-  V_LUA = V_WWAIT + 1,                    /* 1 after a Lua fault */
+  V_RDV = V_WWAIT + 1,                    /* rendezvous rule applied */
+  V_LUA = V_RDV + 1,                      /* 1 after a Lua fault */
   V_MISSING = V_LUA + 1,                  /* REVPROF_FN_COUNT flags */
   V_FSTAT = V_MISSING + REVPROF_FN_COUNT, /* RP_W_COUNT x 4 */
   V_HOST = V_FSTAT + 4 * RP_W_COUNT,      /* RP_W_COUNT: host s, uncosted */
@@ -50,6 +51,7 @@ static void fill_vector(double *v) {
   v[V_WTIME] = (double)rp_g.wild.timeouts;
   v[V_WREAL] = (double)rp_g.wild.real;
   v[V_WWAIT] = rp_g.wild.wait_s;
+  v[V_RDV] = (double)rp_g.rendezvous;
   v[V_LUA] = rp_g.lua_fault;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     v[V_MISSING + i] = rp_g.missing[i];
@@ -271,14 +273,15 @@ static const char *cat(char *out, const char *const *parts, int n) {
 }
 
 /* Synchronous sends (MPI_Ssend, MPI_Issend, MPI_Ssend_init and their
- * large-count twins) among a rank's calls: costed as standard sends. */
-static double sync_sends(const double *fstat) {
+ * large-count twins) among the calls of a rank (its vector v) that were
+ * costed as standard sends: all but those of the rendezvous rule. */
+static double sync_sends(const double *v) {
   double n = 0.0;
   for (int w = 0; w < RP_W_COUNT; w++)
     if (strncmp(rp_wrap_name[w], "MPI_Ssend", 9) == 0 ||
         strncmp(rp_wrap_name[w], "MPI_Issend", 10) == 0)
-      n += fstat[4 * w];
-  return n;
+      n += v[V_FSTAT + 4 * w];
+  return n - v[V_RDV];
 }
 
 /* Flags that follow from the numbers: model fallbacks (missing: flags per
@@ -343,10 +346,13 @@ static void derive_flags(flag_set *fs, const double *missing,
   if (sync > 0 && rp_g.cfg.mode == RP_MODE_PREDICT) {
     fmt_int(num, (long long)sync);
     const char *p[] = {
-        num, " synchronous send call(s) (MPI_Ssend, MPI_Issend, "
-             "MPI_Ssend_init) costed as standard sends: a sender's wait for "
-             "its receive to be posted is not modelled, so a sender whose "
-             "receiver posts late is predicted early"};
+        num, " synchronous send call(s) costed as standard sends "
+             "(MPI_Ssend_init; MPI_Ssend and MPI_Issend whose receive the "
+             "rendezvous rule could not tell: several hosts, "
+             "REVPROF_WILDCARD=real, a receiver's wildcard, matched-probe or "
+             "cancelled receives, over 4096 tag keys; MPI_Issend without the "
+             "gap row): a sender "
+             "whose receiver posts late is predicted early"};
     flagset_add(fs, "synchronous-send", cat(derived[d++], p, 2), sync_ranks);
   }
 }
@@ -596,7 +602,10 @@ static void warnings_text(sink *s, const double *wild, const double *missing,
   puti(s, (long long)wild[4]);
   puts_(s, "; host time waiting for proofs: ");
   putd(s, wild[5]);
-  puts_(s, " s\n");
+  puts_(s, " s\nsynchronous sends costed with their receive's post "
+           "(rendezvous rule): ");
+  puti(s, (long long)wild[V_RDV - V_WILD]);
+  puts_(s, "\n");
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     if (!missing[i])
       continue;
@@ -713,6 +722,8 @@ static void csv_warnings(sink *s, const double *wild, const double *missing) {
   csv_row(s, "wildcard", -1, "real-order", cb, NULL, NULL);
   csv_row_st(s, "wildcard", -1, "proof-wait", NULL, NULL, NULL, &wild[5],
              NULL); /* host seconds */
+  cb[0] = wild[V_RDV - V_WILD];
+  csv_row(s, "rendezvous", -1, "costed", cb, NULL, NULL);
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     if (missing[i])
       csv_row(s, "missing", -1, revprof_fn_name((revprof_fn)i), NULL, NULL,
@@ -816,7 +827,7 @@ void rp_report_final(void) {
     const double *x = all + (size_t)r * V_COUNT;
     no_compute += x[V_COMPUTE + RP_AVG] == 0.0;
     calls += calls_seen(x + V_FSTAT);
-    double k = sync_sends(x + V_FSTAT);
+    double k = sync_sends(x);
     sync += k;
     sync_ranks += k > 0;
     int any = 0;
@@ -963,7 +974,7 @@ static void partial(const char *reason, int checkpoint) {
   int any_missing = 0;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     any_missing |= v[V_MISSING + i] != 0.0;
-  double sync = sync_sends(v + V_FSTAT);
+  double sync = sync_sends(v);
   derive_flags(&fs, v + V_MISSING, any_missing, rp_g.lua_fault,
                v[V_COMPUTE + RP_AVG] == 0.0, calls_seen(v + V_FSTAT),
                v[V_SUSP], sync, sync > 0, 1);

@@ -92,6 +92,15 @@ enum rp_req_kind {
 /* An operation in flight: a non-blocking or persistent request the
  * application holds (keyed by its handle), or the record of the blocking
  * call under way. */
+/* A message a synchronous send logged, for the rendezvous rule
+ * (rp_match_rendezvous): to world rank w, on cid with tag, the k-th from
+ * this rank there, departing at t (valid 0: none). */
+typedef struct rp_rdv_key {
+  int valid, w, cid, tag;
+  uint64_t k;
+  double t[RP_NB];
+} rp_rdv_key;
+
 typedef struct rp_req {
   struct rp_req *next;      /* hash chain, free list or zombie list */
   MPI_Request handle;       /* the application's request */
@@ -129,6 +138,7 @@ typedef struct rp_req {
                                here */
   MPI_Comm sshadow;         /* sample mode, comm_gone: comm's shadow, kept
                                for the stamps still to come on it */
+  rp_rdv_key rdv;           /* MPI_Issend: its message */
   double t_mark[RP_NB];     /* with the model's overlap rows: a send's
                                message has left (t_send + gap); a receive
                                was posted (rp_arrival_at) */
@@ -289,6 +299,7 @@ typedef struct rp_state {
   char lua_error[1024];  /* first Lua fault, for the report */
   rp_clock clk;
   rp_wild wild;
+  long rendezvous; /* synchronous sends the rendezvous rule costed */
   rp_fstat fstat[RP_W_COUNT];
   double host_unc[RP_W_COUNT]; /* host seconds inside calls of kind
                                   uncosted (no cost rule: not predicted) */

@@ -529,6 +529,7 @@ RP_EXPORT int MPI_Cancel(MPI_Request *request) {
   rp_req *r = rp_g.wild_open > 0 ? rp_req_find(*request) : NULL;
   if (r && r->dstate != RP_DEF_NONE)
     rp_defer_cancel(r); /* a deferred wildcard receive */
+  rp_match_unsure(); /* the counts of messages and posts part ways */
   int rc = PMPI_Cancel(request); /* the completion sees the cancel */
   rp_leave(RP_W_MPI_Cancel);
   return rc;

@@ -248,6 +248,11 @@ p2p-exact)
   cat out
   grep -q "^p2p exact: $np ranks, 0 mismatches" out || { cat err; fail "clocks differ from the analytic values"; }
   grep -q "no-overlap-rows" revprof-out/report.txt && fail "the model's gap row was not used"
+  # the rendezvous rule costed 3 MPI_Ssend and the MPI_Issend: the
+  # MPI_Ssend_init and the MPI_Ssend after 4100 tags are flagged
+  grep -q "^rendezvous,all,costed,4," revprof-out/report.csv || { grep rendezvous revprof-out/report.csv; fail "report.csv does not count the 4 synchronous sends of the rendezvous rule"; }
+  flag_seen predict synchronous-send "2 synchronous send call(s) costed as standard sends" \
+    || fail "MPI_Ssend_init and the last MPI_Ssend not flagged, or the rule's sends flagged too"
   if [ "$np" -ge 3 ]; then
     # the Waitany phase is decided in predicted time (rp_match.c): no flag
     grep -q "any-order" revprof-out/report.txt && { head -20 revprof-out/report.txt; fail "an any-order flag for a Waitany decided in predicted time"; }
@@ -260,6 +265,10 @@ p2p-exact)
       REVPROF_COMPUTE=annotate run "$np" "$exe" || { cat out err; fail "run with REVPROF_WILDCARD=real failed"; }
     grep -q "^p2p exact: $np ranks, 0 mismatches" out || { cat out err; fail "clocks differ with REVPROF_WILDCARD=real"; }
     grep -q "any-order: 1 MPI_Waitany" revprof-out/report.txt || { head -20 revprof-out/report.txt; fail "no any-order flag for the Waitany phase"; }
+    # no published posts there: the six synchronous send calls (4
+    # MPI_Ssend, an MPI_Issend, an MPI_Ssend_init) are standard sends, said
+    flag_seen predict synchronous-send "6 synchronous send call(s) costed as standard sends" \
+      || fail "MPI_Ssend without the rendezvous rule not flagged"
   fi
   # with the post row: each non-blocking receive costs its rank T_post(d)
   # as it is posted

@@ -7,6 +7,13 @@
  *     size: k MPI_Irecv, k MPI_Isend, one MPI_Waitall;
  *   - receives posted late (the message waits for the receive), also a
  *     persistent one (posted at its MPI_Start);
+ *   - synchronous sends (MPI_Ssend) to receivers that post late, by a
+ *     blocking and a non-blocking receive, and early (the rendezvous
+ *     rule: the sender returns max(0, t_post - t_send) later; costed
+ *     as a standard send under REVPROF_WILDCARD=real), MPI_Issend to a
+ *     late receiver (its completion that much later) and MPI_Ssend_init
+ *     (a standard send); last, 4100 messages with a new tag each, then an
+ *     MPI_Ssend the rule leaves (the counts' tables are full);
  *   - a train of 16 messages from one sender;
  *   - a gather of messages from every other rank to rank 0, completed
  *     by one MPI_Waitall, then by one MPI_Wait per receive (the endpoint's
@@ -43,7 +50,7 @@
 
 static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 
-static int P, rank, failures, old, loaded;
+static int P, rank, failures, old, loaded, rdv;
 /* gap_all (rp_check.sh adds it for "load"): c + p * k * d per bound */
 static const lin GAP_ALL = {{5e-7, 1e-6, 2e-6}, {3e-10, 6e-10, 1.2e-9}};
 static double T[MAXP][NB];   /* the paper simulation: every rank's clocks */
@@ -122,6 +129,26 @@ static void isend(int s, double d, double ts[NB], double left[NB]) {
     left[b] = ts[b] + gap(b, d);
     T[s][b] += L(&ISEND, b, d);
   }
+}
+
+/* s's blocking send of d bytes (MPI_Send, or MPI_Ssend with post: the
+ * receive it meets posted at post): ts gets its piggybacked time; a
+ * synchronous one returns max(0, post - ts) later */
+static void blocking_send(int s, double d, double ts[NB],
+                          const double post[NB]) {
+  if (NIC[s][1] < T[s][1])
+    BURST[s] = T[s][1];
+  for (int b = 0; b < NB; b++) {
+    ts[b] = old ? T[s][b] : mx(T[s][b], NIC[s][b]);
+    NIC[s][b] = ts[b] + gap(b, d);
+    T[s][b] += L(&SEND, b, d) + (post ? mx(0.0, post[b] - ts[b]) : 0.0);
+  }
+}
+
+/* r's blocking receive of d bytes sent at ts */
+static void blocking_recv(int r, double d, const double ts[NB]) {
+  for (int b = 0; b < NB; b++)
+    T[r][b] = mx(T[r][b] + L(&RECV, b, d), ts[b] + L(&LAT, b, d));
 }
 
 /* One receive as the completion rule sees it. */
@@ -237,6 +264,9 @@ int main(int argc, char **argv) {
   old = argc > 1 && strcmp(argv[1], "old") == 0;
   with_post = argc > 1 && strcmp(argv[1], "post") == 0;
   loaded = argc > 1 && strcmp(argv[1], "load") == 0;
+  /* REVPROF_WILDCARD=real: no published posts, so no rendezvous rule */
+  const char *wild = getenv("REVPROF_WILDCARD");
+  rdv = !(wild && strcmp(wild, "real") == 0);
   if (P < 2 || P > MAXP || !revprof_enabled()) {
     if (rank == 0)
       fprintf(stderr, "rp_exact_p2p: needs 2..%d ranks and revprof on\n",
@@ -315,6 +345,108 @@ int main(int argc, char **argv) {
     arrive(1, &it, ts, post, 8);
     waitall(1, &it, 1, NULL, 0);
     check("persistent receive started late");
+  }
+
+  /* synchronous sends (the rendezvous rule): 0's MPI_Ssend returns
+     max(0, t_post - t_send) later than a standard send would, t_post when
+     1 posted the receive it meets. Case 0: 1 posts late, a blocking
+     MPI_Recv; 1: late, an MPI_Irecv, 256 KiB; 2: 1 posts early (its second
+     receive from 0 on the tag: the sender's second message meets it) */
+  for (int c = 0; c < 3; c++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    double d = c == 1 ? BIG : 8, ts[NB], post[NB], ts2[NB];
+    MPI_Request req;
+    if (rank == 0) {
+      if (c == 2) {
+        MPI_Send(sbuf, 8, MPI_BYTE, 1, 65, MPI_COMM_WORLD);
+        REVPROF_COMPUTE_STEPS(1000);
+      }
+      MPI_Ssend(sbuf, (int)d, MPI_BYTE, 1, 65, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+      if (c == 2) {
+        MPI_Recv(rbuf, 8, MPI_BYTE, 0, 65, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Irecv(rbuf, 8, MPI_BYTE, 0, 65, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+      } else {
+        REVPROF_COMPUTE_STEPS(1000);
+        if (c == 0)
+          MPI_Recv(rbuf, 8, MPI_BYTE, 0, 65, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+        else {
+          MPI_Irecv(rbuf, (int)d, MPI_BYTE, 0, 65, MPI_COMM_WORLD, &req);
+          MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+      }
+    }
+    /* paper: 1's post, then 0's send(s), then 1's completion */
+    if (c == 2) {
+      blocking_send(0, 8, ts2, NULL);
+      blocking_recv(1, 8, ts2);
+      post_recv(1, d, post);
+      steps(0, 1000);
+    } else {
+      steps(1, 1000);
+      for (int b = 0; b < NB; b++)
+        post[b] = T[1][b]; /* the clock the receive was posted at */
+      if (c == 1)
+        post_recv(1, d, post);
+    }
+    blocking_send(0, d, ts, rdv ? post : NULL);
+    if (c == 0)
+      blocking_recv(1, d, ts);
+    else {
+      item it;
+      arrive(1, &it, ts, post, d);
+      waitall(1, &it, 1, NULL, 0);
+    }
+    snprintf(phase, sizeof phase, "MPI_Ssend, receiver %s d=%.0f",
+             c == 2 ? "early" : c == 1 ? "late (Irecv)" : "late (Recv)", d);
+    check(phase);
+  }
+
+  /* non-blocking synchronous sends to a receiver that posts late: an
+     MPI_Issend completes no earlier than when its message has left plus
+     max(0, t_post - t_send) (with the gap row: the "old" model has none,
+     and there completing a send costs nothing); an MPI_Ssend_init started
+     twice is costed as a standard send (flagged) */
+  for (int c = 0; c < 2; c++) {
+    int times = c == 0 ? 1 : 2;
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (rank == 0) {
+      if (c == 0)
+        MPI_Issend(sbuf, 8, MPI_BYTE, 1, 66, MPI_COMM_WORLD, &req);
+      else
+        MPI_Ssend_init(sbuf, 8, MPI_BYTE, 1, 66, MPI_COMM_WORLD, &req);
+      for (int i = 0; i < times; i++) {
+        if (c == 1)
+          MPI_Start(&req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+      }
+      if (c == 1)
+        MPI_Request_free(&req);
+    } else if (rank == 1)
+      for (int i = 0; i < times; i++) {
+        REVPROF_COMPUTE_STEPS(1000);
+        MPI_Irecv(rbuf, 8, MPI_BYTE, 0, 66, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+      }
+    for (int i = 0; i < times; i++) {
+      double ts[NB], left[NB], post[NB];
+      steps(1, 1000);
+      post_recv(1, 8, post);
+      isend(0, 8, ts, left);
+      for (int b = 0; b < NB && rdv && c == 0; b++)
+        left[b] += mx(0.0, post[b] - ts[b]);
+      waitall(0, NULL, 0, &left, 1);
+      item it;
+      arrive(1, &it, ts, post, 8);
+      waitall(1, &it, 1, NULL, 0);
+    }
+    check(c == 0 ? "MPI_Issend, receiver late"
+                 : "MPI_Ssend_init started twice, receiver late");
   }
 
   /* a train of 16 messages of 4 KiB from 0 to 1 */
@@ -441,6 +573,21 @@ int main(int argc, char **argv) {
     }
     check("Waitany");
   }
+
+  /* a new tag for each of 4100 messages fills the counts' tables (4096
+     keys): the rendezvous rule is off from there, and this last MPI_Ssend
+     is costed as a standard send, flagged (no clock check: the flag is
+     what rp_check.sh checks) */
+  for (int i = 0; i < 4100; i++)
+    if (rank == 0)
+      MPI_Send(sbuf, 0, MPI_BYTE, 1, 1000 + i, MPI_COMM_WORLD);
+    else if (rank == 1)
+      MPI_Recv(rbuf, 0, MPI_BYTE, 0, 1000 + i, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  if (rank == 0)
+    MPI_Ssend(sbuf, 8, MPI_BYTE, 1, 67, MPI_COMM_WORLD);
+  else if (rank == 1)
+    MPI_Recv(rbuf, 8, MPI_BYTE, 0, 67, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
