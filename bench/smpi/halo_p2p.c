@@ -1,6 +1,6 @@
 /* Point-to-point exchanges whose messages overlap, for comparing
  * librevprof's prediction with SimGrid's smpirun (bench/smpi-p2p.sh) and
- * with native runs (bench/p2p-native.sh). Five cases, each
+ * with native runs (bench/p2p-native.sh). Six cases, each
  * repeated ITERS times between two MPI_Wtime calls, after WARM untimed
  * iterations (default 1):
  *   halo     every rank posts K MPI_Irecv and K MPI_Isend of D bytes to its
@@ -21,6 +21,10 @@
  *   stencil  a periodic 2-D grid (MPI_Dims_create): COMPUTE seconds of
  *            computation, D bytes to each of the 4 grid neighbours
  *            (Irecv, Isend, Waitall), an 8-byte MPI_Allreduce; K unused
+ *   ssend    rank 0 sends K messages of D bytes to rank 1 with MPI_Ssend,
+ *            computing COMPUTE seconds after each; rank 1 computes
+ *            COMPUTE seconds before each blocking MPI_Recv (a receiver
+ *            that posts late: each synchronous send waits for it)
  * The computation is declared under the tools: smpi_execute_flops() on the
  * simulated 1 Gflop/s hosts under SimGrid (smpicc -DRP_SMPI),
  * revprof_compute_seconds() under librevprof (-DRP_REVPROF); built with
@@ -29,7 +33,8 @@
  * "halo_p2p CASE: P ranks, K k, D bytes, ITERS iterations, T s, B bad" on
  * rank 0 (T: the slowest rank's MPI_Wtime difference; B: received halos
  * whose first or last byte is not their sender's).
- *   halo_p2p halo|halowait|train|incast|stencil D ITERS K COMPUTE [WARM] */
+ *   halo_p2p halo|halowait|train|incast|stencil|ssend D ITERS K COMPUTE
+ *            [WARM] */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -38,9 +43,9 @@
 #include <time.h>
 #include "bench_compute.h"
 
-enum { HALO, HALOWAIT, TRAIN, INCAST, STENCIL };
-static const char *const case_names[] = {"halo", "halowait", "train",
-                                         "incast", "stencil"};
+enum { HALO, HALOWAIT, TRAIN, INCAST, STENCIL, SSEND };
+static const char *const case_names[] = {"halo",    "halowait", "train",
+                                         "incast",  "stencil",  "ssend"};
 
 /* The byte a sender fills its halo with in an iteration. */
 static char mark(int sender, int it) { return (char)((sender + it) & 0x7f); }
@@ -166,6 +171,24 @@ static int incast(int rank, int size, int n, char *out, char *in, int d,
   return bad;
 }
 
+/* Rank 0 MPI_Ssends n messages of d bytes to rank 1, computing work
+ * seconds after each; rank 1 computes work seconds before each receive;
+ * returns the number of messages not as sent. */
+static int ssend(int rank, int n, char *out, char *in, int d, int it,
+                 double work) {
+  int bad = 0;
+  for (int j = 0; j < n; j++)
+    if (rank == 0) {
+      MPI_Ssend(out, d, MPI_BYTE, 1, j, MPI_COMM_WORLD);
+      compute(work);
+    } else if (rank == 1) {
+      compute(work);
+      MPI_Recv(in, d, MPI_BYTE, 0, j, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      bad += d > 0 && (in[0] != mark(0, it) || in[d - 1] != mark(0, it));
+    }
+  return bad;
+}
+
 /* One iteration of the case (kind), its allreduced sum added to *sum;
  * returns the number of received halos not as sent. */
 static int iteration(int kind, int rank, int size, const peers *p,
@@ -177,6 +200,8 @@ static int iteration(int kind, int rank, int size, const peers *p,
     return train(rank, p->n, out, in, d, it, req);
   if (kind == INCAST)
     return incast(rank, size, p->n, out, in, d, it, req);
+  if (kind == SSEND)
+    return ssend(rank, p->n, out, in, d, it, work);
   if (kind == STENCIL)
     compute(work);
   bad = exchange(p, out, in, d, it, req, kind == HALOWAIT);
@@ -196,7 +221,7 @@ int main(int argc, char **argv) {
   int kind = -1, d = 0, iters = 0, k = 0, warmups = 1;
   double work = 0.0; /* seconds of computation per stencil iteration */
   if (argc >= 6) {
-    for (int i = HALO; i <= STENCIL; i++)
+    for (int i = HALO; i <= SSEND; i++)
       if (strcmp(argv[1], case_names[i]) == 0)
         kind = i;
     d = atoi(argv[2]);
@@ -209,8 +234,8 @@ int main(int argc, char **argv) {
   if (kind < 0 || d < 0 || iters < 1 || (kind != STENCIL && k < 1) ||
       warmups < 0 || size < 2) {
     if (rank == 0)
-      fprintf(stderr, "usage: halo_p2p halo|halowait|train|incast|stencil"
-                      " D ITERS K COMPUTE [WARM] (2 ranks or more)\n");
+      fprintf(stderr, "usage: halo_p2p halo|halowait|train|incast|stencil|"
+                      "ssend D ITERS K COMPUTE [WARM] (2 ranks or more)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int n = kind == STENCIL ? 4 : k; /* messages each way per rank */
