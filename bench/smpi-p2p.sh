@@ -12,9 +12,9 @@
 # 0, which completes them one MPI_Wait each; "stencil",
 # a 2-D grid's 4-neighbour halo of D bytes after COMPUTE seconds of
 # computation, then an 8-byte MPI_Allreduce; "ssend" (not in the default
-# CASES), rank 0 MPI_Ssends N messages of D bytes to rank 1, computing
-# COMPUTE seconds after each, while rank 1 computes COMPUTE seconds before
-# each receive (the rendezvous rule). The computation is declared
+# CASES), rank 0 MPI_Ssends N messages of D bytes to rank 1, then
+# computes N x COMPUTE seconds, while rank 1 computes COMPUTE seconds
+# before each receive (the rendezvous rule). The computation is declared
 # (smpi_execute_flops on the 1 Gflop/s simulated hosts / REVPROF_COMPUTE=
 # annotate with revprof_compute_seconds), so both see the same. Prints one
 # table (error = revprof / smpirun - 1) and the median and largest |error|.

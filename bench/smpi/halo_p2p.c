@@ -22,9 +22,10 @@
  *            computation, D bytes to each of the 4 grid neighbours
  *            (Irecv, Isend, Waitall), an 8-byte MPI_Allreduce; K unused
  *   ssend    rank 0 sends K messages of D bytes to rank 1 with MPI_Ssend,
- *            computing COMPUTE seconds after each; rank 1 computes
- *            COMPUTE seconds before each blocking MPI_Recv (a receiver
- *            that posts late: each synchronous send waits for it)
+ *            then computes K x COMPUTE seconds; rank 1 computes COMPUTE
+ *            seconds before each blocking MPI_Recv (a receiver that posts
+ *            late: each synchronous send waits for it, so rank 0 starts
+ *            its own work only when rank 1 has posted its last receive)
  * The computation is declared under the tools: smpi_execute_flops() on the
  * simulated 1 Gflop/s hosts under SimGrid (smpicc -DRP_SMPI),
  * revprof_compute_seconds() under librevprof (-DRP_REVPROF); built with
@@ -171,21 +172,22 @@ static int incast(int rank, int size, int n, char *out, char *in, int d,
   return bad;
 }
 
-/* Rank 0 MPI_Ssends n messages of d bytes to rank 1, computing work
- * seconds after each; rank 1 computes work seconds before each receive;
- * returns the number of messages not as sent. */
+/* Rank 0 MPI_Ssends n messages of d bytes to rank 1, then computes n x
+ * work seconds; rank 1 computes work seconds before each receive; returns
+ * the number of messages not as sent. */
 static int ssend(int rank, int n, char *out, char *in, int d, int it,
                  double work) {
   int bad = 0;
   for (int j = 0; j < n; j++)
-    if (rank == 0) {
+    if (rank == 0)
       MPI_Ssend(out, d, MPI_BYTE, 1, j, MPI_COMM_WORLD);
-      compute(work);
-    } else if (rank == 1) {
+    else if (rank == 1) {
       compute(work);
       MPI_Recv(in, d, MPI_BYTE, 0, j, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       bad += d > 0 && (in[0] != mark(0, it) || in[d - 1] != mark(0, it));
     }
+  if (rank == 0)
+    compute(n * work);
   return bad;
 }
 
