@@ -351,8 +351,8 @@ static void derive_flags(flag_set *fs, const double *missing,
              "rendezvous rule could not tell: several hosts, "
              "REVPROF_WILDCARD=real, a receiver's wildcard, matched-probe or "
              "cancelled receives, over 4096 tag keys; MPI_Issend without the "
-             "gap row): a sender "
-             "whose receiver posts late is predicted early"};
+             "gap row): a sender whose receiver posts late is predicted "
+             "early"};
     flagset_add(fs, "synchronous-send", cat(derived[d++], p, 2), sync_ranks);
   }
 }

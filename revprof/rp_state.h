@@ -89,9 +89,6 @@ enum rp_req_kind {
 
 #define RP_REQ_INLINE 128 /* bytes of pack space inside each record */
 
-/* An operation in flight: a non-blocking or persistent request the
- * application holds (keyed by its handle), or the record of the blocking
- * call under way. */
 /* A message a synchronous send logged, for the rendezvous rule
  * (rp_match_rendezvous): to world rank w, on cid with tag, the k-th from
  * this rank there, departing at t (valid 0: none). */
@@ -101,6 +98,9 @@ typedef struct rp_rdv_key {
   double t[RP_NB];
 } rp_rdv_key;
 
+/* An operation in flight: a non-blocking or persistent request the
+ * application holds (keyed by its handle), or the record of the blocking
+ * call under way. */
 typedef struct rp_req {
   struct rp_req *next;      /* hash chain, free list or zombie list */
   MPI_Request handle;       /* the application's request */
