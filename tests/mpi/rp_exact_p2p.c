@@ -387,10 +387,10 @@ int main(int argc, char **argv) {
       steps(0, 1000);
     } else {
       steps(1, 1000);
-      for (int b = 0; b < NB; b++)
-        post[b] = T[1][b]; /* the clock the receive was posted at */
       if (c == 1)
         post_recv(1, d, post);
+      else /* a blocking receive is posted at its call's clock */
+        memcpy(post, T[1], sizeof post);
     }
     blocking_send(0, d, ts, rdv ? post : NULL);
     if (c == 0)
@@ -556,15 +556,8 @@ int main(int argc, char **argv) {
     post_recv(0, 8, post[1]); /* from rank 2 */
     steps(1, 1000);
     steps(2, 10);
-    for (int s = 1; s <= 2; s++) {
-      if (NIC[s][1] < T[s][1])
-        BURST[s] = T[s][1];
-      for (int b = 0; b < NB; b++) {
-        ts[s][b] = old ? T[s][b] : mx(T[s][b], NIC[s][b]);
-        NIC[s][b] = ts[s][b] + gap(b, 8);
-        T[s][b] += L(&SEND, b, 8);
-      }
-    }
+    for (int s = 1; s <= 2; s++)
+      blocking_send(s, 8, ts[s], NULL);
     for (int i = 0; i < 2; i++) {
       item it;
       int from2 = idx[i] != 0; /* -1 on the ranks that do not know */
