@@ -970,6 +970,27 @@ int rp_char_drift(double t0, double t1, double limit, char *buf,
   return 1;
 }
 
+double rp_char_eager_search(long dmax, int (*waits)(long d, void *arg),
+                            void *arg) {
+  if (dmax < 1)
+    return 0.0;
+  long lo = 0, hi = 1; /* lo: the largest size known not to wait */
+  while (!waits(hi, arg)) {
+    if (hi >= dmax)
+      return INFINITY;
+    lo = hi;
+    hi = hi > dmax / 2 ? dmax : 2 * hi;
+  }
+  while (hi - lo > 1) { /* lo does not wait, hi does */
+    long mid = lo + (hi - lo) / 2;
+    if (waits(mid, arg))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return (double)hi;
+}
+
 void rp_char_describe(const rp_char_options *o, int world, char *buf,
                       size_t len) {
   char fns[256] = "all", io[1100] = "";

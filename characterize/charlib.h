@@ -108,6 +108,16 @@ void rp_char_fs_name(unsigned long f_type, char *buf, size_t len);
  * 1; else buf is "" and it returns 0 (also without both times). Pure. */
 int rp_char_drift(double t0, double t1, double limit, char *buf, size_t len);
 
+/* The eager limit (machine.eager_limit): the smallest size d in 1..dmax
+ * for which waits(d, arg) says 1, waits being 0 below some size and 1 from
+ * it (an MPI_Send that waits for its receive to be posted: rendezvous).
+ * Doubles d from 1 until a size waits, then bisects between the last size
+ * that did not and the first that did, so the limit is exact to the byte
+ * in about 2 log2(limit) calls. INFINITY when no size up to dmax waits
+ * (dmax itself is tried); 0 when dmax < 1. Pure but for waits. */
+double rp_char_eager_search(long dmax, int (*waits)(long d, void *arg),
+                            void *arg);
+
 /* One-line summary of the settings (for model notes and run.txt). */
 void rp_char_describe(const rp_char_options *o, int world, char *buf,
                       size_t len);

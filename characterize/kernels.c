@@ -4,6 +4,7 @@
  * set up before the synchronization and completed after the clock stops. */
 #include "kernels.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +277,62 @@ void rp_wait_until(double t) {
   while (MPI_Wtime() < t)
     ; /* spin */
 #endif
+}
+
+/* ------------------------------------------------------- eager limit */
+
+typedef struct eager_arg {
+  MPI_Comm comm;
+  unsigned char *buf;
+} eager_arg;
+
+/* Rank 0: whether an MPI_Send of d bytes waits for a receive posted
+ * RP_EAGER_DELAY late (rank 1 is told d, then posts late each time). */
+static int send_waits(long d, void *arg) {
+  enum { TAG_D = TAG + 2 };
+  eager_arg *a = arg;
+  int waited = 0;
+  MPI_Send(&d, 1, MPI_LONG, 1, TAG_D, a->comm);
+  for (int i = 0; i < RP_EAGER_REPS; i++) {
+    MPI_Barrier(a->comm);
+    double t = MPI_Wtime();
+    MPI_Send(a->buf, (int)d, MPI_BYTE, 1, TAG, a->comm);
+    waited += MPI_Wtime() - t > RP_EAGER_DELAY / 2;
+  }
+  return 2 * waited > RP_EAGER_REPS;
+}
+
+double rp_eager_probe(MPI_Comm p2p, long dmax) {
+  enum { TAG_D = TAG + 2 };
+  int rank;
+  MPI_Comm_rank(p2p, &rank);
+  if (dmax > INT_MAX)
+    dmax = INT_MAX;
+  eager_arg a = {p2p, malloc(dmax > 0 ? (size_t)dmax : 1)};
+  long d = 0;
+  int ok = a.buf != NULL, all;
+  double limit = 0.0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, p2p);
+  if (!all) /* both skip: rank 1 is told d = 0 at once */
+    dmax = 0;
+  else
+    memset(a.buf, 1, (size_t)(dmax > 0 ? dmax : 1));
+  if (rank == 0) {
+    limit = rp_char_eager_search(dmax, send_waits, &a);
+    MPI_Send(&d, 1, MPI_LONG, 1, TAG_D, p2p); /* done */
+  } else
+    for (;;) {
+      MPI_Recv(&d, 1, MPI_LONG, 0, TAG_D, p2p, MPI_STATUS_IGNORE);
+      if (d <= 0)
+        break;
+      for (int i = 0; i < RP_EAGER_REPS; i++) {
+        MPI_Barrier(p2p);
+        rp_wait_until(MPI_Wtime() + RP_EAGER_DELAY);
+        MPI_Recv(a.buf, (int)d, MPI_BYTE, 0, TAG, p2p, MPI_STATUS_IGNORE);
+      }
+    }
+  free(a.buf);
+  return limit;
 }
 
 static void rooted_call(rp_kctx *k, int reduce) {

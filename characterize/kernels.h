@@ -14,6 +14,15 @@
  * under SimGrid (-DRP_SMPI; its clock moves only in MPI calls and
  * sleeps). */
 void rp_wait_until(double t);
+/* The eager limit (machine.eager_limit) between the two ranks of p2p
+ * (collective over it): rank 0 searches sizes up to dmax
+ * (rp_char_eager_search) for the smallest MPI_Send that waits for a
+ * receive posted RP_EAGER_DELAY late, the majority of RP_EAGER_REPS sends
+ * taking over half that delay. Rank 0 gets the limit in bytes, INFINITY
+ * when no size waited; rank 1 gets 0. */
+#define RP_EAGER_DELAY 200e-6
+#define RP_EAGER_REPS 5
+double rp_eager_probe(MPI_Comm p2p, long dmax);
 #define RP_WTIME_CALLS 100  /* MPI_Wtime calls per repetition */
 #define RP_IO_PATH 1152     /* --io-dir (under 1024 bytes) + a file name */
 

@@ -102,6 +102,7 @@ typedef struct run {
   size_t nshrunk, nlimited, nstop[4];
   double drift[2];      /* rank 0: drift_probe before and after, s */
   char drift_note[300]; /* rank 0: rp_char_drift's note, or "" */
+  double eager_limit;   /* rank 0: rp_eager_probe's, 0 when not probed */
 } run;
 
 /* ------------------------------------------------------------- helpers */
@@ -661,6 +662,14 @@ static int write_summary(const run *r, const char *path, double seconds,
           MPI_Wtick(), seconds);
   if (r->io_fs[0])
     fprintf(f, "file system: %s (--io-dir)\n", r->io_fs);
+  if (r->eager_limit > 0) {
+    char b[32];
+    revprof_eager_format(r->eager_limit, b, sizeof b);
+    fprintf(f, "eager limit: %s%s (MPI_Send to a receive posted %g us "
+               "late, sizes up to %ld)\n",
+            b, isinf(r->eager_limit) ? "" : " B", RP_EAGER_DELAY * 1e6,
+            r->o.smax);
+  }
   fprintf(f, "reference: 8 B one way %.3g us before the first point, %.3g us "
              "after the last (%.2fx; more than %gx either way is a DRIFT "
              "note)%s\n",
@@ -732,6 +741,7 @@ static int fit_and_write(run *r, const revprof_raw *raw, const char *dir,
            raw->machine_filesystem);
   today(m->machine_date, sizeof m->machine_date);
   m->machine_ranks = r->world;
+  m->machine_eager_limit = r->eager_limit;
   rp_char_describe(&r->o, r->world, notes, sizeof notes);
   size_t nl = strlen(notes);
   if (r->drift_note[0]) /* before the counts: a cut keeps it */
@@ -797,6 +807,7 @@ static void describe_raw(const run *r, revprof_raw *raw) {
            r->io_fs);
   today(raw->machine_date, sizeof raw->machine_date);
   raw->machine_ranks = r->world;
+  raw->machine_eager_limit = r->eager_limit;
   rp_char_describe(&r->o, r->world, raw->machine_notes,
                    sizeof raw->machine_notes);
   if (r->drift_note[0]) { /* after the run only: not in raw.partial.csv */
@@ -1113,6 +1124,16 @@ static int characterize(run *r) {
                       "%s\n", plan.n, r->world, seed, desc);
   }
   r->drift[0] = drift_probe(r, 0);
+  if (r->p2p != MPI_COMM_NULL && r->o.fn_on[REVPROF_FN_SEND]) {
+    r->eager_limit = rp_eager_probe(r->p2p, r->o.smax);
+    if (r->rank == 0 && r->o.verbose >= 0) {
+      char b[32];
+      revprof_eager_format(r->eager_limit, b, sizeof b);
+      fprintf(stderr, "characterize: eager limit %s%s (the smallest "
+                      "MPI_Send that waits for a receive posted late)\n",
+              b, isinf(r->eager_limit) ? " up to the largest size" : " B");
+    }
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   r->t_begin = r->t_progress = MPI_Wtime();
   r->t_checkpoint = 0.0;

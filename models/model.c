@@ -595,6 +595,16 @@ void revprof_model_print(const revprof_model *m, FILE *f) {
     fprintf(f, "compute spread: %.3g (run to run; librevprof's least "
                "[min, max] of measured compute)\n",
             m->machine_compute_spread);
+  if (isinf(m->machine_eager_limit))
+    fprintf(f, "eager limit: none (no MPI_Send probed waited for its "
+               "receive)\n");
+  else if (m->machine_eager_limit > 0)
+    fprintf(f, "eager limit: %.0f B (MPI_Send from this size waits for its "
+               "receive to be posted)\n",
+            m->machine_eager_limit);
+  else
+    fprintf(f, "eager limit: not measured (standard sends are costed as "
+               "eager)\n");
   if (m->machine_notes[0])
     fprintf(f, "notes:   %s\n", m->machine_notes);
   fprintf(f, "method:  %s\n", m->method);

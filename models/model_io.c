@@ -24,7 +24,8 @@ static const char *const top_keys[] = {"format", "machine", "method",
                                        "functions", "overhead", NULL};
 static const char *const machine_keys[] = {"name",  "mpi",   "filesystem",
                                            "date",  "ranks", "notes",
-                                           "compute_spread", NULL};
+                                           "compute_spread", "eager_limit",
+                                           NULL};
 static const char *const regime_keys[] = {"dmin", "dmax", "form", "avg",
                                           "err", "min", "max", "n",
                                           "cv_error", NULL};
@@ -109,6 +110,30 @@ static int get_number(loader *ld, int idx, const char *key, const char *where,
   }
   lua_pop(L, 1);
   return rc;
+}
+
+/* machine.eager_limit of the machine table at idx, when there: a whole
+ * number of bytes >= 1 or "none" (INFINITY). */
+static int get_eager_limit(loader *ld, int idx, double *out) {
+  lua_State *L = ld->L;
+  int t = lua_getfield(L, idx, "eager_limit");
+  char text[64] = "";
+  if (t == LUA_TNUMBER)
+    snprintf(text, sizeof text, "%.17g", lua_tonumber(L, -1));
+  else if (t == LUA_TSTRING)
+    snprintf(text, sizeof text, "%s", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  if (t == LUA_TNIL)
+    return 0;
+  int text_ok = t == LUA_TNUMBER || t == LUA_TSTRING;
+  if (!text_ok || revprof_eager_parse(text, out) != 0 ||
+      (t == LUA_TNUMBER) == (isinf(*out) != 0)) {
+    rp_errf(ld->err, ld->errlen, "%s: machine.eager_limit: expected a whole "
+            "number of bytes >= 1 or \"none\", got %s", ld->name,
+            text_ok ? text : lua_typename(L, t));
+    return REVPROF_EFIELD;
+  }
+  return 0;
 }
 
 /* Reads the list field key (numbers) of the regime at idx into out[n]. */
@@ -519,6 +544,10 @@ static int load_top(loader *ld, revprof_model *m) {
       return REVPROF_EFIELD;
     }
     m->machine_compute_spread = spread;
+    if ((rc = get_eager_limit(ld, mi, &m->machine_eager_limit))) {
+      lua_pop(L, 1);
+      return rc;
+    }
   } else if (t != LUA_TNIL) {
     rp_errf(ld->err, ld->errlen, "%s: machine: expected a table", ld->name);
     lua_pop(L, 1);
@@ -653,6 +682,13 @@ int revprof_model_write_stream(const revprof_model *m, FILE *f) {
         break;
     }
     fprintf(f, "    compute_spread = %s,\n", num);
+  }
+  if (m->machine_eager_limit > 0) {
+    char num[32];
+    revprof_eager_format(m->machine_eager_limit, num, sizeof num);
+    fprintf(f, isinf(m->machine_eager_limit) ? "    eager_limit = \"%s\",\n"
+                                             : "    eager_limit = %s,\n",
+            num);
   }
   fprintf(f, "    notes = ");
   write_string(f, m->machine_notes);

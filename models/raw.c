@@ -118,7 +118,8 @@ static int check_duplicates(const revprof_raw *r, const long *lines,
 }
 
 /* The '# machine.KEY: value' lines: the key, where its text goes in
- * revprof_raw (ranks, a number, has no text field) and its size. */
+ * revprof_raw (ranks and eager_limit, numbers, have no text field) and its
+ * size. */
 static const struct {
   const char *key;
   size_t off, len;
@@ -132,10 +133,33 @@ static const struct {
     {"date", offsetof(revprof_raw, machine_date),
      sizeof ((revprof_raw *)0)->machine_date},
     {"ranks", 0, 0},
+    {"eager_limit", 0, 0},
     {"notes", offsetof(revprof_raw, machine_notes),
      sizeof ((revprof_raw *)0)->machine_notes},
 };
 #define NMACHINE_KEYS (sizeof machine_keys / sizeof machine_keys[0])
+
+int revprof_eager_parse(const char *text, double *bytes) {
+  if (strcmp(text, "none") == 0) {
+    *bytes = INFINITY;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end != '\0' || errno != 0 || !(v >= 1.0) ||
+      v > 9007199254740992.0 || v != floor(v))
+    return -1;
+  *bytes = v;
+  return 0;
+}
+
+void revprof_eager_format(double bytes, char *buf, size_t len) {
+  if (isinf(bytes))
+    snprintf(buf, len, "none");
+  else
+    snprintf(buf, len, "%.0f", bytes);
+}
 
 /* One comment line (chomped). '# machine.KEY: value' goes into r's machine
  * fields; seen[] holds the line each key was read on (0: not yet). Other
@@ -164,7 +188,7 @@ static int machine_comment(revprof_raw *r, const char *line, long seen[],
   if (i == NMACHINE_KEYS) {
     rp_errf(err, errlen,
             "%s:%ld: unknown machine key \"%.*s\" (name, mpi, filesystem, "
-            "date, ranks or notes)",
+            "date, ranks, eager_limit or notes)",
             path, lineno, (int)(klen > 40 ? 40 : klen), key);
     return REVPROF_EFIELD;
   }
@@ -175,6 +199,16 @@ static int machine_comment(revprof_raw *r, const char *line, long seen[],
   }
   seen[i] = lineno;
   const char *v = colon[1] ? colon + 2 : colon + 1; /* "" when empty */
+  if (strcmp(machine_keys[i].key, "eager_limit") == 0) {
+    if (revprof_eager_parse(v, &r->machine_eager_limit) != 0) {
+      rp_errf(err, errlen,
+              "%s:%ld: machine.eager_limit: \"%.40s\" is neither a whole "
+              "number of bytes >= 1 nor \"none\"",
+              path, lineno, v);
+      return REVPROF_EFIELD;
+    }
+    return 0;
+  }
   if (machine_keys[i].len == 0) { /* ranks */
     char *end;
     errno = 0;
@@ -358,7 +392,13 @@ int revprof_raw_write(const revprof_raw *r, const char *path, char *err,
   fprintf(f, "%s\n", REVPROF_RAW_HEADER); /* first: the file starts so */
   for (size_t i = 0; i < NMACHINE_KEYS; i++) {
     const char *v = (const char *)r + machine_keys[i].off;
-    if (machine_keys[i].len == 0 && r->machine_ranks > 0) /* ranks */
+    if (strcmp(machine_keys[i].key, "eager_limit") == 0) {
+      if (r->machine_eager_limit > 0) {
+        char b[32];
+        revprof_eager_format(r->machine_eager_limit, b, sizeof b);
+        fprintf(f, "# machine.eager_limit: %s\n", b);
+      }
+    } else if (machine_keys[i].len == 0 && r->machine_ranks > 0) /* ranks */
       fprintf(f, "# machine.ranks: %d\n", r->machine_ranks);
     else if (machine_keys[i].len > 0 && v[0])
       machine_line(f, machine_keys[i].key, v);
@@ -385,7 +425,7 @@ void revprof_model_machine_from_raw(revprof_model *m, const revprof_raw *raw,
                                     const char *path) {
   int described = raw->machine_name[0] || raw->machine_mpi[0] ||
                   raw->machine_date[0] || raw->machine_notes[0] ||
-                  raw->machine_ranks > 0;
+                  raw->machine_ranks > 0 || raw->machine_eager_limit > 0;
   if (raw->machine_name[0])
     snprintf(m->machine_name, sizeof m->machine_name, "%s", raw->machine_name);
   if (raw->machine_mpi[0])
@@ -400,6 +440,8 @@ void revprof_model_machine_from_raw(revprof_model *m, const revprof_raw *raw,
              raw->machine_notes);
   if (raw->machine_ranks > 0)
     m->machine_ranks = raw->machine_ranks;
+  if (raw->machine_eager_limit > 0)
+    m->machine_eager_limit = raw->machine_eager_limit;
   if (m->machine_name[0] == '\0')
     unknown_name(m->machine_name, sizeof m->machine_name, path, described);
   if (m->machine_mpi[0] == '\0')

@@ -103,12 +103,13 @@ double revprof_basis_eval(revprof_basis b, double p, double d);
 
 /* ----------------------------------------------------------------- model */
 
-/* Model files say format = "revprof-model N". revprof writes version 2 and
- * reads 1 and 2: version 2 added the point-to-point rows MPI_Wait and gap
+/* Model files say format = "revprof-model N". revprof writes version 3 and
+ * reads 1 to 3: version 2 added the point-to-point rows MPI_Wait and gap
  * (a version-1 file made by revprof has neither; they load where one has
- * them), any other version is refused. */
-#define REVPROF_MODEL_FORMAT "revprof-model 2"
-#define REVPROF_MODEL_VERSION 2        /* the N of REVPROF_MODEL_FORMAT */
+ * them), version 3 machine.eager_limit (older files have none: standard
+ * sends are then all costed as eager); any other version is refused. */
+#define REVPROF_MODEL_FORMAT "revprof-model 3"
+#define REVPROF_MODEL_VERSION 3        /* the N of REVPROF_MODEL_FORMAT */
 #define REVPROF_MODEL_VERSION_OLDEST 1 /* the oldest N still read */
 #define REVPROF_MAX_TERMS 6    /* terms in one equation */
 #define REVPROF_MAX_REGIMES 12 /* message-size regimes per function */
@@ -163,6 +164,11 @@ typedef struct revprof_model {
   double machine_compute_spread; /* machine.compute_spread: relative
                                     run-to-run spread of the same
                                     computation here, 0..0.5; < 0 unknown */
+  double machine_eager_limit; /* machine.eager_limit: bytes from which an
+                                 MPI_Send waits for its receive to be
+                                 posted (rendezvous); INFINITY when none
+                                 did up to the sizes probed ("none"); 0
+                                 unknown (not measured) */
   char method[16];        /* fitting method: "default" or "paper" */
   revprof_fnmodel fn[REVPROF_FN_COUNT];
   int noverhead;
@@ -283,9 +289,9 @@ typedef struct revprof_point {
 } revprof_point;
 
 /* The machine a raw file was measured on: '# machine.KEY: value' comment
- * lines (KEY name, mpi, filesystem, date, ranks, notes) right after the
- * header line, written by characterize and read back by 'revprof fit'
- * (read anywhere; each key at most once). Empty / 0 when absent. */
+ * lines (KEY name, mpi, filesystem, date, ranks, eager_limit, notes) right
+ * after the header line, written by characterize and read back by 'revprof
+ * fit' (read anywhere; each key at most once). Empty / 0 when absent. */
 typedef struct revprof_raw {
   size_t n, cap;
   revprof_point *pt;
@@ -295,6 +301,7 @@ typedef struct revprof_raw {
   char machine_date[32];
   char machine_notes[512];
   int machine_ranks;
+  double machine_eager_limit; /* as revprof_model's; 0 when absent */
 } revprof_raw;
 
 /* The CSV header line every raw file starts with. */
@@ -309,6 +316,12 @@ typedef struct revprof_raw {
  * (rp_char_drift): "; " REVPROF_NOTES_DRIFT "8 B one way ... (R x): ...". */
 #define REVPROF_NOTES_DRIFT "DRIFT: "
 
+/* machine.eager_limit as text: "none" (INFINITY) or a whole number of
+ * bytes >= 1 (up to 2^53). revprof_eager_parse returns 0, or -1 for
+ * anything else; revprof_eager_format writes what it reads back. */
+int revprof_eager_parse(const char *text, double *bytes);
+void revprof_eager_format(double bytes, char *buf, size_t len);
+
 revprof_raw *revprof_raw_alloc(void);
 void revprof_raw_free(revprof_raw *r); /* NULL is a no-op */
 int revprof_raw_add(revprof_raw *r, const revprof_point *pt);
@@ -316,7 +329,8 @@ int revprof_raw_add(revprof_raw *r, const revprof_point *pt);
  * ignored; '#' lines are comments, '# machine.*' ones fill the machine
  * fields). Errors name the file and line: among them a '# machine.' line
  * with no ': ', an unknown or repeated key, a value too long for its field,
- * ranks that are not a whole number >= 1. */
+ * ranks that are not a whole number >= 1, an eager_limit that is neither
+ * a whole number of bytes >= 1 nor "none". */
 int revprof_raw_read(const char *path, revprof_raw **out, char *err,
                      size_t errlen);
 /* Puts the machine raw records into m's machine fields (raw read from path,

@@ -374,6 +374,40 @@ static void test_characterize_sizes_powers_of_two(void **state) {
   assert_int_equal(s[0], 64);
 }
 
+/* A machine whose MPI_Send waits from `limit` bytes on; counts the sizes
+ * tried and fails on one outside 1..dmax. */
+typedef struct fake_mpi {
+  long limit, dmax, calls;
+} fake_mpi;
+
+static int fake_waits(long d, void *arg) {
+  fake_mpi *f = arg;
+  assert_true(d >= 1 && d <= f->dmax);
+  f->calls++;
+  return d >= f->limit;
+}
+
+/* The eager limit is found exactly, in about 2 log2(limit) sizes; none up
+ * to dmax is INFINITY; no size to try is 0. */
+static void test_characterize_eager_search(void **state) {
+  (void)state;
+  static const long limits[] = {1, 2, 3, 257, 4096, 4097, 65536, 1000000};
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    fake_mpi f = {limits[i], 1L << 22, 0};
+    assert_true(rp_char_eager_search(f.dmax, fake_waits, &f) ==
+                (double)limits[i]);
+    assert_true(f.calls <= 2 * (long)ceil(log2((double)limits[i])) + 2);
+  }
+  fake_mpi at_max = {1000, 1000, 0}; /* dmax, not a power of two, waits */
+  assert_true(rp_char_eager_search(1000, fake_waits, &at_max) == 1000.0);
+  fake_mpi never = {1L << 40, 1000, 0};
+  assert_true(isinf(rp_char_eager_search(1000, fake_waits, &never)));
+  assert_int_equal(never.calls, 11); /* 1, 2, ..., 512, then 1000 */
+  fake_mpi none = {1, 0, 0};
+  assert_true(rp_char_eager_search(0, fake_waits, &none) == 0.0);
+  assert_int_equal(none.calls, 0);
+}
+
 static void test_characterize_procs_lists(void **state) {
   (void)state;
   rp_char_options o;
@@ -804,6 +838,7 @@ int main(void) {
       cmocka_unit_test(test_characterize_list_has_every_function),
       cmocka_unit_test(test_characterize_sizes_powers_of_two),
       cmocka_unit_test(test_characterize_procs_lists),
+      cmocka_unit_test(test_characterize_eager_search),
       cmocka_unit_test(test_characterize_plan_covers_table),
       cmocka_unit_test(test_characterize_plan_max_buffer),
       cmocka_unit_test(test_characterize_buffers),

@@ -515,7 +515,7 @@ static void test_datasheet_names_file_system(void **state) {
 static void test_datasheet_explains_overlap_rows(void **state) {
   fixture *fx = *state;
   const char *text =
-      "return { format = \"revprof-model 2\", functions = {\n"
+      "return { format = \"revprof-model 3\", functions = {\n"
       "  MPI_Wait = { { form = { \"1\" }, avg = { 4e-8 }, n = 25, "
       "cv_error = 0.091 } },\n"
       "  gap = { { dmax = 4095, form = { \"1\" }, avg = { 7e-8 } },\n"
@@ -545,7 +545,7 @@ static void test_datasheet_explains_overlap_rows(void **state) {
 static void test_datasheet_names_top_of_range(void **state) {
   fixture *fx = *state;
   const char *text =
-      "return { format = \"revprof-model 2\", functions = {\n"
+      "return { format = \"revprof-model 3\", functions = {\n"
       "  MPI_Send = { { dmax = 1048575, form = { \"1\", \"d\" }, "
       "avg = { 2e-6, 1e-10 }, n = 12, cv_error = 0.05 },\n"
       "    { dmin = 1048576, form = { \"1\", \"d\" }, "

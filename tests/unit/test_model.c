@@ -255,7 +255,7 @@ static void test_model_load_versions(void **state) {
               "  gap = { { form = { \"1\", \"d\" }, avg = { 1e-7, 1e-10 } } "
               "} } }\n");
   assert_int_equal(m->format_version, REVPROF_MODEL_VERSION);
-  assert_int_equal(REVPROF_MODEL_VERSION, 2);
+  assert_int_equal(REVPROF_MODEL_VERSION, 3);
   assert_true(revprof_model_has(m, REVPROF_FN_WAIT));
   assert_true(revprof_model_has(m, REVPROF_FN_GAP));
   revprof_model_free(m);
@@ -264,7 +264,7 @@ static void test_model_load_versions(void **state) {
   revprof_model_free(m);
 }
 
-/* A version-1 model written back is a version-2 file (a superset). */
+/* A version-1 model written back is a version-3 file (a superset). */
 static void test_model_write_current_version(void **state) {
   (void)state;
   revprof_model *m = load_ok("return { format = \"revprof-model 1\", "
@@ -275,20 +275,72 @@ static void test_model_write_current_version(void **state) {
   FILE *f = fmemopen(buf, sizeof buf, "w");
   assert_int_equal(revprof_model_write_stream(m, f), 0);
   fclose(f);
-  assert_non_null(strstr(buf, "format = \"revprof-model 2\""));
+  assert_non_null(strstr(buf, "format = \"revprof-model 3\""));
   assert_int_equal(revprof_model_load_string(buf, "back.lua", &m2, err,
                                              sizeof err), 0);
-  assert_int_equal(m2->format_version, 2);
+  assert_int_equal(m2->format_version, 3);
   revprof_model_free(m);
   revprof_model_free(m2);
+}
+
+/* machine.eager_limit (format 3): bytes or "none", absent = unknown (0);
+ * written back as read, printed by 'revprof model show'. */
+static void test_model_eager_limit(void **state) {
+  (void)state;
+  static const char *const ok[] = {"65536", "1", "\"none\""};
+  static const double want[] = {65536.0, 1.0, INFINITY};
+  for (int i = 0; i < 3; i++) {
+    char text[512], buf[8192], err[512] = "";
+    snprintf(text, sizeof text,
+             "return { format = \"revprof-model 3\", machine = { "
+             "eager_limit = %s }, functions = { MPI_Send = { { form = { "
+             "\"1\" }, avg = { 1e-6 } } } } }", ok[i]);
+    revprof_model *m = load_ok(text), *m2 = NULL;
+    assert_true(m->machine_eager_limit == want[i]);
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(revprof_model_write_stream(m, f), 0);
+    fclose(f);
+    assert_int_equal(revprof_model_load_string(buf, "back.lua", &m2, err,
+                                               sizeof err), 0);
+    assert_true(m2->machine_eager_limit == want[i]);
+    f = fmemopen(buf, sizeof buf, "w");
+    revprof_model_print(m, f);
+    fclose(f);
+    assert_non_null(strstr(buf, i == 2 ? "eager limit: none"
+                                : i == 0 ? "eager limit: 65536 B"
+                                         : "eager limit: 1 B"));
+    revprof_model_free(m);
+    revprof_model_free(m2);
+  }
+  revprof_model *m = load_ok("return { format = \"revprof-model 2\", "
+                             "functions = { MPI_Send = { { form = { \"1\" }, "
+                             "avg = { 1e-6 } } } } }");
+  assert_true(m->machine_eager_limit == 0.0);
+  char buf[4096];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  revprof_model_print(m, f);
+  fclose(f);
+  assert_non_null(strstr(buf, "eager limit: not measured"));
+  revprof_model_free(m);
+  static const char *const bad[] = {"0", "-1", "1.5", "\"65536\"", "true",
+                                    "{}", "1e300"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "return { format = \"revprof-model 3\", machine = { "
+             "eager_limit = %s }, functions = {} }", bad[i]);
+    load_bad(text, REVPROF_EFIELD, "machine.eager_limit",
+             "whole number of bytes", NULL);
+  }
 }
 
 static void test_model_reject_wrong_version(void **state) {
   (void)state;
   /* newer: upgrade revprof, or re-characterize with this one */
-  load_bad("return { format = \"revprof-model 3\", functions = {} }",
-           REVPROF_EFORMAT, "format \"revprof-model 3\"",
-           "\"revprof-model 1\" and \"revprof-model 2\"", "upgrade revprof",
+  load_bad("return { format = \"revprof-model 4\", functions = {} }",
+           REVPROF_EFORMAT, "format \"revprof-model 4\"",
+           "\"revprof-model 1\", \"revprof-model 2\" and \"revprof-model 3\"",
+           "upgrade revprof",
            "re-characterize", NULL);
   /* anything else: re-characterize */
   const char *bad[] = {"revprof-model 0", "revprof-model 01",
@@ -299,7 +351,7 @@ static void test_model_reject_wrong_version(void **state) {
     char text[256];
     snprintf(text, sizeof text, "return { format = \"%s\", functions = {} }",
              bad[i]);
-    load_bad(text, REVPROF_EFORMAT, bad[i], "\"revprof-model 1\" and",
+    load_bad(text, REVPROF_EFORMAT, bad[i], "\"revprof-model 1\", ",
              "re-characterize", NULL);
   }
   load_bad("return { functions = {} }", REVPROF_EFORMAT, "format", NULL);
@@ -767,6 +819,7 @@ int main(void) {
       cmocka_unit_test(test_model_load_versions),
       cmocka_unit_test(test_model_write_current_version),
       cmocka_unit_test(test_model_reject_wrong_version),
+      cmocka_unit_test(test_model_eager_limit),
       cmocka_unit_test(test_model_load_new_rows_in_old_version),
       cmocka_unit_test(test_model_reject_missing_fields),
       cmocka_unit_test(test_model_reject_non_numeric),

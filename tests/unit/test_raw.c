@@ -1,6 +1,7 @@
 /* Unit tests of the raw CSV reader and writer (the format 'revprof fit' and
  * the datasheet read, which other tools may produce too). */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -122,6 +123,7 @@ static void test_raw_machine_comments_round_trip(void **state) {
   snprintf(r->machine_date, sizeof r->machine_date, "2026-11-24");
   snprintf(r->machine_notes, sizeof r->machine_notes, "preset quick; ranks 4");
   r->machine_ranks = 4;
+  r->machine_eager_limit = 4097;
   const char *p = write_tmp("");
   assert_int_equal(revprof_raw_write(r, p, err, sizeof err), 0);
   assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
@@ -131,7 +133,13 @@ static void test_raw_machine_comments_round_trip(void **state) {
   assert_string_equal(back->machine_date, "2026-11-24");
   assert_string_equal(back->machine_notes, "preset quick; ranks 4");
   assert_int_equal(back->machine_ranks, 4);
+  assert_true(back->machine_eager_limit == 4097.0);
   assert_int_equal(back->n, 1);
+  revprof_raw_free(back);
+  r->machine_eager_limit = INFINITY; /* no size waited: "none" */
+  assert_int_equal(revprof_raw_write(r, p, err, sizeof err), 0);
+  assert_int_equal(revprof_raw_read(p, &back, err, sizeof err), 0);
+  assert_true(isinf(back->machine_eager_limit));
   revprof_raw_free(back);
   /* a line break in a value cannot start a row */
   snprintf(r->machine_name, sizeof r->machine_name, "two\nlines\r");
@@ -146,6 +154,7 @@ static void test_raw_machine_comments_round_trip(void **state) {
   assert_string_equal(back->machine_name, "");
   assert_string_equal(back->machine_filesystem, "");
   assert_int_equal(back->machine_ranks, 0);
+  assert_true(back->machine_eager_limit == 0.0);
   revprof_raw_free(back);
   revprof_raw_free(r);
   remove(p);
@@ -200,6 +209,16 @@ static void test_raw_reject_bad_machine_lines(void **state) {
            ":2: machine.ranks: \"4.5\"");
   read_bad(REVPROF_RAW_HEADER "\n# machine.ranks:\n" ROW, REVPROF_EFIELD,
            ":2: machine.ranks: \"\"");
+  static const char *const eager[] = {"0", "-5", "12.5", "1e300", "lots", "",
+                                      "4096 B"};
+  for (size_t i = 0; i < sizeof eager / sizeof eager[0]; i++) {
+    char line[256], want[96];
+    snprintf(line, sizeof line, REVPROF_RAW_HEADER "\n# machine.eager_limit: "
+             "%s\n" ROW, eager[i]);
+    snprintf(want, sizeof want, ":2: machine.eager_limit: \"%s\" is neither",
+             eager[i]);
+    read_bad(line, REVPROF_EFIELD, want);
+  }
   memset(longname, 'x', sizeof longname - 1);
   longname[sizeof longname - 1] = '\0';
   snprintf(text, sizeof text, REVPROF_RAW_HEADER "\n" ROW
@@ -223,7 +242,9 @@ static void test_raw_machine_to_model(void **state) {
   snprintf(r->machine_filesystem, sizeof r->machine_filesystem, "nfs at /x");
   snprintf(r->machine_notes, sizeof r->machine_notes, "preset quick");
   r->machine_ranks = 8;
+  r->machine_eager_limit = 65536;
   revprof_model_machine_from_raw(m, r, "run/raw.csv");
+  assert_true(m->machine_eager_limit == 65536.0);
   assert_string_equal(m->machine_name, "cluster-a");
   assert_string_equal(m->machine_mpi, "Open MPI v4.1.4");
   assert_string_equal(m->machine_date, "2026-11-24");
