@@ -419,6 +419,17 @@ static void encode(rp_req *r, const void *buf, int count, MPI_Datatype type,
   }
 }
 
+/* A standard non-blocking send of the model's eager limit or more: its
+ * message, for sent()'s rendezvous rule; one it cannot cost (no gap row to
+ * complete sends by, a message not counted) is counted at once. */
+static void rdv_std_request(rp_req *r) {
+  rp_match_last_sent(&r->rdv);
+  if (!rp_g.p2p_overlap || !r->rdv.valid) {
+    r->rdv.valid = 0;
+    rp_g.rdv_std_missed++;
+  }
+}
+
 /* Send rule and piggyback: t_send = now, now += T_fn(d). */
 static void send_stamp(rp_req *r) {
   if (r->enc == RP_ENC_NATIVE)
@@ -443,6 +454,9 @@ static void send_stamp(rp_req *r) {
   rp_match_log(r->pb, r->ubytes, r->peer_spec, r->tag_spec, r->comm);
   if (RP_UNLIKELY(rp_g.pub != NULL) && rp_w_sync_request((rp_wid)r->wid))
     rp_match_last_sent(&r->rdv); /* for sent(), the rendezvous rule */
+  else if (RP_UNLIKELY(r->ubytes >= rp_g.eager_limit) &&
+           rp_w_std_request((rp_wid)r->wid))
+    rdv_std_request(r);
   if (r->enc == RP_ENC_PACK) {
     memcpy(r->pack, r->pb, RP_PB_BYTES);
     if (r->ubytes > 0)
@@ -1266,14 +1280,19 @@ int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
   }
 }
 
-void rp_rendezvous_slow(void) {
+void rp_rendezvous_slow(int std) {
   rp_rdv_key key;
   double t_post[RP_NB];
   rp_match_last_sent(&key);
-  if (!rp_match_rendezvous(&key, t_post))
-    return; /* costed as a standard send: flag synchronous-send */
+  if (!rp_match_rendezvous(&key, t_post)) {
+    rp_g.rdv_std_missed += std; /* costed as eager: flag eager-guess */
+    return; /* synchronous: flag synchronous-send */
+  }
   rp_t.cur_wait += rp_clock_rendezvous(&rp_g.clk, key.t, t_post);
-  rp_g.rendezvous++;
+  if (std)
+    rp_g.rdv_std++;
+  else
+    rp_g.rendezvous++;
 }
 
 /* A non-blocking send completes no earlier than its message has left; an
@@ -1286,12 +1305,17 @@ static void sent(rp_req *r) {
   double done[RP_NB], t_post[RP_NB];
   memcpy(done, r->t_mark, sizeof done);
   if (RP_UNLIKELY(r->rdv.valid)) {
+    int std = !rp_w_sync_request((rp_wid)r->wid);
     if (rp_match_rendezvous(&r->rdv, t_post)) {
       for (int b = 0; b < RP_NB; b++)
         if (t_post[b] > r->rdv.t[b])
           done[b] += t_post[b] - r->rdv.t[b];
-      rp_g.rendezvous++;
-    }
+      if (std)
+        rp_g.rdv_std++;
+      else
+        rp_g.rendezvous++;
+    } else
+      rp_g.rdv_std_missed += std;
     r->rdv.valid = 0;
   }
   for (int b = 0; b < RP_NB; b++)
@@ -2050,6 +2074,10 @@ void rp_p2p_startup(void) {
                     : 0.0;
   rp_g.epoch_load = loads && rp_g.cfg.contention == RP_CONTENTION_EPOCH;
   rp_g.recv_post = revprof_model_has(rp_g.model, REVPROF_FN_POST);
+  rp_g.eager_limit = rp_g.cfg.mode == RP_MODE_PREDICT && rp_g.model &&
+                             rp_g.model->machine_eager_limit > 0
+                         ? rp_g.model->machine_eager_limit
+                         : INFINITY;
 }
 
 /* Sample mode: shadows of communicators the application freed while

@@ -199,20 +199,30 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
 
 /* A blocking send call w, costed as fn, is over (after PMPI): in sample
  * mode, its own time when it stamped a sampled message (rp_sample_sent;
- * an MPI_Isend's is taken in rp_req_post); a synchronous one waits for
- * its receive's post (rp_clock_rendezvous, where rp_match_rendezvous finds
- * it). */
-void rp_rendezvous_slow(void);
+ * an MPI_Isend's is taken in rp_req_post); a synchronous one, or a
+ * standard one of the model's eager limit or more (rp_t.cur_bytes, the
+ * call's bytes), waits for its receive's post (rp_clock_rendezvous, where
+ * rp_match_rendezvous finds it; std: a standard send, counted in rdv_std
+ * or rdv_std_missed). */
+void rp_rendezvous_slow(int std);
 /* Wrappers whose requests get the rendezvous rule at their completion:
  * MPI_Issend (not MPI_Ssend_init: the flag counts calls, and its starts
- * are not calls of it). */
+ * are not calls of it); from the model's eager limit on, MPI_Isend and
+ * the starts of MPI_Send_init (counted per message, rdv_std). */
 static inline int rp_w_sync_request(rp_wid w) {
   return w == RP_W_MPI_Issend || w == RP_W_MPI_Issend_c;
+}
+static inline int rp_w_std_request(rp_wid w) {
+  return w == RP_W_MPI_Isend || w == RP_W_MPI_Isend_c ||
+         w == RP_W_MPI_Send_init || w == RP_W_MPI_Send_init_c;
 }
 static inline void rp_send_end(rp_wid w, revprof_fn fn) {
   rp_sample_sent(w, fn);
   if (rp_g.pub && (w == RP_W_MPI_Ssend || w == RP_W_MPI_Ssend_c))
-    rp_rendezvous_slow(); /* predict mode, one host */
+    rp_rendezvous_slow(0); /* predict mode, one host */
+  else if (RP_UNLIKELY(rp_t.cur_bytes >= rp_g.eager_limit) &&
+           (w == RP_W_MPI_Send || w == RP_W_MPI_Send_c))
+    rp_rendezvous_slow(1); /* predict mode */
 }
 
 /* Deferred wildcard receives (rp_p2p.c): an MPI_Irecv from MPI_ANY_SOURCE

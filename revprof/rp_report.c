@@ -32,7 +32,10 @@ enum {
   V_WREAL = V_WTIME + 1,                  /* left to the MPI */
   V_WWAIT = V_WREAL + 1,                  /* host s waiting for proofs */
   V_RDV = V_WWAIT + 1,                    /* rendezvous rule applied */
-  V_LUA = V_RDV + 1,                      /* 1 after a Lua fault */
+  V_RDV_STD = V_RDV + 1,                  /* ... to standard sends */
+  V_RDV_MISS = V_RDV_STD + 1,             /* standard sends it could not
+                                             cost (flag eager-guess) */
+  V_LUA = V_RDV_MISS + 1,                 /* 1 after a Lua fault */
   V_MISSING = V_LUA + 1,                  /* REVPROF_FN_COUNT flags */
   V_FSTAT = V_MISSING + REVPROF_FN_COUNT, /* RP_W_COUNT x 4 */
   V_HOST = V_FSTAT + 4 * RP_W_COUNT,      /* RP_W_COUNT: host s, uncosted */
@@ -52,6 +55,8 @@ static void fill_vector(double *v) {
   v[V_WREAL] = (double)rp_g.wild.real;
   v[V_WWAIT] = rp_g.wild.wait_s;
   v[V_RDV] = (double)rp_g.rendezvous;
+  v[V_RDV_STD] = (double)rp_g.rdv_std;
+  v[V_RDV_MISS] = (double)rp_g.rdv_std_missed;
   v[V_LUA] = rp_g.lua_fault;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     v[V_MISSING + i] = rp_g.missing[i];
@@ -284,15 +289,31 @@ static double sync_sends(const double *v) {
   return n - v[V_RDV];
 }
 
+/* The sends the rendezvous rule left as eager ones, and on how many
+ * ranks: synchronous send calls (sync_sends) and standard sends at or
+ * above the model's eager limit (V_RDV_MISS). */
+typedef struct rdv_left {
+  double sync, std;
+  int sync_ranks, std_ranks;
+} rdv_left;
+
+static void rdv_left_add(rdv_left *l, const double *v) {
+  double k = sync_sends(v);
+  l->sync += k;
+  l->sync_ranks += k > 0;
+  l->std += v[V_RDV_MISS];
+  l->std_ranks += v[V_RDV_MISS] > 0;
+}
+
 /* Flags that follow from the numbers: model fallbacks (missing: flags per
  * function, on missing_ranks ranks), Lua faults (lua_ranks), no computation on any rank
  * (no_compute), nothing intercepted (calls: MPI calls seen besides
- * MPI_Finalize), wildcard receives out of predicted order, synchronous
- * sends (sync calls on sync_ranks ranks). */
+ * MPI_Finalize), wildcard receives out of predicted order, sends the
+ * rendezvous rule left as eager ones (left). */
 static void derive_flags(flag_set *fs, const double *missing,
                          int missing_ranks, double lua_ranks, int no_compute,
-                         double calls, double suspicious, double sync,
-                         int sync_ranks, int nranks) {
+                         double calls, double suspicious,
+                         const rdv_left *left, int nranks) {
   int d = 0;
   char num[32];
   if (calls <= 0) {
@@ -343,8 +364,8 @@ static void derive_flags(flag_set *fs, const double *missing,
                             "sender in the predicted order"};
     flagset_add(fs, "wildcard-order", cat(derived[d++], p, 2), nranks);
   }
-  if (sync > 0 && rp_g.cfg.mode == RP_MODE_PREDICT) {
-    fmt_int(num, (long long)sync);
+  if (left->sync > 0 && rp_g.cfg.mode == RP_MODE_PREDICT) {
+    fmt_int(num, (long long)left->sync);
     const char *p[] = {
         num, " synchronous send call(s) costed as standard sends "
              "(MPI_Ssend_init; MPI_Ssend and MPI_Issend whose receive the "
@@ -353,7 +374,21 @@ static void derive_flags(flag_set *fs, const double *missing,
              "cancelled receives, over 4096 tag keys; MPI_Issend without the "
              "gap row): a sender whose receiver posts late is predicted "
              "early"};
-    flagset_add(fs, "synchronous-send", cat(derived[d++], p, 2), sync_ranks);
+    flagset_add(fs, "synchronous-send", cat(derived[d++], p, 2),
+                left->sync_ranks);
+  }
+  if (left->std > 0) {
+    char lim[32];
+    fmt_int(num, (long long)left->std);
+    revprof_eager_format(rp_g.eager_limit, lim, sizeof lim);
+    const char *p[] = {
+        num, " standard send(s) of ", lim, " B or more (the model's eager "
+        "limit) costed as eager: the host's MPI completed them before their "
+        "receive was posted (its eager limit is higher), or that post could "
+        "not be told (several hosts, REVPROF_WILDCARD=real, a receiver's "
+        "wildcard, matched-probe or cancelled receives, over 4096 tag keys, "
+        "no gap row): a late receiver's sender is predicted early"};
+    flagset_add(fs, "eager-guess", cat(derived[d++], p, 4), left->std_ranks);
   }
 }
 
@@ -440,6 +475,19 @@ static char ptxt_path[RP_PATH_MAX + 64], pcsv_path[RP_PATH_MAX + 64];
 static char ptxt_tmp[RP_PATH_MAX + 80], pcsv_tmp[RP_PATH_MAX + 80];
 static int have_dir;
 
+/* The model's eager limit: "65536 B", "none" or "unknown (...)". */
+static const char *eager_text(void) {
+  static char b[96];
+  double e = rp_g.model ? rp_g.model->machine_eager_limit : 0.0;
+  if (e > 0 && !isinf(e))
+    snprintf(b, sizeof b, "%.0f B", e);
+  else
+    snprintf(b, sizeof b, "%s", e > 0 ? "none"
+                                      : "not measured: every standard send "
+                                        "costed as eager");
+  return b;
+}
+
 static void header_text(sink *s, const char *status, int nranks,
                         const flag_set *fs) {
   puts_(s, "==== revprof: predicted performance (");
@@ -455,6 +503,8 @@ static void header_text(sink *s, const char *status, int nranks,
     puts_(s, rp_g.model->machine_mpi[0] ? rp_g.model->machine_mpi : "?");
     puts_(s, " | characterized ");
     puts_(s, rp_g.model->machine_date[0] ? rp_g.model->machine_date : "?");
+    puts_(s, " | eager limit ");
+    puts_(s, eager_text());
   }
   puts_(s, "\nhost:      ");
   puts_(s, host_text);
@@ -605,6 +655,12 @@ static void warnings_text(sink *s, const double *wild, const double *missing,
   puts_(s, " s\nsynchronous sends costed with their receive's post "
            "(rendezvous rule): ");
   puti(s, (long long)wild[V_RDV - V_WILD]);
+  puts_(s, "\nstandard sends at or above the eager limit (");
+  puts_(s, eager_text());
+  puts_(s, "): costed with their receive's post ");
+  puti(s, (long long)wild[V_RDV_STD - V_WILD]);
+  puts_(s, ", as eager sends ");
+  puti(s, (long long)wild[V_RDV_MISS - V_WILD]);
   puts_(s, "\n");
   for (int i = 0; i < REVPROF_FN_COUNT; i++) {
     if (!missing[i])
@@ -724,6 +780,13 @@ static void csv_warnings(sink *s, const double *wild, const double *missing) {
              NULL); /* host seconds */
   cb[0] = wild[V_RDV - V_WILD];
   csv_row(s, "rendezvous", -1, "costed", cb, NULL, NULL);
+  cb[0] = wild[V_RDV_STD - V_WILD];
+  csv_row(s, "rendezvous", -1, "standard", cb, NULL, NULL);
+  cb[0] = wild[V_RDV_MISS - V_WILD];
+  csv_row(s, "rendezvous", -1, "standard-eager", cb, NULL, NULL);
+  static char limit[64];
+  snprintf(limit, sizeof limit, "eager-limit %s", eager_text());
+  csv_row(s, "rendezvous", -1, limit, NULL, NULL, NULL);
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     if (missing[i])
       csv_row(s, "missing", -1, revprof_fn_name((revprof_fn)i), NULL, NULL,
@@ -820,16 +883,15 @@ void rp_report_final(void) {
   }
 
   static flag_set fs;
-  int no_compute = 0, missing_ranks = 0, sync_ranks = 0;
-  double calls = 0.0, sync = 0.0;
+  int no_compute = 0, missing_ranks = 0;
+  double calls = 0.0;
+  rdv_left left = {0};
   memset(&fs, 0, sizeof fs);
   for (int r = 0; r < n; r++) {
     const double *x = all + (size_t)r * V_COUNT;
     no_compute += x[V_COMPUTE + RP_AVG] == 0.0;
     calls += calls_seen(x + V_FSTAT);
-    double k = sync_sends(x);
-    sync += k;
-    sync_ranks += k > 0;
+    rdv_left_add(&left, x);
     int any = 0;
     for (int i = 0; i < REVPROF_FN_COUNT; i++)
       any |= x[V_MISSING + i] != 0.0;
@@ -838,7 +900,7 @@ void rp_report_final(void) {
   fs.nranks = n;
   derive_flags(&fs, sum + V_MISSING, missing_ranks, sum[V_LUA],
                no_compute == n ? n : 0,
-               calls, sum[V_SUSP], sync, sync_ranks, n);
+               calls, sum[V_SUSP], &left, n);
   rp_flag_set_parse(&fs, flag_lines);
   static char extrap_flag[RP_FLAG_TEXT], unpred_flag[RP_FLAG_TEXT],
       lowc_flag[RP_FLAG_TEXT];
@@ -974,10 +1036,11 @@ static void partial(const char *reason, int checkpoint) {
   int any_missing = 0;
   for (int i = 0; i < REVPROF_FN_COUNT; i++)
     any_missing |= v[V_MISSING + i] != 0.0;
-  double sync = sync_sends(v);
+  rdv_left left = {0};
+  rdv_left_add(&left, v);
   derive_flags(&fs, v + V_MISSING, any_missing, rp_g.lua_fault,
                v[V_COMPUTE + RP_AVG] == 0.0, calls_seen(v + V_FSTAT),
-               v[V_SUSP], sync, sync > 0, 1);
+               v[V_SUSP], &left, 1);
   for (int i = 0; i < rp_g.flags.n; i++)
     flagset_add(&fs, rp_g.flags.f[i].key, rp_g.flags.f[i].text, 1);
   header_text(&t, status, rp_g.size, &fs);

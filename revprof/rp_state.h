@@ -89,7 +89,8 @@ enum rp_req_kind {
 
 #define RP_REQ_INLINE 128 /* bytes of pack space inside each record */
 
-/* A message a synchronous send logged, for the rendezvous rule
+/* A message a synchronous send (or a standard one at or above the model's
+ * eager limit) logged, for the rendezvous rule
  * (rp_match_rendezvous): to world rank w, on cid with tag, the k-th from
  * this rank there, departing at t (valid 0: none). */
 typedef struct rp_rdv_key {
@@ -300,6 +301,12 @@ typedef struct rp_state {
   rp_clock clk;
   rp_wild wild;
   long rendezvous; /* synchronous sends the rendezvous rule costed */
+  long rdv_std;    /* standard sends it costed (at or above eager_limit) */
+  long rdv_std_missed; /* standard sends at or above eager_limit it could
+                          not cost (costed as eager: flag eager-guess) */
+  double eager_limit; /* predict mode: the model's machine.eager_limit,
+                         from which standard sends get the rendezvous rule;
+                         INFINITY without one (none, unknown, other modes) */
   rp_fstat fstat[RP_W_COUNT];
   double host_unc[RP_W_COUNT]; /* host seconds inside calls of kind
                                   uncosted (no cost rule: not predicted) */

@@ -253,6 +253,10 @@ p2p-exact)
   grep -q "^rendezvous,all,costed,4," revprof-out/report.csv || { grep rendezvous revprof-out/report.csv; fail "report.csv does not count the 4 synchronous sends of the rendezvous rule"; }
   flag_seen predict synchronous-send "2 synchronous send call(s) costed as standard sends" \
     || fail "MPI_Ssend_init and the last MPI_Ssend not flagged, or the rule's sends flagged too"
+  # and the MPI_Send and MPI_Isend at the model's eager limit, none left
+  grep -q "^rendezvous,all,standard,2," revprof-out/report.csv || { grep rendezvous revprof-out/report.csv; fail "report.csv does not count the 2 standard sends of the rendezvous rule"; }
+  grep -q "^rendezvous,all,eager-limit 524288 B," revprof-out/report.csv || { grep rendezvous revprof-out/report.csv; fail "report.csv does not give the model's eager limit"; }
+  grep -q "eager-guess" revprof-out/report.txt && { head revprof-out/report.txt; fail "an eager-guess flag where the rule costed every send"; }
   if [ "$np" -ge 3 ]; then
     # the Waitany phase is decided in predicted time (rp_match.c): no flag
     grep -q "any-order" revprof-out/report.txt && { head -20 revprof-out/report.txt; fail "an any-order flag for a Waitany decided in predicted time"; }
@@ -269,6 +273,8 @@ p2p-exact)
     # MPI_Ssend, an MPI_Issend, an MPI_Ssend_init) are standard sends, said
     flag_seen predict synchronous-send "6 synchronous send call(s) costed as standard sends" \
       || fail "MPI_Ssend without the rendezvous rule not flagged"
+    flag_seen predict eager-guess "2 standard send(s) of 524288 B or more" \
+      || fail "the sends at the eager limit without the rendezvous rule not flagged"
   fi
   # with the post row: each non-blocking receive costs its rank T_post(d)
   # as it is posted
@@ -298,6 +304,9 @@ p2p-exact)
   cat out
   grep -q "^p2p exact (old rule): $np ranks, 0 mismatches" out || { cat err; fail "old-rule clocks differ"; }
   grep -q "no-overlap-rows" revprof-out/report.txt || { head -20 revprof-out/report.txt; fail "no no-overlap-rows flag without the gap row"; }
+  # its MPI_Isend at the eager limit cannot wait (no gap row): flagged
+  flag_seen predict eager-guess "1 standard send(s) of 524288 B or more" \
+    || fail "the MPI_Isend at the eager limit without the gap row not flagged"
   grep -q "^flags,.*no-overlap-rows" revprof-out/report.csv \
     || { grep flag revprof-out/report.csv; fail "no no-overlap-rows flag in report.csv"; }
   # compensate and sample modes cost no messages (their model only lends

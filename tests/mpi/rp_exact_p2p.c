@@ -14,6 +14,10 @@
  *     late receiver (its completion that much later) and MPI_Ssend_init
  *     (a standard send); last, 4100 messages with a new tag each, then an
  *     MPI_Ssend the rule leaves (the counts' tables are full);
+ *   - standard sends of the model's eager limit (EAGER bytes) to a
+ *     receiver that posts late, MPI_Send and MPI_Isend: the same rule
+ *     (the MPI has completed them only once the receive was posted, the
+ *     host's eager limit being far lower); one byte less, none;
  *   - a train of 16 messages from one sender;
  *   - a gather of messages from every other rank to rank 0, completed
  *     by one MPI_Waitall, then by one MPI_Wait per receive (the endpoint's
@@ -47,6 +51,7 @@
 #define MAXP 16
 #define MAXK 16
 #define BIG 262144
+#define EAGER (2 * BIG) /* the model's machine.eager_limit */
 
 static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 
@@ -273,7 +278,7 @@ int main(int argc, char **argv) {
               MAXP);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  sbuf = calloc(BIG, 1);
+  sbuf = calloc(EAGER, 1);
   rbuf = calloc((size_t)MAXK * BIG, 1);
   if (!sbuf || !rbuf)
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -447,6 +452,51 @@ int main(int argc, char **argv) {
     }
     check(c == 0 ? "MPI_Issend, receiver late"
                  : "MPI_Ssend_init started twice, receiver late");
+  }
+
+  /* standard sends at the model's eager limit, to a receiver that posts
+     late: an MPI_Send (c = 0, a blocking receive) and an MPI_Isend (1, an
+     MPI_Irecv) wait for the post as synchronous ones do (the "old" model
+     has no gap row, so its MPI_Isend is costed as eager, flagged
+     eager-guess); one byte less (2) is eager */
+  for (int c = 0; c < 3; c++) {
+    double d = c == 2 ? EAGER - 1 : EAGER, ts[NB], left[NB], post[NB];
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    MPI_Request req;
+    if (rank == 0) {
+      if (c == 1) {
+        MPI_Isend(sbuf, (int)d, MPI_BYTE, 1, 68, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+      } else
+        MPI_Send(sbuf, (int)d, MPI_BYTE, 1, 68, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+      REVPROF_COMPUTE_STEPS(1000);
+      if (c == 1) {
+        MPI_Irecv(rbuf, (int)d, MPI_BYTE, 0, 68, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+      } else
+        MPI_Recv(rbuf, (int)d, MPI_BYTE, 0, 68, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    }
+    steps(1, 1000);
+    if (c == 1) {
+      post_recv(1, d, post);
+      isend(0, d, ts, left);
+      for (int b = 0; b < NB && rdv && !old; b++)
+        left[b] += mx(0.0, post[b] - ts[b]);
+      waitall(0, NULL, 0, &left, 1);
+      item it;
+      arrive(1, &it, ts, post, d);
+      waitall(1, &it, 1, NULL, 0);
+    } else {
+      memcpy(post, T[1], sizeof post); /* a blocking receive's post */
+      blocking_send(0, d, ts, rdv && c == 0 ? post : NULL);
+      blocking_recv(1, d, ts);
+    }
+    snprintf(phase, sizeof phase, "%s of %.0f B, receiver late",
+             c == 1 ? "MPI_Isend" : "MPI_Send", d);
+    check(phase);
   }
 
   /* a train of 16 messages of 4 KiB from 0 to 1 */

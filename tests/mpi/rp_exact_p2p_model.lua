@@ -6,9 +6,9 @@ local function lin(c, k, cmin, kmin, cmax, kmax)
              min = { cmin, kmin }, max = { cmax, kmax } } }
 end
 return {
-  format = "revprof-model 2",
+  format = "revprof-model 3",
   machine = { name = "point-to-point exactness test machine", mpi = "none",
-              date = "2026-11-25", ranks = 4,
+              date = "2026-11-25", ranks = 4, eager_limit = 524288,
               notes = "tests/mpi/rp_exact_p2p_model.lua" },
   method = "default",
   functions = {
