@@ -18,8 +18,9 @@ void rp_wait_until(double t);
  * (collective over it): rank 0 searches sizes up to dmax
  * (rp_char_eager_search) for the smallest MPI_Send that waits for a
  * receive posted RP_EAGER_DELAY late, the majority of RP_EAGER_REPS sends
- * taking over half that delay. Rank 0 gets the limit in bytes, INFINITY
- * when no size waited; rank 1 gets 0. */
+ * taking over half that delay; twice, and a third time when the two
+ * differ (the median). Rank 0 gets the limit in bytes, INFINITY when no
+ * size waited; rank 1 gets 0. */
 #define RP_EAGER_DELAY 200e-6
 #define RP_EAGER_REPS 5
 double rp_eager_probe(MPI_Comm p2p, long dmax);

@@ -1124,8 +1124,11 @@ static int characterize(run *r) {
                       "%s\n", plan.n, r->world, seed, desc);
   }
   r->drift[0] = drift_probe(r, 0);
-  if (r->p2p != MPI_COMM_NULL && r->o.fn_on[REVPROF_FN_SEND]) {
-    r->eager_limit = rp_eager_probe(r->p2p, r->o.smax);
+  if (r->o.fn_on[REVPROF_FN_SEND]) { /* the others sleep meanwhile */
+    int done = 0;
+    if (r->p2p != MPI_COMM_NULL)
+      r->eager_limit = rp_eager_probe(r->p2p, r->o.smax);
+    bcast_sleepy(&done, 1, MPI_INT);
     if (r->rank == 0 && r->o.verbose >= 0) {
       char b[32];
       revprof_eager_format(r->eager_limit, b, sizeof b);

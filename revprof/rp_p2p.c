@@ -1280,24 +1280,32 @@ int rp_any_predicted(int n, MPI_Request reqs[], rp_req **recs, int found,
   }
 }
 
+/* A send the rendezvous rule looked up (std: a standard one): costed with
+ * its receive's post when found, else as an eager send, counted for the
+ * flags (synchronous-send from the calls, eager-guess from these). */
+static void rdv_count(int std, int found) {
+  if (found && std)
+    rp_g.rdv_std++;
+  else if (found)
+    rp_g.rendezvous++;
+  else
+    rp_g.rdv_std_missed += std;
+}
+
 void rp_rendezvous_slow(int std) {
   rp_rdv_key key;
   double t_post[RP_NB];
   rp_match_last_sent(&key);
-  if (!rp_match_rendezvous(&key, t_post)) {
-    rp_g.rdv_std_missed += std; /* costed as eager: flag eager-guess */
-    return; /* synchronous: flag synchronous-send */
-  }
-  rp_t.cur_wait += rp_clock_rendezvous(&rp_g.clk, key.t, t_post);
-  if (std)
-    rp_g.rdv_std++;
-  else
-    rp_g.rendezvous++;
+  int found = rp_match_rendezvous(&key, t_post);
+  if (found)
+    rp_t.cur_wait += rp_clock_rendezvous(&rp_g.clk, key.t, t_post);
+  rdv_count(std, found);
 }
 
 /* A non-blocking send completes no earlier than its message has left; an
- * MPI_Issend no earlier than that plus the rendezvous rule's wait,
- * max(0, t_post - t_send), where its receive's post is found. */
+ * MPI_Issend (and an MPI_Isend or a start of MPI_Send_init of the model's
+ * eager limit or more) no earlier than that plus the rendezvous rule's
+ * wait, max(0, t_post - t_send), where its receive's post is found. */
 static void sent(rp_req *r) {
   rp_thr *t = rp_th();
   if (!rp_g.p2p_overlap || r->enc == RP_ENC_NATIVE)
@@ -1305,17 +1313,11 @@ static void sent(rp_req *r) {
   double done[RP_NB], t_post[RP_NB];
   memcpy(done, r->t_mark, sizeof done);
   if (RP_UNLIKELY(r->rdv.valid)) {
-    int std = !rp_w_sync_request((rp_wid)r->wid);
-    if (rp_match_rendezvous(&r->rdv, t_post)) {
-      for (int b = 0; b < RP_NB; b++)
-        if (t_post[b] > r->rdv.t[b])
-          done[b] += t_post[b] - r->rdv.t[b];
-      if (std)
-        rp_g.rdv_std++;
-      else
-        rp_g.rendezvous++;
-    } else
-      rp_g.rdv_std_missed += std;
+    int found = rp_match_rendezvous(&r->rdv, t_post);
+    for (int b = 0; found && b < RP_NB; b++)
+      if (t_post[b] > r->rdv.t[b])
+        done[b] += t_post[b] - r->rdv.t[b];
+    rdv_count(!rp_w_sync_request((rp_wid)r->wid), found);
     r->rdv.valid = 0;
   }
   for (int b = 0; b < RP_NB; b++)

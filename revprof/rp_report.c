@@ -475,7 +475,7 @@ static char ptxt_path[RP_PATH_MAX + 64], pcsv_path[RP_PATH_MAX + 64];
 static char ptxt_tmp[RP_PATH_MAX + 80], pcsv_tmp[RP_PATH_MAX + 80];
 static int have_dir;
 
-/* The model's eager limit: "65536 B", "none" or "unknown (...)". */
+/* The model's eager limit: "65536 B", "none" or "not measured: ...". */
 static const char *eager_text(void) {
   static char b[96];
   double e = rp_g.model ? rp_g.model->machine_eager_limit : 0.0;
