@@ -191,7 +191,7 @@ p2p_timed() { sed -n 's/.*iterations, \([^ ]*\) s, 0 bad$/\1/p'; }
 p2p_counts() { # case ks ns; fails on an unknown case
   case $1 in
     halo | halowait) echo "$2" ;;
-    train | incast | ssend) echo "$3" ;;
+    train | incast | ssend | send) echo "$3" ;;
     stencil) echo 4 ;;
     *) return 1 ;;
   esac

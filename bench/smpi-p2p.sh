@@ -14,7 +14,9 @@
 # computation, then an 8-byte MPI_Allreduce; "ssend" (not in the default
 # CASES), rank 0 MPI_Ssends N messages of D bytes to rank 1, then
 # computes N x COMPUTE seconds, while rank 1 computes COMPUTE seconds
-# before each receive (the rendezvous rule). The computation is declared
+# before each receive (the rendezvous rule); "send" (not in the default
+# CASES either), the same with MPI_Send, which waits from the model's
+# eager limit on (SimGrid's 64 KiB). The computation is declared
 # (smpi_execute_flops on the 1 Gflop/s simulated hosts / REVPROF_COMPUTE=
 # annotate with revprof_compute_seconds), so both see the same. Prints one
 # table (error = revprof / smpirun - 1) and the median and largest |error|.
@@ -29,7 +31,8 @@
 # usage: bench/smpi-p2p.sh [BUILD_DIR]        (default: build)
 # env:   NPS (rank counts, default "4 8 16"), CASES (default "halo
 #        halowait train incast stencil"), KS (halo neighbours, default
-#        "2 4 6 8"), NS (train, incast and ssend messages, default "8 32"),
+#        "2 4 6 8"), NS (train, incast, ssend and send messages, default
+#        "8 32"),
 #        SIZES (bytes, default "8 1024 65536 1048576"), ITERS (default
 #        20), COMPUTE (stencil seconds per iteration, default 0.001),
 #        REPEATS=1 also runs the halos with K >= P (neighbours repeat),
@@ -69,7 +72,7 @@ printf '%-8s %4s %3s %8s %13s %13s %10s\n' case np k bytes "smpirun s" "revprof 
 for c in $cases; do
   for np in $nps; do
     list=$(p2p_counts "$c" "$ks" "$ns") \
-      || { echo "smpi-p2p: unknown case $c (halo, halowait, train, incast, stencil, ssend)" >&2; exit 2; }
+      || { echo "smpi-p2p: unknown case $c (halo, halowait, train, incast, stencil, ssend, send)" >&2; exit 2; }
     for k in $list; do
       if { [ "$c" = halo ] || [ "$c" = halowait ]; } && [ "$k" -ge "$np" ] && [ "$repeats" != 1 ]; then
         skipped="$skipped $c:k$k/np$np"

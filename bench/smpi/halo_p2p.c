@@ -26,6 +26,8 @@
  *            seconds before each blocking MPI_Recv (a receiver that posts
  *            late: each synchronous send waits for it, so rank 0 starts
  *            its own work only when rank 1 has posted its last receive)
+ *   send     the same with MPI_Send: a standard send waits as well from
+ *            the eager limit on (SimGrid's 64 KiB), not below it
  * The computation is declared under the tools: smpi_execute_flops() on the
  * simulated 1 Gflop/s hosts under SimGrid (smpicc -DRP_SMPI),
  * revprof_compute_seconds() under librevprof (-DRP_REVPROF); built with
@@ -34,7 +36,7 @@
  * "halo_p2p CASE: P ranks, K k, D bytes, ITERS iterations, T s, B bad" on
  * rank 0 (T: the slowest rank's MPI_Wtime difference; B: received halos
  * whose first or last byte is not their sender's).
- *   halo_p2p halo|halowait|train|incast|stencil|ssend D ITERS K COMPUTE
+ *   halo_p2p halo|halowait|train|incast|stencil|ssend|send D ITERS K COMPUTE
  *            [WARM] */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -44,9 +46,10 @@
 #include <time.h>
 #include "bench_compute.h"
 
-enum { HALO, HALOWAIT, TRAIN, INCAST, STENCIL, SSEND };
+enum { HALO, HALOWAIT, TRAIN, INCAST, STENCIL, SSEND, SEND };
 static const char *const case_names[] = {"halo",    "halowait", "train",
-                                         "incast",  "stencil",  "ssend"};
+                                         "incast",  "stencil",  "ssend",
+                                         "send"};
 
 /* The byte a sender fills its halo with in an iteration. */
 static char mark(int sender, int it) { return (char)((sender + it) & 0x7f); }
@@ -172,15 +175,17 @@ static int incast(int rank, int size, int n, char *out, char *in, int d,
   return bad;
 }
 
-/* Rank 0 MPI_Ssends n messages of d bytes to rank 1, then computes n x
- * work seconds; rank 1 computes work seconds before each receive; returns
- * the number of messages not as sent. */
+/* Rank 0 MPI_Ssends (sync) or MPI_Sends n messages of d bytes to rank 1,
+ * then computes n x work seconds; rank 1 computes work seconds before
+ * each receive; returns the number of messages not as sent. */
 static int ssend(int rank, int n, char *out, char *in, int d, int it,
-                 double work) {
+                 double work, int sync) {
   int bad = 0;
   for (int j = 0; j < n; j++)
-    if (rank == 0)
+    if (rank == 0 && sync)
       MPI_Ssend(out, d, MPI_BYTE, 1, j, MPI_COMM_WORLD);
+    else if (rank == 0)
+      MPI_Send(out, d, MPI_BYTE, 1, j, MPI_COMM_WORLD);
     else if (rank == 1) {
       compute(work);
       MPI_Recv(in, d, MPI_BYTE, 0, j, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -202,8 +207,8 @@ static int iteration(int kind, int rank, int size, const peers *p,
     return train(rank, p->n, out, in, d, it, req);
   if (kind == INCAST)
     return incast(rank, size, p->n, out, in, d, it, req);
-  if (kind == SSEND)
-    return ssend(rank, p->n, out, in, d, it, work);
+  if (kind == SSEND || kind == SEND)
+    return ssend(rank, p->n, out, in, d, it, work, kind == SSEND);
   if (kind == STENCIL)
     compute(work);
   bad = exchange(p, out, in, d, it, req, kind == HALOWAIT);
@@ -223,7 +228,7 @@ int main(int argc, char **argv) {
   int kind = -1, d = 0, iters = 0, k = 0, warmups = 1;
   double work = 0.0; /* seconds of computation per stencil iteration */
   if (argc >= 6) {
-    for (int i = HALO; i <= SSEND; i++)
+    for (int i = HALO; i <= SEND; i++)
       if (strcmp(argv[1], case_names[i]) == 0)
         kind = i;
     d = atoi(argv[2]);
@@ -237,7 +242,8 @@ int main(int argc, char **argv) {
       warmups < 0 || size < 2) {
     if (rank == 0)
       fprintf(stderr, "usage: halo_p2p halo|halowait|train|incast|stencil|"
-                      "ssend D ITERS K COMPUTE [WARM] (2 ranks or more)\n");
+                      "ssend|send D ITERS K COMPUTE [WARM] (2 ranks or "
+                      "more)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int n = kind == STENCIL ? 4 : k; /* messages each way per rank */
