@@ -425,7 +425,7 @@ void revprof_model_machine_from_raw(revprof_model *m, const revprof_raw *raw,
                                     const char *path) {
   int described = raw->machine_name[0] || raw->machine_mpi[0] ||
                   raw->machine_date[0] || raw->machine_notes[0] ||
-                  raw->machine_ranks > 0 || raw->machine_eager_limit > 0;
+                  raw->machine_ranks > 0;
   if (raw->machine_name[0])
     snprintf(m->machine_name, sizeof m->machine_name, "%s", raw->machine_name);
   if (raw->machine_mpi[0])

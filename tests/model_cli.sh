@@ -77,6 +77,9 @@ grep -q 'mpi_wrapper = ' "$tmp/m3.lua" || fail "fit --like of a described raw.cs
 "$rp" fit "$ship.csv" -o "$tmp/m4.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit of a raw.csv without machine lines failed"; }
 grep -qF "name = \"unknown (fitted from $ship.csv, which records no machine)\"," "$tmp/m4.lua" \
   || fail "no 'unknown' machine name: $(grep 'name = ' "$tmp/m4.lua")"
+# its '# machine.eager_limit' line goes into the model (format 3)
+grep -q '^    eager_limit = 257,$' "$tmp/m4.lua" || fail "fit lost the raw file's eager limit"
+grep -q 'format = "revprof-model 3"' "$tmp/m4.lua" || fail "fit did not write format 3"
 grep -q 'mpi = "unknown",' "$tmp/m4.lua" && grep -q 'date = "unknown",' "$tmp/m4.lua" \
   || fail "mpi or date not 'unknown': $(sed -n '/machine = {/,/}/p' "$tmp/m4.lua")"
 "$rp" fit "$ship.csv" --name lab-node -o "$tmp/m5.lua" 2> "$tmp/err" || { cat "$tmp/err"; fail "fit --name failed"; }

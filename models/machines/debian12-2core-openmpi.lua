@@ -1,9 +1,9 @@
--- revprof machine model (revprof-model 2). Read it with 'revprof model show FILE'.
+-- revprof machine model (revprof-model 3). Read it with 'revprof model show FILE'.
 -- Each function lists regimes by message size d (bytes); a regime's time in seconds is
 -- sum(avg[k] * form[k](p, d)), its bounds the same sum over min and max.
 -- range: the group sizes p and sizes d measured; beyond them is extrapolated.
 return {
-  format = "revprof-model 2",
+  format = "revprof-model 3",
   machine = {
     name = "debian12-2core-vm",
     mpi = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022",
@@ -11,6 +11,7 @@ return {
     date = "2026-11-22",
     ranks = 2,
     compute_spread = 0.15,
+    eager_limit = 257,
     notes = "preset full; functions all; sizes 0:4194304 B; procs 2..2 (1 sizes); ranks 2; rse 0.02; point-time 1 s; reps 30..100000; warmup 5; passes 5; sync barrier; budget none; jump 1.5, 2 round(s) of 4; method default; reductions MPI_UNSIGNED_CHAR/MPI_SUM; 745 points in 16 s, 0 skipped by budget, 0 shrunk; fitted by 'revprof fit' from models/machines/debian12-2core-openmpi.csv",
   },
   method = "default",
