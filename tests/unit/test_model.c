@@ -47,6 +47,14 @@ static revprof_model *load_ok(const char *text) {
 
 /* Loads text, expects failure with code rc and a message containing each
  * of the given fragments (NULL-terminated). */
+/* What 'revprof model show' prints for m, into buf. */
+static void show(const revprof_model *m, char *buf, size_t len) {
+  FILE *f = fmemopen(buf, len, "w");
+  assert_non_null(f);
+  revprof_model_print(m, f);
+  fclose(f);
+}
+
 static void load_bad(const char *text, int want_rc, ...) {
   revprof_model *m = (revprof_model *)0x1;
   char err[512] = "";
@@ -174,9 +182,7 @@ static void test_model_print_readable(void **state) {
   (void)state;
   revprof_model *m = load_ok(good_model);
   char buf[8192];
-  FILE *f = fmemopen(buf, sizeof buf, "w");
-  revprof_model_print(m, f);
-  fclose(f);
+  show(m, buf, sizeof buf);
   assert_non_null(strstr(buf, "MPI_Allreduce"));
   assert_non_null(strstr(buf, "d <= 32"));
   assert_non_null(strstr(buf, "(50 ± 30) + (200 ± 10)*log2(p) + (4 ± 1)*d"));
@@ -245,9 +251,7 @@ static void test_model_load_versions(void **state) {
   assert_int_equal(revprof_model_row_for(m, REVPROF_FN_GAP),
                    REVPROF_FN_COUNT);
   char buf[4096];
-  FILE *f = fmemopen(buf, sizeof buf, "w");
-  revprof_model_print(m, f);
-  fclose(f);
+  show(m, buf, sizeof buf);
   assert_non_null(strstr(buf, "format:  revprof-model 1 (made before"));
   revprof_model_free(m);
   m = load_ok(GOOD_HEAD "functions = {\n"
@@ -303,9 +307,7 @@ static void test_model_eager_limit(void **state) {
     assert_int_equal(revprof_model_load_string(buf, "back.lua", &m2, err,
                                                sizeof err), 0);
     assert_true(m2->machine_eager_limit == want[i]);
-    f = fmemopen(buf, sizeof buf, "w");
-    revprof_model_print(m, f);
-    fclose(f);
+    show(m, buf, sizeof buf);
     assert_non_null(strstr(buf, i == 2 ? "eager limit: none"
                                 : i == 0 ? "eager limit: 65536 B"
                                          : "eager limit: 1 B"));
@@ -317,9 +319,7 @@ static void test_model_eager_limit(void **state) {
                              "avg = { 1e-6 } } } } }");
   assert_true(m->machine_eager_limit == 0.0);
   char buf[4096];
-  FILE *f = fmemopen(buf, sizeof buf, "w");
-  revprof_model_print(m, f);
-  fclose(f);
+  show(m, buf, sizeof buf);
   assert_non_null(strstr(buf, "eager limit: not measured"));
   revprof_model_free(m);
   static const char *const bad[] = {"0", "-1", "1.5", "\"65536\"", "true",
@@ -371,9 +371,7 @@ static void test_model_load_new_rows_in_old_version(void **state) {
   assert_true(revprof_model_has(m, REVPROF_FN_WAIT));
   assert_true(revprof_model_has(m, REVPROF_FN_GAP));
   char buf[4096];
-  FILE *f = fmemopen(buf, sizeof buf, "w");
-  revprof_model_print(m, f);
-  fclose(f);
+  show(m, buf, sizeof buf);
   assert_non_null(strstr(buf, "format:  revprof-model 1\n"));
   revprof_model_free(m);
 }
