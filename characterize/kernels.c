@@ -281,6 +281,8 @@ void rp_wait_until(double t) {
 
 /* ------------------------------------------------------- eager limit */
 
+#define TAG_EAGER_D (TAG + 2) /* the next size, from rank 0 to rank 1 */
+
 typedef struct eager_arg {
   MPI_Comm comm;
   unsigned char *buf;
@@ -289,10 +291,9 @@ typedef struct eager_arg {
 /* Rank 0: whether an MPI_Send of d bytes waits for a receive posted
  * RP_EAGER_DELAY late (rank 1 is told d, then posts late each time). */
 static int send_waits(long d, void *arg) {
-  enum { TAG_D = TAG + 2 };
   eager_arg *a = arg;
   int waited = 0;
-  MPI_Send(&d, 1, MPI_LONG, 1, TAG_D, a->comm);
+  MPI_Send(&d, 1, MPI_LONG, 1, TAG_EAGER_D, a->comm);
   for (int i = 0; i < RP_EAGER_REPS; i++) {
     MPI_Barrier(a->comm);
     double t = MPI_Wtime();
@@ -303,7 +304,6 @@ static int send_waits(long d, void *arg) {
 }
 
 double rp_eager_probe(MPI_Comm p2p, long dmax) {
-  enum { TAG_D = TAG + 2 };
   int rank;
   MPI_Comm_rank(p2p, &rank);
   if (dmax > INT_MAX)
@@ -329,10 +329,10 @@ double rp_eager_probe(MPI_Comm p2p, long dmax) {
       limit = l[0];
     else /* the median of the three */
       limit = fmax(fmin(l[0], l[1]), fmin(fmax(l[0], l[1]), l[2]));
-    MPI_Send(&d, 1, MPI_LONG, 1, TAG_D, p2p); /* done */
+    MPI_Send(&d, 1, MPI_LONG, 1, TAG_EAGER_D, p2p); /* done */
   } else
     for (;;) {
-      MPI_Recv(&d, 1, MPI_LONG, 0, TAG_D, p2p, MPI_STATUS_IGNORE);
+      MPI_Recv(&d, 1, MPI_LONG, 0, TAG_EAGER_D, p2p, MPI_STATUS_IGNORE);
       if (d <= 0)
         break;
       for (int i = 0; i < RP_EAGER_REPS; i++) {
