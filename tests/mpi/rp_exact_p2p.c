@@ -204,6 +204,22 @@ static void waitall(int r, item *it, int n, double left[][NB], int nsent) {
   }
 }
 
+/* 1 posts a receive of d bytes now, 0 an MPI_Isend (or MPI_Issend) of
+ * it, both completed by one MPI_Wait; with rdv_rule, 0's completes no
+ * earlier than the rendezvous rule says: max(0, t_post - t_send) after its
+ * message left */
+static void late_isend(double d, int rdv_rule) {
+  double ts[NB], left[NB], post[NB];
+  post_recv(1, d, post);
+  isend(0, d, ts, left);
+  for (int b = 0; b < NB && rdv_rule; b++)
+    left[b] += mx(0.0, post[b] - ts[b]);
+  waitall(0, NULL, 0, &left, 1);
+  item it;
+  arrive(1, &it, ts, post, d);
+  waitall(1, &it, 1, NULL, 0);
+}
+
 static void check(const char *phase) {
   double now[NB];
   revprof_now_bounds(&now[0], &now[1], &now[2]);
@@ -439,16 +455,8 @@ int main(int argc, char **argv) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
       }
     for (int i = 0; i < times; i++) {
-      double ts[NB], left[NB], post[NB];
       steps(1, 1000);
-      post_recv(1, 8, post);
-      isend(0, 8, ts, left);
-      for (int b = 0; b < NB && rdv && c == 0; b++)
-        left[b] += mx(0.0, post[b] - ts[b]);
-      waitall(0, NULL, 0, &left, 1);
-      item it;
-      arrive(1, &it, ts, post, 8);
-      waitall(1, &it, 1, NULL, 0);
+      late_isend(8, rdv && c == 0);
     }
     check(c == 0 ? "MPI_Issend, receiver late"
                  : "MPI_Ssend_init started twice, receiver late");
@@ -460,7 +468,7 @@ int main(int argc, char **argv) {
      has no gap row, so its MPI_Isend is costed as eager, flagged
      eager-guess); one byte less (2) is eager */
   for (int c = 0; c < 3; c++) {
-    double d = c == 2 ? EAGER - 1 : EAGER, ts[NB], left[NB], post[NB];
+    double d = c == 2 ? EAGER - 1 : EAGER, ts[NB], post[NB];
     MPI_Barrier(MPI_COMM_WORLD);
     barrier_paper();
     MPI_Request req;
@@ -480,16 +488,9 @@ int main(int argc, char **argv) {
                  MPI_STATUS_IGNORE);
     }
     steps(1, 1000);
-    if (c == 1) {
-      post_recv(1, d, post);
-      isend(0, d, ts, left);
-      for (int b = 0; b < NB && rdv && !old; b++)
-        left[b] += mx(0.0, post[b] - ts[b]);
-      waitall(0, NULL, 0, &left, 1);
-      item it;
-      arrive(1, &it, ts, post, d);
-      waitall(1, &it, 1, NULL, 0);
-    } else {
+    if (c == 1)
+      late_isend(d, rdv && !old);
+    else {
       memcpy(post, T[1], sizeof post); /* a blocking receive's post */
       blocking_send(0, d, ts, rdv && c == 0 ? post : NULL);
       blocking_recv(1, d, ts);
