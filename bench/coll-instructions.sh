@@ -39,8 +39,10 @@ reps=${REPS:-2000}
 # --toggle-collect) per call: "total revprof mpi other",
 # by the object that executed them: librevprof; the MPI's libraries and
 # components; the rest (libc, the loader, the program's loop).
+# In $w: callgrind_annotate shortens some file names under its working
+# directory (see bench/p2p-instructions.sh).
 split() {
-  callgrind_annotate --threshold=100 "$1" 2>/dev/null | awk -v reps="$reps" '
+  (cd "$w" && callgrind_annotate --threshold=100 "$1") 2>/dev/null | awk -v reps="$reps" '
     function num(s) { gsub(/,/, "", s); return s + 0 }
     /PROGRAM TOTALS/ { tot = num($1); next }
     /^ *[0-9,]+ .*\[.*\]$/ {

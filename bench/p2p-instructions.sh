@@ -30,8 +30,12 @@ model=${REVPROF_MODEL:-$here/tests/mpi/rp_exact_model.lua}
 # per_call OUT FN: "revprof mpi calls" for wrapper FN (MPI_Send, MPI_Recv)
 # from callgrind's calling tree: the wrapper's inclusive count less its
 # calls into the MPI's FN (PMPI_FN, or FN where the MPI names it so).
+# callgrind_annotate shortens the file names under its working directory,
+# some of them only, and then splits a function in two (run from /tmp, it
+# gave /tmp/b/revprof/rp_wrappers.c:MPI_Recv 146 instructions a call where
+# it has 760): it runs in $w, a prefix of no source.
 per_call() {
-  callgrind_annotate --tree=calling --inclusive=yes "$1" 2>/dev/null | awk -v fn="$2" '
+  (cd "$w" && callgrind_annotate --tree=calling --inclusive=yes "$1") 2>/dev/null | awk -v fn="$2" '
     function num(s) { gsub(/,/, "", s); return s + 0 }
     /^ *[0-9,]+ .*\* / { inw = ($0 ~ ("[:]" fn " \\[") && $0 ~ /librevprof/); if (inw) incl = num($1); next }
     inw && /^ *[0-9,]+ .*> / && $0 !~ /librevprof/ && $0 ~ ("[:]P?" fn " \\(") {
