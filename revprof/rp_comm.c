@@ -15,11 +15,10 @@ static rp_comm **with_id;
 static size_t nwith_id, with_id_cap;
 static int next_cid;
 
-/* the communicator looked up last: programs call collectives on one or two
- * communicators, and the attribute lookup was a fifth of a small
- * collective's overhead. Cleared when its attribute goes. */
-static MPI_Comm last_comm = MPI_COMM_NULL;
-static rp_comm *last_info;
+/* rp_comm_lookup's: the attribute lookup was a fifth of a small
+ * collective's overhead. */
+MPI_Comm rp_comm_last = MPI_COMM_NULL;
+rp_comm *rp_comm_last_info;
 
 /* Runs inside MPI_Comm_free, which the wrapper calls without the engine
  * lock (rp_mt.c): takes it. */
@@ -29,9 +28,9 @@ static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
   (void)comm;
   (void)kv;
   (void)extra;
-  if (c == last_info) {
-    last_comm = MPI_COMM_NULL;
-    last_info = NULL;
+  if (c == rp_comm_last_info) {
+    rp_comm_last = MPI_COMM_NULL;
+    rp_comm_last_info = NULL;
   }
   for (size_t i = 0; i < nwith_id; i++)
     if (with_id[i] == c) {
@@ -47,16 +46,14 @@ static int comm_delete(MPI_Comm comm, int kv, void *attr, void *extra) {
   return MPI_SUCCESS;
 }
 
-rp_comm *rp_comm_lookup(MPI_Comm comm) {
+rp_comm *rp_comm_lookup_slow(MPI_Comm comm) {
   void *v = NULL;
   int flag = 0;
-  if (comm == last_comm && comm != MPI_COMM_NULL)
-    return last_info;
   if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
       PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag)
     return NULL;
-  last_comm = comm;
-  last_info = v;
+  rp_comm_last = comm;
+  rp_comm_last_info = v;
   return v;
 }
 

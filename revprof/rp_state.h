@@ -807,8 +807,18 @@ static inline void rp_my_clocks(double d, double v[RP_XCH_DOUBLES]) {
 /* Attribute key and MPI_COMM_WORLD's and MPI_COMM_SELF's info. */
 void rp_comm_startup(void);
 void rp_comm_shutdown(void);
-/* comm's info, NULL when revprof has none (never creates it). */
-rp_comm *rp_comm_lookup(MPI_Comm comm);
+/* comm's info, NULL when revprof has none (never creates it). The
+ * communicator looked up last is remembered (cleared when its attribute
+ * goes): programs send and call collectives on one or two, and a message
+ * looks its communicator up three or four times. */
+extern MPI_Comm rp_comm_last;
+extern rp_comm *rp_comm_last_info;
+rp_comm *rp_comm_lookup_slow(MPI_Comm comm);
+static inline rp_comm *rp_comm_lookup(MPI_Comm comm) {
+  if (comm == rp_comm_last && comm != MPI_COMM_NULL)
+    return rp_comm_last_info;
+  return rp_comm_lookup_slow(comm);
+}
 /* Records comm with its shadow (MPI_COMM_NULL: creates one, a collective
  * call over comm). */
 void rp_comm_attach(MPI_Comm comm, MPI_Comm shadow);
