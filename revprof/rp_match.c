@@ -60,7 +60,7 @@ typedef struct rp_mpost {
 
 static MPI_Win win = MPI_WIN_NULL;
 static char **blocks;      /* every rank's block, by rp_g.world rank */
-static uint64_t ring;      /* K: entries per destination */
+static uint64_t ring;      /* K: entries per destination, a power of two */
 static uint64_t pring;     /* KP: posts kept per source */
 static uint64_t *low;      /* per source: the first message not yet taken */
 static uint64_t *taken;    /* ... and bit i: message low + i was taken */
@@ -90,8 +90,9 @@ static uint64_t *nposted_of(int w) { return unsure_of(w) + 1; }
 static rp_mpost *posts_of(int w, int src) {
   return (rp_mpost *)(void *)(blocks[w] + at_posts) + (size_t)src * pring;
 }
-static uint64_t *my_unsure, *my_nposted; /* this rank's */
+static uint64_t *my_unsure, *my_nposted, *my_nsent; /* this rank's */
 static rp_mpost *my_posts;
+static rp_mlog *my_ring;
 
 /* Counts of messages per (rank, cid, tag): this rank's to each
  * destination (sent_k), its receives posted from each source (posted_k).
@@ -191,7 +192,8 @@ void rp_match_startup(void) {
     return;
   }
   double per = RING_BUDGET / ((double)p * sizeof(rp_mlog));
-  ring = per >= RING_MAX ? RING_MAX : per >= 8 ? (uint64_t)per : 8;
+  for (ring = 8; ring < RING_MAX && 2.0 * (double)ring <= per;)
+    ring *= 2; /* a power of two: a mask where a division was */
   per = POSTS_BUDGET / ((double)p * sizeof(rp_mpost));
   for (pring = 8; pring < POSTS_MAX && 2.0 * (double)pring <= per;)
     pring *= 2; /* a power of two */
@@ -248,6 +250,8 @@ void rp_match_startup(void) {
     lookahead = 0.0;
   my_unsure = unsure_of(rp_g.rank);
   my_nposted = nposted_of(rp_g.rank);
+  my_nsent = nsent_of(rp_g.rank);
+  my_ring = ring_of(rp_g.rank, 0);
   my_posts = posts_of(rp_g.rank, 0);
   rp_g.pub = (rp_mpub *)(void *)blocks[rp_g.rank];
   rp_publish(RP_PEER_IN, -1, -1, 0);
@@ -300,8 +304,8 @@ void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
     last_sent.k = k;
     memcpy(last_sent.t, pb, sizeof last_sent.t);
   }
-  uint64_t *n = &nsent_of(rp_g.rank)[w], seq = *n;
-  rp_mlog *e = &ring_of(rp_g.rank, w)[seq % ring];
+  uint64_t *n = &my_nsent[w], seq = *n;
+  rp_mlog *e = &my_ring[(size_t)w * ring + (seq & (ring - 1))];
   __atomic_store_n(&e->s0, seq + 1, __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_RELEASE);
   memcpy(e->t, pb, sizeof e->t);
@@ -320,7 +324,7 @@ void rp_match_cancelled(const double *pb, int dest, MPI_Comm comm) {
     return;
   int w = rp_comm_world(c, dest);
   uint64_t seq = (uint64_t)pb[RP_PB_SEQ];
-  rp_mlog *e = &ring_of(rp_g.rank, w)[seq % ring];
+  rp_mlog *e = &my_ring[(size_t)w * ring + (seq & (ring - 1))];
   if (w >= 0 && w < rp_g.size && e->s1 == seq + 1) /* still in the log */
     __atomic_store_n(&e->cid, -1, __ATOMIC_RELEASE); /* matches nothing */
 }
@@ -388,7 +392,7 @@ static int candidate(int w, int cid, int tag, rp_mlog *out) {
   for (uint64_t k = low[w]; k < n; k++) {
     if (was_taken(w, k))
       continue;
-    const rp_mlog *e = &r[k % ring];
+    const rp_mlog *e = &r[k & (ring - 1)];
     uint64_t s1 = __atomic_load_n(&e->s1, __ATOMIC_ACQUIRE);
     memcpy(out, e, sizeof *out);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
