@@ -334,10 +334,15 @@ void rp_match_cancelled(const double *pb, int dest, MPI_Comm comm) {
 void rp_match_got_slow(int src, double seqd) {
   if (src < 0 || src >= rp_g.size)
     return;
-  uint64_t seq = (uint64_t)seqd;
-  if (seq < low[src])
+  uint64_t seq = (uint64_t)seqd, lo = low[src];
+  if (seq == lo && taken[src] == 0) { /* the next, in order: most messages */
+    low[src] = lo + 1;
+    taken_total++;
+    return;
+  }
+  if (seq < lo)
     return; /* taken before (a status peeked, then the completion) */
-  uint64_t d = seq - low[src];
+  uint64_t d = seq - lo;
   if (d < 64 && (taken[src] >> d & 1))
     return; /* the same message again */
   taken_total++;
