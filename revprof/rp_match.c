@@ -779,20 +779,9 @@ void rp_match_unsure(void) {
   __atomic_store_n(my_unsure, *my_unsure + 1, __ATOMIC_RELEASE);
 }
 
-void rp_match_posted_slow(int source, int tag, MPI_Comm comm) {
-  if (*my_unsure)
-    return; /* no sender reads these posts any more */
-  rp_comm *c = rp_comm_lookup(comm);
-  if (c == NULL || c->cid < 0 || source == MPI_PROC_NULL)
-    return; /* no message, or one no sender logs */
-  if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG || source < 0 ||
-      source >= c->size) {
-    rp_match_unsure();
-    return;
-  }
-  int w = rp_comm_world(c, source);
-  if (w < 0 || w >= rp_g.size)
-    return;
+/* The post of a receive from world rank w on c with tag (not a wildcard),
+ * while the rule is on. */
+static void post(const rp_comm *c, int w, int tag) {
   uint64_t k = ktab_next(&posted_k, w, c->cid, tag);
   if (k == UINT64_MAX) {
     rp_match_unsure();
@@ -808,6 +797,36 @@ void rp_match_posted_slow(int source, int tag, MPI_Comm comm) {
   e->tag = tag;
   __atomic_store_n(&e->s1, i + 1, __ATOMIC_RELEASE);
   __atomic_store_n(n, i + 1, __ATOMIC_RELEASE);
+}
+
+void rp_match_posted_slow(int source, int tag, MPI_Comm comm) {
+  if (*my_unsure)
+    return; /* no sender reads these posts any more */
+  rp_comm *c = rp_comm_lookup(comm);
+  if (c == NULL || c->cid < 0 || source == MPI_PROC_NULL)
+    return; /* no message, or one no sender logs */
+  if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG || source < 0 ||
+      source >= c->size) {
+    rp_match_unsure();
+    return;
+  }
+  int w = rp_comm_world(c, source);
+  if (w >= 0 && w < rp_g.size)
+    post(c, w, tag);
+}
+
+void rp_match_recv_slow(int source, int tag, MPI_Comm comm) {
+  rp_comm *c = rp_comm_lookup(comm);
+  int w;
+  if (c == NULL || c->cid < 0 || tag == MPI_ANY_TAG || source >= c->size ||
+      (w = rp_comm_world(c, source)) < 0 || w >= rp_g.size) {
+    rp_match_posted_slow(source, tag, comm); /* the rules for the others */
+    rp_match_block_recv(source, comm);
+    return;
+  }
+  if (!*my_unsure)
+    post(c, w, tag);
+  rp_publish(RP_PEER_RECV, w, -1, taken_count(w));
 }
 
 void rp_match_last_sent(rp_rdv_key *key) {

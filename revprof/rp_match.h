@@ -94,6 +94,10 @@ static inline void rp_match_posted(int source, int tag, MPI_Comm comm) {
   if (rp_g.pub)
     rp_match_posted_slow(source, tag, comm);
 }
+/* A blocking receive from rank source >= 0 of comm (rp_g.pub set): posted
+ * (rp_match_posted_slow), then blocked on source (rp_match_block_recv),
+ * the communicator looked up once. */
+void rp_match_recv_slow(int source, int tag, MPI_Comm comm);
 void rp_match_unsure(void);
 /* The message the last send logged (key->valid 0: it logged none), taken:
  * a synchronous send's, read right after its rp_match_log. */

@@ -326,6 +326,18 @@ static inline int rp_recv_source(int source, int tag, MPI_Comm comm) {
   return source;
 }
 
+/* A blocking receive's post (rp_match_posted), then its source
+ * (rp_recv_source); in one step for a known source with no wildcard
+ * receive deferred (then no flush can come between). */
+static inline int rp_recv_post(int source, int tag, MPI_Comm comm) {
+  if (RP_LIKELY(source >= 0) && rp_g.pub && rp_g.wildq == NULL) {
+    rp_match_recv_slow(source, tag, comm);
+    return source;
+  }
+  rp_match_posted(source, tag, comm);
+  return rp_recv_source(source, tag, comm);
+}
+
 /* The status to give PMPI: the application's; else none at all when the
  * copy path needs nothing from it (the size travels in the piggyback; no
  * wildcard to record, no trace); else revprof's own. */
