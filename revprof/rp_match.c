@@ -283,16 +283,18 @@ void rp_match_shutdown(void) {
 
 /* ------------------------------------------------------------ senders */
 
-void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
-                       MPI_Comm comm) {
+/* rp_match_log_slow: the world rank the message was logged for, -1 for
+ * none */
+static inline int log_message(double *pb, double bytes, int dest, int tag,
+                              MPI_Comm comm) {
   rp_comm *c = rp_comm_lookup(comm);
   pb[RP_PB_SEQ] = -1.0;
   last_sent.valid = 0;
   if (c == NULL || c->cid < 0 || dest < 0 || dest >= c->size)
-    return;
+    return -1;
   int w = rp_comm_world(c, dest);
   if (w < 0 || w >= rp_g.size)
-    return;
+    return -1;
   uint64_t k = sends_unsure ? UINT64_MAX : ktab_next(&sent_k, w, c->cid, tag);
   if (k == UINT64_MAX)
     sends_unsure = 1; /* a message not counted: later ones cannot be told */
@@ -315,6 +317,19 @@ void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
   __atomic_store_n(&e->s1, seq + 1, __ATOMIC_RELEASE);
   __atomic_store_n(n, seq + 1, __ATOMIC_RELEASE);
   pb[RP_PB_SEQ] = (double)seq;
+  return w;
+}
+
+void rp_match_log_slow(double *pb, double bytes, int dest, int tag,
+                       MPI_Comm comm) {
+  log_message(pb, bytes, dest, tag, comm);
+}
+
+void rp_match_log_block_slow(double *pb, double bytes, int dest, int tag,
+                             MPI_Comm comm) {
+  int w = log_message(pb, bytes, dest, tag, comm);
+  if (w >= 0)
+    rp_publish(RP_PEER_SEND, w, -1, bytes > 0 ? (uint64_t)bytes : 0);
 }
 
 void rp_match_cancelled(const double *pb, int dest, MPI_Comm comm) {

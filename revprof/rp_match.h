@@ -31,6 +31,18 @@ static inline void rp_match_log(double *pb, double bytes, int dest, int tag,
     pb[RP_PB_SEQ] = -1.0;
 }
 
+/* rp_match_log, then rp_match_send: a blocking send's message, the
+ * communicator looked up once. */
+void rp_match_log_block_slow(double *pb, double bytes, int dest, int tag,
+                             MPI_Comm comm);
+static inline void rp_match_log_block(double *pb, double bytes, int dest,
+                                      int tag, MPI_Comm comm) {
+  if (rp_g.pub)
+    rp_match_log_block_slow(pb, bytes, dest, tag, comm);
+  else
+    pb[RP_PB_SEQ] = -1.0;
+}
+
 /* A logged message to rank dest of comm (piggyback pb) was cancelled:
  * receivers no longer wait for it. */
 void rp_match_cancelled(const double *pb, int dest, MPI_Comm comm);

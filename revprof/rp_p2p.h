@@ -163,7 +163,9 @@ static inline void rp_send_clock(revprof_fn fn, double bytes, double *pb,
       left[b] = pb[b] + gap[b];
 }
 
-/* Sends the wrapper passes to PMPI as (r->wbuf, r->wcount, r->wtype). */
+/* Sends the wrapper passes to PMPI as (r->wbuf, r->wcount, r->wtype); a
+ * blocking one (r NULL) is then published as blocked on dest
+ * (rp_match_send). */
 static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
                                     const void *buf, int count,
                                     MPI_Datatype type, int dest, int tag,
@@ -183,7 +185,7 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
         double *pb = (double *)(void *)b->pack; /* malloc'ed: aligned */
         rp_send_clock(fn, bytes, pb, NULL);
         pb[RP_PB_META] = rp_pb_meta(rp_g.rank, bytes);
-        rp_match_log(pb, bytes, dest, tag, comm);
+        rp_match_log_block(pb, bytes, dest, tag, comm);
       }
       rp_copy(b->pack + h, buf, (size_t)bytes);
       b->enc = RP_ENC_PACK;
@@ -194,7 +196,13 @@ static inline rp_req *rp_send_begin(rp_req *r, rp_wid w, revprof_fn fn,
       return b;
     }
   }
-  return rp_send_begin_slow(r, w, fn, buf, count, type, dest, tag, comm);
+  if (r != NULL)
+    return rp_send_begin_slow(r, w, fn, buf, count, type, dest, tag, comm);
+  r = rp_send_begin_slow(NULL, w, fn, buf, count, type, dest, tag, comm);
+  rp_match_send(dest, comm,
+                r->enc == RP_ENC_PACK ? (double)(r->wcount - RP_PB_BYTES)
+                                      : r->ubytes);
+  return r;
 }
 
 /* A blocking send call w, costed as fn, is over (after PMPI): in sample
