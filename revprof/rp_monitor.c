@@ -438,11 +438,20 @@ void rp_monitor_finish(void) {
     return;
   rp_g.mon_poll = NULL;
   queue_progress(1); /* the final profile is never dropped */
-  if (!M.explicit_seen && M.cfg.when == RP_MON_TIMER)
-    offload(fmax(M.last_slot + 1.0,
-                 floor(now_fe() / M.cfg.interval)), app_events(), NULL);
-  else if (M.explicit_seen)
-    offload(CALL_BASE + (double)++M.calls, app_events(), NULL);
+  /* the final profiles' round: one for all ranks, the latest of theirs
+     (collective, as MPI_Finalize is). Each rank's own, taken from its
+     clock as it got here, put a rank that came to MPI_Finalize a slot
+     later than the others (rank 0 writing the output) in a round of its
+     own, and both rounds were discarded */
+  double r = -INFINITY; /* -INFINITY: no final offload from this rank */
+  if (M.explicit_seen)
+    r = CALL_BASE + (double)(M.calls + 1);
+  else if (M.cfg.when == RP_MON_TIMER)
+    r = fmax(M.last_slot + 1.0, floor(now_fe() / M.cfg.interval));
+  int sends = r > -INFINITY;
+  PMPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_DOUBLE, MPI_MAX, rp_g.world);
+  if (sends)
+    offload(r, app_events(), NULL);
   queue_progress(1);
   size_t n = 3 + 3 * (size_t)M.nrec;
   double *d = xrealloc(NULL, n * sizeof *d);
@@ -1454,7 +1463,10 @@ void rp_monitor_startup(void) {
     exit(0);
   }
   double l = rp_local_seconds(), h = rp_host_seconds();
+  /* the slot of the start, the latest of the ranks': one that read its
+     clock just before a slot's start would else offload alone in it */
   M.last_slot = floor((h + M.offset) / M.cfg.interval);
+  PMPI_Allreduce(MPI_IN_PLACE, &M.last_slot, 1, MPI_DOUBLE, MPI_MAX, mine);
   M.next_due = due_local(M.last_slot, l, h);
   rp_g.mon_poll = poll_app;
   char when[64];
