@@ -6,7 +6,8 @@
 if(NOT TARGET revprof_shared)
   return()
 endif()
-foreach(prog rp_semantics rp_early rp_compute rp_threads rp_sample)
+foreach(prog rp_semantics rp_early rp_compute rp_threads rp_sample
+        rp_monitor_late)
   add_executable(${prog}_native ${prog}.c)
   target_link_libraries(${prog}_native PRIVATE MPI::MPI_C)
   rp_target_defaults(${prog}_native)
@@ -308,6 +309,10 @@ revprof_test(revprof_monitor_live monitor live
 # compensate mode's regions in the profile, by name across the ranks
 revprof_test(revprof_monitor_regions monitor regions
              $<TARGET_FILE:rp_monitor_live_rp>)
+# a rank that reaches MPI_Finalize rounds after the others: the last round
+# still holds every rank's final profile
+revprof_test(revprof_monitor_late monitor late
+             $<TARGET_FILE:rp_monitor_late_native>)
 revprof_test(revprof_monitor_probe monitor probe $<TARGET_FILE:revprof>)
 revprof_test(revprof_monitor_bad monitor bad $<TARGET_FILE:revprof> ${rp_nat})
 include(${CMAKE_CURRENT_SOURCE_DIR}/rp_trust.cmake)

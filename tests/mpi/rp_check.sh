@@ -70,7 +70,8 @@
 #                                             semantics NATIVE RP, rounds
 #                                             BSPBENCH, lossy BSPBENCH, auto
 #                                             BSPBENCH,
-#                                             fortran EXE, probe TOOL,
+#                                             fortran EXE, late EXE,
+#                                             probe TOOL,
 #                                             bad TOOL EXE
 set -u
 cmd=$1; shift
@@ -1622,6 +1623,15 @@ monitor)
       done
     done
     echo "monitor rounds: 13 complete rounds with right statistics and histograms in predict, compensate and sample mode, compensate mode's regions among them; $want as natively"
+    ;;
+  late) # rank 0 reaches MPI_Finalize 0.5 s after rank 1, ten slots of the
+    # timer later: the final round is one for both, complete
+    exe=$1
+    REVPROF_MONITOR=1 REVPROF_MONITOR_INTERVAL=0.05 run 3 env LD_PRELOAD="$RP_LIB" "$exe" 500 \
+      || { cat out err; fail "run failed"; }
+    awk -F, 'NR > 1 { s = $8 } END { exit s != "complete" }' $mon/rounds.csv \
+      || { cat $mon/rounds.csv; fail "the last round is not complete"; }
+    echo "monitor late: rank 0 at MPI_Finalize 0.5 s after rank 1, the last round complete"
     ;;
   live) # rounds.csv while the job runs: its rows as the rounds arrive,
     # the OC column empty until the end, then filled
