@@ -439,10 +439,10 @@ void rp_monitor_finish(void) {
   rp_g.mon_poll = NULL;
   queue_progress(1); /* the final profile is never dropped */
   /* the final profiles' round: one for all ranks, the latest of theirs
-     (collective, as MPI_Finalize is). Each rank's own, taken from its
-     clock as it got here, put a rank that came to MPI_Finalize a slot
-     later than the others (rank 0 writing the output) in a round of its
-     own, and both rounds were discarded */
+     (collective, as MPI_Finalize is). With each rank's own, taken from
+     its clock as it got here, a rank that came to MPI_Finalize a slot
+     later than the others (rank 0 writing the output) would be alone in
+     its round, and both rounds would be discarded */
   double r = -INFINITY; /* -INFINITY: no final offload from this rank */
   if (M.explicit_seen)
     r = CALL_BASE + (double)(M.calls + 1);
