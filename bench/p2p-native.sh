@@ -36,8 +36,11 @@
 #        models/machines/debian12-2core-openmpi.lua), CHARACTERIZE=1 first
 #        characterizes this machine (revprof-characterize on NP ranks, the
 #        functions bench/smpi-p2p.sh times and gap_all, for
-#        REVPROF_CONTENTION=world; sizes 0:1M) and predicts from
-#        that model instead, KEEP=1 keeps the work folder, MPIEXEC,
+#        REVPROF_CONTENTION=world; sizes 0:1M; a few seconds) and predicts
+#        from that model instead, CHARACTERIZE=each characterizes it again
+#        right before each case's runs (a VM whose speed drifts within
+#        minutes: the model then describes the machine the case runs on;
+#        a characterization that saw the drift says so), KEEP=1 keeps the work folder, MPIEXEC,
 #        MPIFLAGS (launcher and its flags; Open MPI gets --oversubscribe),
 #        WITHOUT (model rows, comma-separated, e.g. "post": each repetition
 #        also runs under the same model without them, printed as a second
@@ -64,14 +67,28 @@ w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2p-native-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
 
 echo "# $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $("$MPIEXEC" --version 2>&1 | head -n 1)"
-if [ "${CHARACTERIZE:-0}" = 1 ]; then
-  echo "characterizing this machine on $np ranks ..." >&2
+characterize() { # folder: this machine's model in folder/model.lua
   # shellcheck disable=SC2086
   "$MPIEXEC" $flags -n "$np" "$char" --sizes "0:1M" --no-datasheet -q \
     --functions latency,MPI_Send,MPI_Recv,MPI_Isend,MPI_Irecv,MPI_Wait,gap,gap_all,post,MPI_Sendrecv,MPI_Barrier,MPI_Allreduce,MPI_Wtime \
-    -o "$w/char" > "$w/char.log" 2>&1 || { tail -n 20 "$w/char.log" >&2; exit 1; }
+    -o "$1" > "$1.log" 2>&1 || { tail -n 20 "$1.log" >&2; exit 1; }
+  grep -q '^drift:' "$1/run.txt" && echo "# $(grep '^reference:' "$1/run.txt") (the machine drifted while characterized)"
+  return 0
+}
+case ${CHARACTERIZE:-0} in
+  0) ;;
+  1 | each) ;;
+  *) echo "p2p-native: CHARACTERIZE=${CHARACTERIZE}: expected 0, 1 or each" >&2; exit 2 ;;
+esac
+if [ "${CHARACTERIZE:-0}" = 1 ]; then
+  echo "characterizing this machine on $np ranks ..." >&2
+  characterize "$w/char"
   model=$w/char/model.lua
   echo "# model: this machine, characterized now on $np ranks (sizes 0:1M)"
+elif [ "${CHARACTERIZE:-0}" = each ]; then
+  characterize "$w/char"
+  model=$w/char/model.lua
+  echo "# model: this machine, characterized again on $np ranks (sizes 0:1M) right before each case's runs"
 else
   echo "# model: $model"
 fi
@@ -79,11 +96,15 @@ fi
 for row in MPI_Wait gap; do
   grep -q "^ *$row = {" "$model" || echo "# (the model has no $row row)"
 done
-if [ -n "${WITHOUT:-}" ]; then
+without() { # $model less the rows $WITHOUT, in $w/without.lua
   awk -v rows="$WITHOUT" 'BEGIN { n = split(rows, r, ","); for (i = 1; i <= n; i++) drop["    " r[i] " = {"] = 1 }
     skip && /^    },/ { skip = 0; next } skip { next }
     { for (k in drop) if (index($0, k) == 1) skip = 1 } !skip { print }' "$model" > "$w/without.lua"
   cmp -s "$model" "$w/without.lua" && { echo "p2p-native: the model has none of the rows $WITHOUT" >&2; exit 2; }
+  return 0
+}
+if [ -n "${WITHOUT:-}" ]; then
+  without
   echo "# and, side by side, the same model without the rows $WITHOUT (cases named CASE-no-...)"
 fi
 [ -n "${ALSO:-}" ] && echo "# and, side by side, the same runs with $ALSO (cases named CASE-also)"
@@ -102,6 +123,11 @@ run() { # case k d: one table row, its |error| appended to $w/errors
   c=$1 k=$2 d=$3
   echo "$c at $np ranks, k $k, $d B ..." >&2
   : > "$w/nat"; : > "$w/rp"; : > "$w/rp2"
+  if [ "${CHARACTERIZE:-0}" = each ]; then
+    rm -rf "$w/char"
+    characterize "$w/char"
+    [ -z "${WITHOUT:-}" ] || without
+  fi
   r=0
   while [ "$r" -lt "$runs" ]; do
     # shellcheck disable=SC2086
