@@ -954,6 +954,24 @@ int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer) {
          d <= INT_MAX; /* d is an int count (a file size for set_size) */
 }
 
+int rp_char_fresh_send(revprof_fn fn) {
+  switch (fn) {
+  case REVPROF_FN_SEND:
+  case REVPROF_FN_RECV:
+  case REVPROF_FN_LATENCY:
+  case REVPROF_FN_ISEND:
+  case REVPROF_FN_IRECV:
+  case REVPROF_FN_SENDRECV:
+  case REVPROF_FN_WAIT:
+  case REVPROF_FN_GAP:
+  case REVPROF_FN_POST:
+  case REVPROF_FN_GAP_ALL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 int rp_char_drift(double t0, double t1, double limit, char *buf,
                   size_t len) {
   if (len > 0)

@@ -139,6 +139,13 @@ int rp_char_sizes(const rp_char_options *o, long *out, int max);
 void rp_char_buffers(revprof_fn fn, int p, long d, size_t *send,
                      size_t *recv);
 
+/* 1 when fn's repetitions send data their sender has just written, as an
+ * application packs a halo before it sends it (the point-to-point message
+ * rows, gap_all included): rp_kctx_fresh rewrites the send buffer before
+ * each one. On shared memory a message of freshly written data copies
+ * more slowly than one sent again from the same buffer. */
+int rp_char_fresh_send(revprof_fn fn);
+
 /* 1 when the point fits max_buffer and int element counts (d too). */
 int rp_char_fits(revprof_fn fn, int p, long d, long max_buffer);
 

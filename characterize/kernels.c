@@ -888,6 +888,8 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d,
   k->count = (int)d;
   rp_char_buffers(fn, k->size, d, &s, &r);
   k->sbuf = buffer(s, 1);
+  k->sbytes = k->sbuf ? s : 0;
+  k->fill = 1;
   k->rbuf = buffer(r, 0);
   k->counts = malloc((size_t)k->size * sizeof *k->counts);
   k->displs = malloc((size_t)k->size * sizeof *k->displs);
@@ -932,4 +934,16 @@ void rp_kctx_free(rp_kctx *k) {
   free(k->displs);
   k->sbuf = k->rbuf = NULL;
   k->counts = k->displs = NULL;
+}
+
+void rp_kctx_fresh(rp_kctx *k) {
+#ifdef RP_SMPI
+  (void)k;
+#else
+  if (k->sbytes == 0 || !rp_char_fresh_send(k->fn))
+    return;
+  k->fill = (unsigned char)(k->fill % 0x7f + 1); /* 1 .. 127, never the same
+                                                    twice running */
+  memset(k->sbuf, k->fill, k->sbytes);
+#endif
 }

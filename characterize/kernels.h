@@ -34,6 +34,8 @@ typedef struct rp_kctx {
   int rank, size;       /* in comm; P2P: 0 sends or pings, 1 receives */
   int count;            /* d as a count of MPI_BYTE / MPI_UNSIGNED_CHAR */
   unsigned char *sbuf;  /* send buffer, touched before timing */
+  size_t sbytes;        /* its bytes (rp_char_buffers) */
+  unsigned char fill;   /* the byte rp_kctx_fresh wrote last */
   unsigned char *rbuf;  /* receive buffer, touched before timing */
   int *counts, *displs; /* size entries (v-variants, Reduce_scatter) */
   MPI_Request req;      /* request left open by pre or run */
@@ -84,5 +86,10 @@ const rp_kernel *rp_kernel_get(revprof_fn fn);
 int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d,
                  rp_io_place *io);
 void rp_kctx_free(rp_kctx *k);
+/* Before a repetition, outside its timing: where rp_char_fresh_send(fn),
+ * writes the send buffer anew (a new byte each time), so that the
+ * repetition's messages carry freshly written data. Not under SimGrid
+ * (-DRP_SMPI), whose simulated memory has no caches. */
+void rp_kctx_fresh(rp_kctx *k);
 
 #endif

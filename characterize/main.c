@@ -289,6 +289,7 @@ static void one_rep(run *r, const rp_kernel *K, rp_kctx *k, double t_point,
                     double start, double offset, double red[4]) {
   double mine[4], t0;
   int late = 0;
+  rp_kctx_fresh(k);
   if (K->pre)
     K->pre(k);
   if (r->o.sync == RP_SYNC_BARRIER) {

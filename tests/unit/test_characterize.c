@@ -495,6 +495,26 @@ static void test_characterize_plan_max_buffer(void **state) {
   rp_char_plan_free(&plan);
 }
 
+/* the message rows send freshly written data; collectives, one-sided
+ * operations and local rows keep their buffers */
+static void test_characterize_fresh_send(void **state) {
+  (void)state;
+  const revprof_fn fresh[] = {REVPROF_FN_SEND,     REVPROF_FN_RECV,
+                              REVPROF_FN_LATENCY,  REVPROF_FN_ISEND,
+                              REVPROF_FN_IRECV,    REVPROF_FN_SENDRECV,
+                              REVPROF_FN_WAIT,     REVPROF_FN_GAP,
+                              REVPROF_FN_POST,     REVPROF_FN_GAP_ALL};
+  int n = 0;
+  for (size_t i = 0; i < sizeof fresh / sizeof fresh[0]; i++)
+    assert_true(rp_char_fresh_send(fresh[i]));
+  for (int f = 0; f < REVPROF_FN_COUNT; f++)
+    n += rp_char_fresh_send((revprof_fn)f);
+  assert_int_equal(n, (int)(sizeof fresh / sizeof fresh[0]));
+  assert_false(rp_char_fresh_send(REVPROF_FN_BCAST));
+  assert_false(rp_char_fresh_send(REVPROF_FN_PUT));
+  assert_false(rp_char_fresh_send(REVPROF_FN_WTIME));
+}
+
 static void test_characterize_buffers(void **state) {
   (void)state;
   size_t s, r;
@@ -842,6 +862,7 @@ int main(void) {
       cmocka_unit_test(test_characterize_plan_covers_table),
       cmocka_unit_test(test_characterize_plan_max_buffer),
       cmocka_unit_test(test_characterize_buffers),
+      cmocka_unit_test(test_characterize_fresh_send),
       cmocka_unit_test(test_characterize_shuffle_deterministic),
       cmocka_unit_test(test_characterize_stats_outlier_rejected),
       cmocka_unit_test(test_characterize_stats_small_and_constant),
