@@ -38,9 +38,10 @@
 #        functions bench/smpi-p2p.sh times and gap_all, for
 #        REVPROF_CONTENTION=world; sizes 0:1M; a few seconds) and predicts
 #        from that model instead, CHARACTERIZE=each characterizes it again
-#        right before each case's runs (a VM whose speed drifts within
-#        minutes: the model then describes the machine the case runs on;
-#        a characterization that saw the drift says so), KEEP=1 keeps the work folder, MPIEXEC,
+#        right before each further case's runs (a VM whose speed drifts
+#        within minutes: the model then describes the machine the case
+#        runs on; a characterization that saw the drift says so), KEEP=1
+#        keeps the work folder, MPIEXEC,
 #        MPIFLAGS (launcher and its flags; Open MPI gets --oversubscribe),
 #        WITHOUT (model rows, comma-separated, e.g. "post": each repetition
 #        also runs under the same model without them, printed as a second
@@ -63,6 +64,10 @@ lib=$build/revprof/librevprof.so
 bench_need_built p2p-native "$char" "$lib"
 bench_mpi_tools
 
+case ${CHARACTERIZE:-0} in
+  0 | 1 | each) ;;
+  *) echo "p2p-native: CHARACTERIZE=${CHARACTERIZE}: expected 0, 1 or each" >&2; exit 2 ;;
+esac
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2p-native-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
 
@@ -75,11 +80,6 @@ characterize() { # folder: this machine's model in folder/model.lua
   grep -q '^drift:' "$1/run.txt" && echo "# $(grep '^reference:' "$1/run.txt") (the machine drifted while characterized)"
   return 0
 }
-case ${CHARACTERIZE:-0} in
-  0) ;;
-  1 | each) ;;
-  *) echo "p2p-native: CHARACTERIZE=${CHARACTERIZE}: expected 0, 1 or each" >&2; exit 2 ;;
-esac
 if [ "${CHARACTERIZE:-0}" = 1 ]; then
   echo "characterizing this machine on $np ranks ..." >&2
   characterize "$w/char"
@@ -123,11 +123,12 @@ run() { # case k d: one table row, its |error| appended to $w/errors
   c=$1 k=$2 d=$3
   echo "$c at $np ranks, k $k, $d B ..." >&2
   : > "$w/nat"; : > "$w/rp"; : > "$w/rp2"
-  if [ "${CHARACTERIZE:-0}" = each ]; then
-    rm -rf "$w/char"
+  if [ "${CHARACTERIZE:-0}" = each ] && [ -n "${ran:-}" ]; then
+    rm -rf "$w/char" # (the first case runs under the model made above)
     characterize "$w/char"
     [ -z "${WITHOUT:-}" ] || without
   fi
+  ran=1
   r=0
   while [ "$r" -lt "$runs" ]; do
     # shellcheck disable=SC2086
