@@ -887,9 +887,9 @@ int rp_kctx_init(rp_kctx *k, revprof_fn fn, MPI_Comm comm, long d,
   MPI_Comm_size(comm, &k->size);
   k->count = (int)d;
   rp_char_buffers(fn, k->size, d, &s, &r);
-  k->sbuf = buffer(s, 1);
+  k->fill = 1; /* the byte the send buffer holds (rp_kctx_fresh) */
+  k->sbuf = buffer(s, k->fill);
   k->sbytes = k->sbuf ? s : 0;
-  k->fill = 1;
   k->rbuf = buffer(r, 0);
   k->counts = malloc((size_t)k->size * sizeof *k->counts);
   k->displs = malloc((size_t)k->size * sizeof *k->displs);
