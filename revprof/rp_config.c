@@ -115,7 +115,8 @@ static const char *const env_known[] = {
     "REVPROF_ANALYSIS", "REVPROF_CHARACTERIZE", "REVPROF_CHECKPOINT",
     "REVPROF_COMPUTE", "REVPROF_COMPUTE_SPREAD", "REVPROF_CONTENTION",
     "REVPROF_COST_PERIOD", "REVPROF_COST_PROFILE", "REVPROF_COST_RATES",
-    "REVPROF_CPU_SCALE", "REVPROF_DRY_COST", "REVPROF_GNUPLOT",
+    "REVPROF_CPU_SCALE", "REVPROF_DRY_COST", "REVPROF_EXCHANGE",
+    "REVPROF_GNUPLOT",
     "REVPROF_INJECT_OVERHEAD", "REVPROF_INSTRUCTION_TIME", "REVPROF_LIB",
     "REVPROF_LUA", "REVPROF_MAX_OVERHEAD", "REVPROF_MODE", "REVPROF_MODEL",
     "REVPROF_MONITOR", "REVPROF_MONITOR_ACCEPT", "REVPROF_MONITOR_FANOUT",
@@ -273,6 +274,15 @@ int rp_config_read(rp_config *c, rp_getenv_fn get, void *ud, char *err,
     else {
       snprintf(err, errlen, "REVPROF_CONTENTION=\"%s\": expected epoch, "
                "world or off", v);
+      return REVPROF_EINVAL;
+    }
+  }
+  if ((v = get("REVPROF_EXCHANGE", ud)) && *v) {
+    if (strcmp(v, "latency") == 0 || strcmp(v, "sendrecv") == 0)
+      c->exchange_sendrecv = v[0] == 's';
+    else {
+      snprintf(err, errlen, "REVPROF_EXCHANGE=\"%s\": expected latency or "
+               "sendrecv", v);
       return REVPROF_EINVAL;
     }
   }

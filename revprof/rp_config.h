@@ -80,6 +80,12 @@ typedef struct rp_config {
                                    _WORLD: both at the rate of all the
                                    job's ranks sending at once; _OFF: both
                                    at the pair's */
+  int exchange_sendrecv;        /* REVPROF_EXCHANGE=sendrecv (default
+                                   latency: 0): with the model's
+                                   MPI_Sendrecv row and eager limit, an
+                                   exchange's messages from the eager
+                                   limit on travel no shorter than that
+                                   row (rp_p2p.c) */
   double wildcard_timeout;      /* REVPROF_WILDCARD_TIMEOUT, s: a wildcard
                                    receive whose senders all wait inside MPI
                                    without a change for this long takes the

@@ -1018,25 +1018,36 @@ static void arrival_of(const rp_req *r, const double *pb, double un,
   rp_arrival_at(pb, lat, r->t_mark, late, at);
 }
 
-/* REVPROF_CONTENTION=epoch: a message that travelled while this rank was
- * sending (rp_exchanging) is one of an exchange its communicator's
- * members make at once: its bytes drain at the rate of all of them
- * (rp_load_extra at p = the group's size), so its travel, lat, grows by
- * the extra and so does its time on the endpoint. It is then there at
- * max(at, t_send + lat): rp_arrival_at's max(travel, late post) with the
- * longer travel, since the extra is >= 0. */
-static void exchange_load(const rp_req *r, double un, double lat[RP_NB],
+/* A message that travelled while this rank was sending (rp_exchanging) is
+ * one of an exchange (a halo), and costs more than alone:
+ * - REVPROF_CONTENTION=epoch: its communicator's members send at once, so
+ *   its bytes drain at their shared rate (rp_load_extra at p = the
+ *   group's size); its travel, lat, and its time on the endpoint grow by
+ *   the extra;
+ * - REVPROF_EXCHANGE=sendrecv, from the model's eager limit on, with its
+ *   MPI_Sendrecv row, and from another rank: its transfer is a rendezvous that each rank of the pair
+ *   serves while serving its own, so its travel is no shorter than that
+ *   row (an exchange of one message each way) less the receiver's own
+ *   cost o(d): a lone exchange then ends T_Sendrecv(d) after it began.
+ * It is then there at max(at, t_send + lat): rp_arrival_at's max(travel,
+ * late post) with a travel no shorter than before. */
+static void exchange_cost(const rp_req *r, double un, double lat[RP_NB],
                           rp_arrival *a) {
-  if (!rp_exchanging(r->pb[RP_AVG], a->at[RP_AVG], rp_g.burst_from,
-                     rp_g.nic_free[RP_AVG]))
-    return;
-  rp_comm *c = r->comm_gone ? NULL : rp_comm_lookup(r->comm);
-  double extra[RP_NB];
-  if (c == NULL || !c->intra || c->size < 2)
-    return; /* (freed: its size is gone with it; the pair's rate) */
-  rp_load_extra((double)c->size, un, extra);
+  double extra[RP_NB] = {0.0, 0.0, 0.0};
+  double pair[RP_NB] = {-INFINITY, -INFINITY, -INFINITY};
+  if (rp_g.epoch_load) {
+    rp_comm *c = r->comm_gone ? NULL : rp_comm_lookup(r->comm);
+    if (c != NULL && c->intra && c->size >= 2) /* (freed: the pair's rate) */
+      rp_load_extra((double)c->size, un, extra);
+  }
+  if (rp_g.pair_exchange && un >= rp_g.eager_limit &&
+      rp_pb_rank(r->pb) != rp_g.rank) {
+    rp_cost_fast(REVPROF_FN_SENDRECV, 2.0, un, pair);
+    for (int b = 0; b < RP_NB; b++)
+      pair[b] -= a->own[b];
+  }
   for (int b = 0; b < RP_NB; b++) {
-    lat[b] += extra[b];
+    lat[b] = fmax(lat[b] + extra[b], pair[b]);
     a->gap[b] += extra[b];
     if (r->pb[b] + lat[b] > a->at[b])
       a->at[b] = r->pb[b] + lat[b];
@@ -1062,9 +1073,11 @@ static int overlapped(rp_req *r, const MPI_Status *st, double un) {
   double lat[RP_NB];
   arrival_of(r, r->pb, un, lat, a->at);
   rp_cost_fast(REVPROF_FN_GAP, 2.0, un, a->gap);
-  if (rp_g.epoch_load) /* part of an exchange: under its group's load */
-    exchange_load(r, un, lat, a);
   rp_cost_fast(REVPROF_FN_WAIT, 2.0, un, a->own);
+  if ((rp_g.epoch_load || rp_g.pair_exchange) &&
+      rp_exchanging(r->pb[RP_AVG], a->at[RP_AVG], rp_g.burst_from,
+                    rp_g.nic_free[RP_AVG]))
+    exchange_cost(r, un, lat, a); /* part of an exchange */
   a->src = rp_pb_rank(r->pb);
   a->tag = st->MPI_TAG;
   a->bytes = un;
@@ -2076,6 +2089,8 @@ void rp_p2p_startup(void) {
                     : 0.0;
   rp_g.epoch_load = loads && rp_g.cfg.contention == RP_CONTENTION_EPOCH;
   rp_g.recv_post = revprof_model_has(rp_g.model, REVPROF_FN_POST);
+  rp_g.pair_exchange = rp_g.cfg.exchange_sendrecv && rp_g.p2p_overlap &&
+                       revprof_model_has(rp_g.model, REVPROF_FN_SENDRECV);
   rp_g.eager_limit = rp_g.cfg.mode == RP_MODE_PREDICT && rp_g.model &&
                              rp_g.model->machine_eager_limit > 0
                          ? rp_g.model->machine_eager_limit

@@ -1184,7 +1184,7 @@ static void settings_startup(void) {
            "REVPROF_COMPUTE_SPREAD=%g "
            "REVPROF_WTIME=%s REVPROF_LUA=%s REVPROF_TRACE=%s "
            "REVPROF_PACK_MAX=%g REVPROF_TIMER=%s REVPROF_QUIET=%d "
-           "REVPROF_WILDCARD=%s REVPROF_CONTENTION=%s",
+           "REVPROF_WILDCARD=%s REVPROF_CONTENTION=%s REVPROF_EXCHANGE=%s",
            rp_mode_name(c->mode), compute_setting(cb, sizeof cb),
            c->step[RP_AVG], c->step[RP_MIN], c->step[RP_MAX], c->cpu_scale,
            c->compute_spread,
@@ -1192,7 +1192,8 @@ static void settings_startup(void) {
            c->trace[0] ? c->trace : "-", c->pack_max,
            c->timer_monotonic ? "monotonic" : "auto", c->quiet,
            c->wildcard_real ? "real" : "predicted",
-           rp_contention_name(c->contention));
+           rp_contention_name(c->contention),
+           c->exchange_sendrecv ? "sendrecv" : "latency");
 }
 
 void rp_report_settings(void) { settings_startup(); }

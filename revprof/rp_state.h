@@ -348,6 +348,10 @@ typedef struct rp_state {
                        (rp_p2p.c) */
   int p2p_overlap;  /* the model has the "gap" row: messages overlap
                        (rp_clock_inject, rp_clock_complete) */
+  int pair_exchange; /* ... and the "MPI_Sendrecv" row, and
+                        REVPROF_EXCHANGE=sendrecv: a message of an
+                        exchange from the eager limit on travels no
+                        shorter than a pair's exchange (rp_p2p.c) */
   double nic_free[RP_NB]; /* when this rank's next message can leave */
   double burst_from; /* avg clock: when the endpoint's current run of
                         messages, ending at nic_free, began (epoch_load) */

@@ -295,6 +295,20 @@ p2p-exact)
   unset REVPROF_CONTENTION
   grep -q "^settings: .* REVPROF_CONTENTION=off" revprof-out/report.txt \
     || { grep "^settings" revprof-out/report.txt; fail "the settings line does not say REVPROF_CONTENTION=off"; }
+  # with the MPI_Sendrecv row too and REVPROF_EXCHANGE=sendrecv: the
+  # exchanges' messages from the eager limit on travel no shorter than
+  # T_Sendrecv(d) - o(d), with the load and without
+  # (REVPROF_CONTENTION=off); by default (latency) the row changes nothing
+  sed 's/^    MPI_Wait = lin/    MPI_Sendrecv = lin(2e-5, 4e-9, 1e-5, 2e-9, 4e-5, 8e-9),\n&/' load.lua > pair.lua
+  grep -q "^    MPI_Sendrecv = lin" pair.lua || fail "could not add the MPI_Sendrecv row"
+  exact_with pair.lua pair-latency "p2p exact (pair)"
+  export REVPROF_EXCHANGE=sendrecv
+  exact_with pair.lua pair "p2p exact (pair)"
+  grep -q "^settings: .* REVPROF_EXCHANGE=sendrecv" revprof-out/report.txt \
+    || { grep "^settings" revprof-out/report.txt; fail "the settings line does not say REVPROF_EXCHANGE=sendrecv"; }
+  export REVPROF_CONTENTION=off
+  exact_with pair.lua pair-off "p2p exact (pair)"
+  unset REVPROF_CONTENTION REVPROF_EXCHANGE
   # without the gap and MPI_Wait rows (a format-1 model): the old rule, and
   # the report says the receives were not overlapped
   sed '/^    MPI_Wait = /d; /^    gap = {/,/^    },/d' "$model" > old.lua

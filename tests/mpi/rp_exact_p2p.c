@@ -37,7 +37,14 @@
  * receiver's run of messages from BURST to NIC overlaps [t_send, at): the
  * exchanges, not the train, the late receivers or the gathers) is there
  * max(0, gap_all(P, d) - g(d)) later and takes its endpoint that much
- * longer. Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
+ * longer. Argument "pair": the model has the MPI_Sendrecv row as well
+ * as gap_all (SENDRECV in rp_exact_p2p_model.h), and the exchanges run at
+ * EAGER bytes too: such a message, from another rank, travels no shorter
+ * than T_Sendrecv(d) - o(d), the load's travel included, below EAGER as
+ * before; "pair-off", the same under REVPROF_CONTENTION=off (no load);
+ * "pair-latency", the same exchanges under the load rule alone
+ * (REVPROF_EXCHANGE unset: the row changes nothing).
+ * Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
  * REVPROF_STEP=1e-6, REVPROF_STEP_MAX=2e-6. */
 #include <math.h>
 #include <mpi.h>
@@ -55,7 +62,7 @@
 
 static const double STEP[NB] = {5e-7, 1e-6, 2e-6};
 
-static int P, rank, failures, old, loaded, rdv;
+static int P, rank, failures, old, loaded, paired, pairs, rdv;
 /* gap_all (rp_check.sh adds it for "load"): c + p * k * d per bound */
 static const lin GAP_ALL = {{5e-7, 1e-6, 2e-6}, {3e-10, 6e-10, 1.2e-9}};
 static double T[MAXP][NB];   /* the paper simulation: every rank's clocks */
@@ -161,21 +168,23 @@ typedef struct item {
   double at[NB], d, extra[NB]; /* extra: the load ("load") */
 } item;
 
-/* rank r's receive of d bytes sent at ts, posted at post */
-static void arrive(int r, item *it, const double ts[NB], const double post[NB],
-                   double d) {
+/* rank r's receive of d bytes sent by rank from at ts, posted at post */
+static void arrive(int r, int from, item *it, const double ts[NB],
+                   const double post[NB], double d) {
   for (int b = 0; b < NB; b++) {
     it->at[b] = mx(ts[b] + L(&LAT, b, d), post[b] + L(&IRECV, b, d));
     it->extra[b] = 0.0;
   }
   it->d = d;
-  if (!loaded || !(ts[1] < NIC[r][1] && it->at[1] > BURST[r]))
+  if (!(ts[1] < NIC[r][1] && it->at[1] > BURST[r]))
     return; /* not sent while r was sending */
   for (int b = 0; b < NB; b++) {
     double all = GAP_ALL.c[b] + P * GAP_ALL.k[b] * d;
-    it->extra[b] = mx(0.0, all - gap(b, d));
-    it->at[b] = mx(ts[b] + L(&LAT, b, d) + it->extra[b],
-                   post[b] + L(&IRECV, b, d));
+    it->extra[b] = loaded ? mx(0.0, all - gap(b, d)) : 0.0;
+    double lat = L(&LAT, b, d) + it->extra[b];
+    if (paired && d >= EAGER && from != r)
+      lat = mx(lat, L(&SENDRECV, b, d) - own(b, d));
+    it->at[b] = mx(ts[b] + lat, post[b] + L(&IRECV, b, d));
   }
 }
 
@@ -216,7 +225,7 @@ static void late_isend(double d, int rdv_rule) {
     left[b] += mx(0.0, post[b] - ts[b]);
   waitall(0, NULL, 0, &left, 1);
   item it;
-  arrive(1, &it, ts, post, d);
+  arrive(1, 0, &it, ts, post, d);
   waitall(1, &it, 1, NULL, 0);
 }
 
@@ -265,8 +274,10 @@ static void exchange(int k, double d, int one_by_one) {
   }
   for (int r = 0; r < P; r++) {
     item it[MAXK];
-    for (int j = 0; j < k; j++)
-      arrive(r, &it[j], ts[(r - off(j) + P) % P][j], post[r][j], d);
+    for (int j = 0; j < k; j++) {
+      int from = (r - off(j) + P) % P;
+      arrive(r, from, &it[j], ts[from][j], post[r][j], d);
+    }
     if (!one_by_one)
       waitall(r, it, k, left[r], k);
     else {
@@ -284,7 +295,11 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   old = argc > 1 && strcmp(argv[1], "old") == 0;
   with_post = argc > 1 && strcmp(argv[1], "post") == 0;
-  loaded = argc > 1 && strcmp(argv[1], "load") == 0;
+  pairs = argc > 1 && strncmp(argv[1], "pair", 4) == 0;
+  paired = pairs && strcmp(argv[1], "pair-latency") != 0;
+  loaded = argc > 1 && (strcmp(argv[1], "load") == 0 ||
+                        strcmp(argv[1], "pair") == 0 ||
+                        strcmp(argv[1], "pair-latency") == 0);
   /* REVPROF_WILDCARD=real: no published posts, so no rendezvous rule */
   const char *wild = getenv("REVPROF_WILDCARD");
   rdv = !(wild && strcmp(wild, "real") == 0);
@@ -300,9 +315,10 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   char phase[64];
 
-  /* k-neighbour exchanges, eager-like and large */
-  const double sizes[2] = {8, BIG};
-  for (int s = 0; s < 2; s++)
+  /* k-neighbour exchanges, eager-like and large (and, with the
+     MPI_Sendrecv row, at the eager limit) */
+  const double sizes[3] = {8, BIG, EAGER};
+  for (int s = 0; s < 2 + pairs; s++)
     for (int k = 1; k <= 8; k++) {
       MPI_Barrier(MPI_COMM_WORLD);
       barrier_paper();
@@ -336,7 +352,7 @@ int main(int argc, char **argv) {
     steps(1, 1000);
     post_recv(1, sizes[s], post);
     item it;
-    arrive(1, &it, ts, post, sizes[s]);
+    arrive(1, 0, &it, ts, post, sizes[s]);
     waitall(1, &it, 1, NULL, 0);
     snprintf(phase, sizeof phase, "late receiver d=%.0f", sizes[s]);
     check(phase);
@@ -363,7 +379,7 @@ int main(int argc, char **argv) {
     steps(1, 1000);
     post_recv(1, 8, post);
     item it;
-    arrive(1, &it, ts, post, 8);
+    arrive(1, 0, &it, ts, post, 8);
     waitall(1, &it, 1, NULL, 0);
     check("persistent receive started late");
   }
@@ -418,7 +434,7 @@ int main(int argc, char **argv) {
       blocking_recv(1, d, ts);
     else {
       item it;
-      arrive(1, &it, ts, post, d);
+      arrive(1, 0, &it, ts, post, d);
       waitall(1, &it, 1, NULL, 0);
     }
     snprintf(phase, sizeof phase, "MPI_Ssend, receiver %s d=%.0f",
@@ -520,7 +536,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++) {
       post_recv(1, D, post[i]);
       isend(0, D, ts[i], left[i]);
-      arrive(1, &it[i], ts[i], post[i], D);
+      arrive(1, 0, &it[i], ts[i], post[i], D);
     }
     waitall(0, NULL, 0, left, N);
     waitall(1, it, N, NULL, 0);
@@ -562,7 +578,7 @@ int main(int argc, char **argv) {
         steps(s, STAGGER * (P - s));
       isend(s, D, ts, left);
       waitall(s, NULL, 0, &left, 1);
-      arrive(0, &it[s - 1], ts, post[s], D);
+      arrive(0, s, &it[s - 1], ts, post[s], D);
     }
     if (how > 0)
       for (int s = 1; s < P; s++)
@@ -612,7 +628,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 2; i++) {
       item it;
       int from2 = idx[i] != 0; /* -1 on the ranks that do not know */
-      arrive(0, &it, ts[1 + from2], post[from2], 8);
+      arrive(0, 1 + from2, &it, ts[1 + from2], post[from2], 8);
       waitall(0, &it, 1, NULL, 0);
     }
     check("Waitany");
@@ -639,6 +655,7 @@ int main(int argc, char **argv) {
     printf("p2p exact%s: %d ranks, %d mismatches\n",
            old         ? " (old rule)"
            : with_post ? " (post row)"
+           : pairs     ? " (pair)"
            : loaded    ? " (load)"
                        : "",
            P, all);

@@ -24,6 +24,10 @@ RP_ROW GAP_LARGE = {{0, 0, 0}, {5e-10, 1e-9, 2e-9}};
 /* posting a receive: only in the "post" variant's model (rp_check.sh adds
    the row as post = lin(1e-7, 2e-12, 5e-8, 1e-12, 2e-7, 4e-12)) */
 RP_ROW POST = {{5e-8, 1e-7, 2e-7}, {1e-12, 2e-12, 4e-12}};
+/* an exchange of one message each way: only in the "pair" variant's
+   model (rp_check.sh adds it as MPI_Sendrecv = lin(2e-5, 4e-9, 1e-5,
+   2e-9, 4e-5, 8e-9)) */
+RP_ROW SENDRECV = {{1e-5, 2e-5, 4e-5}, {2e-9, 4e-9, 8e-9}};
 #undef RP_ROW
 
 static inline double L(const lin *f, int b, double d) {

@@ -48,6 +48,7 @@ static void test_revprof_config_defaults(void **state) {
   assert_int_equal(c.wildcard_real, 0); /* predicted order by default */
   /* active-target one-sided epochs at their group's load by default */
   assert_int_equal(c.contention, RP_CONTENTION_EPOCH);
+  assert_int_equal(c.exchange_sendrecv, 0); /* REVPROF_EXCHANGE=latency */
   assert_near(c.wildcard_timeout, 0.2, 0);
   assert_near(c.wildcard_stall, 60.0, 0); /* a wait is said after a minute */
   /* sample mode: random:0.1, seed 1, stat and freq, gnuplot from PATH */
@@ -170,7 +171,8 @@ static void test_revprof_config_every_variable(void **state) {
                       "3e-10", "REVPROF_WILDCARD", "real",
                       "REVPROF_WILDCARD_TIMEOUT", "0.05",
                       "REVPROF_WILDCARD_STALL", "0.5",
-                      "REVPROF_CONTENTION", "world", NULL};
+                      "REVPROF_CONTENTION", "world",
+                      "REVPROF_EXCHANGE", "sendrecv", NULL};
   rp_config c;
   char err[512];
   assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
@@ -191,6 +193,7 @@ static void test_revprof_config_every_variable(void **state) {
   assert_near(c.wildcard_timeout, 0.05, 0);
   assert_near(c.wildcard_stall, 0.5, 0);
   assert_int_equal(c.contention, RP_CONTENTION_WORLD);
+  assert_int_equal(c.exchange_sendrecv, 1);
 }
 
 static void test_revprof_config_off_needs_no_model(void **state) {
@@ -221,7 +224,8 @@ static void test_revprof_config_mode_names(void **state) {
   assert_int_equal(m, RP_MODE_SAMPLE);
 }
 
-/* REVPROF_CONTENTION's three values (world: every_variable) */
+/* REVPROF_CONTENTION's three values (world: every_variable), and
+ * REVPROF_EXCHANGE's latency (sendrecv: every_variable) */
 static void test_revprof_config_contention(void **state) {
   (void)state;
   const char *names[] = {"off", "epoch"};
@@ -237,6 +241,15 @@ static void test_revprof_config_contention(void **state) {
   }
   assert_string_equal(rp_contention_name(RP_CONTENTION_WORLD), "world");
   assert_string_equal(rp_contention_name(7), "?");
+  const char *kv[] = {"REVPROF_MODEL", "m", "REVPROF_EXCHANGE", "sendrecv",
+                      NULL};
+  rp_config c;
+  char err[512];
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.exchange_sendrecv, 1);
+  kv[3] = "latency";
+  assert_int_equal(read_env(&c, kv, err, sizeof err), 0);
+  assert_int_equal(c.exchange_sendrecv, 0);
 }
 
 /* Compensate mode: no model needed (calibration), unless the overhead
@@ -297,6 +310,7 @@ static void test_revprof_config_rejects_bad_values(void **state) {
       {"REVPROF_WILDCARD", "host", "predicted or real"},
       {"REVPROF_WILDCARD_TIMEOUT", "0", "positive number of seconds"},
       {"REVPROF_CONTENTION", "all", "epoch, world or off"},
+      {"REVPROF_EXCHANGE", "pair", "latency or sendrecv"},
       {"REVPROF_WILDCARD_TIMEOUT", "soon", "positive number of seconds"},
       {"REVPROF_WILDCARD_STALL", "-1", "non-negative number of seconds"},
       {"REVPROF_WILDCARD_STALL", "later", "non-negative number of seconds"},
