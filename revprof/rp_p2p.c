@@ -1025,10 +1025,11 @@ static void arrival_of(const rp_req *r, const double *pb, double un,
  *   group's size); its travel, lat, and its time on the endpoint grow by
  *   the extra;
  * - REVPROF_EXCHANGE=sendrecv, from the model's eager limit on, with its
- *   MPI_Sendrecv row, and from another rank: its transfer is a rendezvous that each rank of the pair
- *   serves while serving its own, so its travel is no shorter than that
- *   row (an exchange of one message each way) less the receiver's own
- *   cost o(d): a lone exchange then ends T_Sendrecv(d) after it began.
+ *   MPI_Sendrecv row, and from another rank: its transfer is a
+ *   rendezvous that each rank of the pair serves while serving its own,
+ *   so its travel is no shorter than that row (an exchange of one message
+ *   each way) less the receiver's own cost o(d): a lone exchange then
+ *   ends T_Sendrecv(d) after it began.
  * It is then there at max(at, t_send + lat): rp_arrival_at's max(travel,
  * late post) with a travel no shorter than before. */
 static void exchange_cost(const rp_req *r, double un, double lat[RP_NB],

@@ -41,7 +41,8 @@
  * as gap_all (SENDRECV in rp_exact_p2p_model.h), and the exchanges run at
  * EAGER bytes too: such a message, from another rank, travels no shorter
  * than T_Sendrecv(d) - o(d), the load's travel included, below EAGER as
- * before; "pair-off", the same under REVPROF_CONTENTION=off (no load);
+ * before, and none to a message a rank sends itself at EAGER; "pair-off",
+ * the same under REVPROF_CONTENTION=off (no load);
  * "pair-latency", the same exchanges under the load rule alone
  * (REVPROF_EXCHANGE unset: the row changes nothing).
  * Run with REVPROF_COMPUTE=annotate, REVPROF_STEP_MIN=5e-7,
@@ -326,6 +327,26 @@ int main(int argc, char **argv) {
       snprintf(phase, sizeof phase, "exchange k=%d d=%.0f", k, sizes[s]);
       check(phase);
     }
+
+  /* with the exchanges at EAGER: every rank sends a message of EAGER
+     bytes to itself while sending it, not a pair's exchange */
+  if (pairs) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    barrier_paper();
+    MPI_Request req[2];
+    MPI_Irecv(rbuf, EAGER, MPI_BYTE, rank, 90, MPI_COMM_WORLD, &req[0]);
+    MPI_Isend(sbuf, EAGER, MPI_BYTE, rank, 90, MPI_COMM_WORLD, &req[1]);
+    MPI_Waitall(2, req, sts);
+    for (int r = 0; r < P; r++) {
+      double ts[NB], left[NB], post[NB];
+      item it;
+      post_recv(r, EAGER, post);
+      isend(r, EAGER, ts, left);
+      arrive(r, r, &it, ts, post, EAGER);
+      waitall(r, &it, 1, &left, 1);
+    }
+    check("message to itself at the eager limit");
+  }
 
   /* the same receives completed one by one */
   MPI_Barrier(MPI_COMM_WORLD);
