@@ -4,39 +4,43 @@
 # (see bench/smpi-p2p.sh) natively, RUNS times, and under librevprof
 # (LD_PRELOAD, the same binary), RUNS times, alternating, and prints per
 # case the native median, the predicted median (MPI_Wtime around the loop:
-# simulated under revprof) and the error (predicted / native - 1), then the
-# median and largest |error|, over all cases and over the halo and stencil
-# cases alone (those the target names). At 2 ranks every halo message goes
-# to the other rank (K of them each way) and the stencil's grid is 2 x 1
-# (up and down the other rank, left and right itself).
+# simulated under revprof; both per iteration) and the error (predicted /
+# native - 1), then the median and largest |error|, over all cases and over
+# the halo and stencil cases alone (those the target names). At 2 ranks
+# every halo message goes to the other rank (K of them each way) and the
+# stencil's grid is 2 x 1 (up and down the other rank, left and right
+# itself).
 # The computation is real, so that the prediction is compared with what
-# runs: the program is built without the tools' annotations, the
-# stencil's COMPUTE is a busy loop, and revprof measures it
-# (REVPROF_COMPUTE=measure; filling and checking the halos count too, as
-# they cost natively). The halo and train cases compute nothing else:
-# they test the communication rules alone; the stencil, computation and
-# communication together. From 64 KiB on a comment line after each case
-# gives the real time rank 0 spent writing its send buffer, natively and
-# under revprof (medians): librevprof sends large messages as a struct of
-# its clocks and the data, which the MPI copies on the sender's side, while
-# Open MPI reads a native contiguous one straight from the sender's buffer
-# (single copy), so that writing it again costs less under revprof than
-# natively, and measured computation is short by the difference. Other jobs on the machine inflate the native
-# times (the stencil's busy loops most: a rank that loses its core holds
-# up the other): run it on a quiet machine. Before the timed iterations
-# each run makes WARM untimed ones (default 20): Open MPI's shared-memory
-# transport sends the first 16 messages to a peer by a slower path, then
-# gives the pair a fast box (btl_vader_fbox_threshold); on this VM that
-# costs a 2-rank halo about 0.2-0.3 ms once, within its first 10
+# runs: the program is built without the tools' annotations, the stencil's
+# COMPUTE is a busy loop, and revprof measures it (REVPROF_COMPUTE=measure;
+# filling and checking the halos count too, as they cost natively). The halo
+# and train cases compute nothing else: they test the communication rules
+# alone; the stencil, computation and communication together. From 64 KiB on
+# a comment line after each case gives the real time rank 0 spent writing
+# its send buffer in an iteration, natively and under revprof (medians):
+# librevprof sends large messages as a struct of its clocks and the data,
+# which the MPI copies on the sender's side, while Open MPI reads a native
+# contiguous one straight from the sender's buffer (single copy), so that
+# writing it again costs less under revprof than natively, and measured
+# computation is short by the difference. Other jobs on the machine inflate
+# the native times (the stencil's busy loops most: a rank that loses its
+# core holds up the other): run it on a quiet machine. Before the timed
+# iterations each run makes WARM untimed ones (default 20): Open MPI's
+# shared-memory transport sends the first 16 messages to a peer by a slower
+# path, then gives the pair a fast box (btl_vader_fbox_threshold); on this
+# VM that costs a 2-rank halo about 0.2-0.3 ms once, within its first 10
 # iterations, which a model of the steady state does not describe. WARM=1
-# measures it (the smpi-p2p.sh cases make 1). About 5 minutes on the
-# 2-core VM with the defaults. Asserts nothing.
+# measures it (the smpi-p2p.sh cases make 1). About 5 minutes on the 2-core
+# VM with the defaults. Asserts nothing.
 #
 # usage: bench/p2p-native.sh [BUILD_DIR]        (default: build)
 # env:   NP (ranks, default 2), CASES (default "halo train stencil"), KS
 #        (halo messages each way, default "2 4 6 8"), NS (train messages,
 #        default "8 32"), SIZES (bytes, default "8 1024 65536 1048576"),
-#        ITERS (default 1000), WARM (untimed iterations first, default
+#        ITERS (default 1000), MIN_RUN (seconds, default 0.05: a case
+#        whose native run of ITERS iterations is shorter runs more
+#        iterations, enough for MIN_RUN, measured by one native run first;
+#        0 keeps ITERS), WARM (untimed iterations first, default
 #        20), COMPUTE (stencil busy loop, seconds per
 #        iteration, default 0.0005), RUNS (default 5), MODEL (default
 #        models/machines/debian12-2core-openmpi.lua), CHARACTERIZE=1 first
@@ -62,7 +66,7 @@ set -eu
 . "$(dirname "$0")/common.sh"
 np=${NP:-2} cases=${CASES:-halo train stencil} ks=${KS:-2 4 6 8}
 ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-1000}
-warm=${WARM:-20}
+warm=${WARM:-20} min_run=${MIN_RUN:-0.05}
 work=${COMPUTE:-0.0005} runs=${RUNS:-5}
 model=${MODEL:-$here/models/machines/debian12-2core-openmpi.lua}
 char=$build/characterize/revprof-characterize
@@ -121,11 +125,21 @@ second=0
 name2=also
 [ -n "${WITHOUT:-}" ] && name2=no-$(echo "$WITHOUT" | tr , -)
 [ -n "${WITHOUT:-}" ] && [ -n "${ALSO:-}" ] && name2=$name2-also
-echo "# $iters iterations per run after $warm untimed, median of $runs runs; stencil $work s of busy loop per iteration; REVPROF_COMPUTE=measure"
+echo "# $iters iterations per run (more where a native run of them is shorter than $min_run s) after $warm untimed, median of $runs runs; times per iteration; stencil $work s of busy loop per iteration; REVPROF_COMPUTE=measure"
 
 "$mpicc" -O2 "$here/bench/smpi/halo_p2p.c" -o "$w/p2p" || exit 1
 
-fill() { sed -n 's/^halo_p2p fill: \([^ ]*\) s$/\1/p'; }
+fill() { sed -n 's/^halo_p2p fill: \([^ ]*\) s$/\1/p' | per_it; }
+per_it() { awk -v n="$niters" '{ printf "%.9e\n", $1 / n }'; }
+# Iterations for case $1 $2 $3: $iters, or more when a native run of them
+# is shorter than $min_run seconds (this VM's scheduler and drift move a
+# run of a few milliseconds by 30 %).
+iterations() {
+  # shellcheck disable=SC2086
+  t=$("$MPIEXEC" $flags -n "$np" "$w/p2p" "$1" "$3" "$iters" "$2" "$work" "$warm" 2> "$w/nat.err" | p2p_timed)
+  [ -n "$t" ] || { tail -n 5 "$w/nat.err" >&2; echo "p2p-native: native $1 $2 $3 failed" >&2; exit 1; }
+  awk -v t="$t" -v n="$iters" -v m="$min_run" 'BEGIN { k = t > 0 && t < m ? int(n * m / t + 1) : n; print k }'
+}
 run() { # case k d: one table row, its |error| appended to $w/errors
   c=$1 k=$2 d=$3
   echo "$c at $np ranks, k $k, $d B ..." >&2
@@ -136,23 +150,27 @@ run() { # case k d: one table row, its |error| appended to $w/errors
     [ -z "${WITHOUT:-}" ] || without
   fi
   ran=1
+  niters=$iters
+  if awk -v m="$min_run" 'BEGIN { exit !(m > 0) }'; then
+    niters=$(iterations "$c" "$k" "$d") || exit 1
+  fi
   r=0
   while [ "$r" -lt "$runs" ]; do
     # shellcheck disable=SC2086
-    "$MPIEXEC" $flags -n "$np" "$w/p2p" "$c" "$d" "$iters" "$k" "$work" "$warm" 2> "$w/nat.err" > "$w/out"
-    p2p_timed < "$w/out" >> "$w/nat"
+    "$MPIEXEC" $flags -n "$np" "$w/p2p" "$c" "$d" "$niters" "$k" "$work" "$warm" 2> "$w/nat.err" > "$w/out"
+    p2p_timed < "$w/out" | per_it >> "$w/nat"
     fill < "$w/out" >> "$w/natfill"
     # shellcheck disable=SC2086
     "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$model" \
       REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
-      "$w/p2p" "$c" "$d" "$iters" "$k" "$work" "$warm" 2> "$w/rp.err" > "$w/out"
-    p2p_timed < "$w/out" >> "$w/rp"
+      "$w/p2p" "$c" "$d" "$niters" "$k" "$work" "$warm" 2> "$w/rp.err" > "$w/out"
+    p2p_timed < "$w/out" | per_it >> "$w/rp"
     fill < "$w/out" >> "$w/rpfill"
     if [ "$second" = 1 ]; then
       # shellcheck disable=SC2086
       "$MPIEXEC" $flags -n "$np" env LD_PRELOAD="$lib" REVPROF_MODEL="$model2" \
         ${ALSO:-} REVPROF_COMPUTE=measure REVPROF_QUIET=1 REVPROF_OUTPUT_DIR="$w/rp-out" \
-        "$w/p2p" "$c" "$d" "$iters" "$k" "$work" "$warm" 2> "$w/rp.err" | p2p_timed >> "$w/rp2"
+        "$w/p2p" "$c" "$d" "$niters" "$k" "$work" "$warm" 2> "$w/rp.err" | p2p_timed | per_it >> "$w/rp2"
     fi
     r=$((r + 1))
   done
@@ -167,8 +185,11 @@ run() { # case k d: one table row, its |error| appended to $w/errors
     [ -n "$pred2" ] || { tail -n 5 "$w/rp.err" >&2; echo "p2p-native: revprof's second run ($name2) failed" >&2; exit 1; }
     echo "$c-$name2 $np $k $d $nat $pred2" | bench_error_row "$w/errors2"
   fi
+  [ "$niters" = "$iters" ] || echo "#   $niters iterations a run"
+  sort -g "$w/nat" | awk 'NR == 1 { lo = $1 } { hi = $1 } END {
+    if (lo > 0 && hi > 1.1 * lo) printf "#   native runs from %.3e to %.3e s: more than 10 %% apart\n", lo, hi }'
   if [ "$d" -ge 65536 ]; then
-    echo "#   rank 0 writing its send buffer, real time: native $(median < "$w/natfill") s, under revprof $(median < "$w/rpfill") s"
+    echo "#   rank 0 writing its send buffer, real time per iteration: native $(median < "$w/natfill") s, under revprof $(median < "$w/rpfill") s"
   fi
 }
 
