@@ -74,6 +74,10 @@ lib=$build/revprof/librevprof.so
 bench_need_built p2p-native "$char" "$lib"
 bench_mpi_tools
 
+case $min_run in
+  '' | *[!0-9.]* | *.*.* | .)
+    echo "p2p-native: MIN_RUN=$min_run: expected seconds, a number (0 keeps ITERS)" >&2; exit 2 ;;
+esac
 case ${CHARACTERIZE:-0} in
   0 | 1 | each) ;;
   *) echo "p2p-native: CHARACTERIZE=${CHARACTERIZE}: expected 0, 1 or each" >&2; exit 2 ;;
