@@ -30,7 +30,7 @@
 # path, then gives the pair a fast box (btl_vader_fbox_threshold); on this
 # VM that costs a 2-rank halo about 0.2-0.3 ms once, within its first 10
 # iterations, which a model of the steady state does not describe. WARM=1
-# measures it (the smpi-p2p.sh cases make 1). About 5 minutes on the 2-core
+# measures it (the smpi-p2p.sh cases make 1). About 6 minutes on the 2-core
 # VM with the defaults. Asserts nothing.
 #
 # usage: bench/p2p-native.sh [BUILD_DIR]        (default: build)
@@ -42,15 +42,17 @@
 #        iterations, enough for MIN_RUN, measured by one native run first;
 #        0 keeps ITERS), WARM (untimed iterations first, default
 #        20), COMPUTE (stencil busy loop, seconds per
-#        iteration, default 0.0005), RUNS (default 5), MODEL (default
-#        models/machines/debian12-2core-openmpi.lua), CHARACTERIZE=1 first
-#        characterizes this machine (revprof-characterize on NP ranks, the
-#        functions bench/smpi-p2p.sh times and gap_all, for
-#        REVPROF_CONTENTION=world; sizes 0:1M; a few seconds) and predicts
-#        from that model instead, CHARACTERIZE=each characterizes it again
-#        right before each further case's runs (a VM whose speed drifts
-#        within minutes: the model then describes the machine the case
-#        runs on; a characterization that saw the drift says so), KEEP=1
+#        iteration, default 0.0005), RUNS (default 5), MODEL (a model
+#        file to predict from; default: this machine, characterized as
+#        CHARACTERIZE says), CHARACTERIZE (each, the default without MODEL:
+#        this machine is characterized (revprof-characterize on NP ranks,
+#        the functions bench/smpi-p2p.sh times and gap_all, for
+#        REVPROF_CONTENTION=world; sizes 0:1M; a few seconds) right before
+#        each case's runs, as a VM whose speed drifts within minutes needs
+#        (a characterization that saw the drift says so); 1: once, first;
+#        0, the default with MODEL: no characterization, and without MODEL
+#        the shipped models/machines/debian12-2core-openmpi.lua, whose
+#        2026-11-22 rows no longer describe this VM), KEEP=1
 #        keeps the work folder, MPIEXEC,
 #        MPIFLAGS (launcher and its flags; Open MPI gets --oversubscribe),
 #        WITHOUT (model rows, comma-separated, e.g. "post": each repetition
@@ -69,6 +71,7 @@ ns=${NS:-8 32} sizes=${SIZES:-8 1024 65536 1048576} iters=${ITERS:-1000}
 warm=${WARM:-20} min_run=${MIN_RUN:-0.05}
 work=${COMPUTE:-0.0005} runs=${RUNS:-5}
 model=${MODEL:-$here/models/machines/debian12-2core-openmpi.lua}
+if [ -n "${MODEL:-}" ]; then characterize_mode=${CHARACTERIZE:-0}; else characterize_mode=${CHARACTERIZE:-each}; fi
 char=$build/characterize/revprof-characterize
 lib=$build/revprof/librevprof.so
 bench_need_built p2p-native "$char" "$lib"
@@ -78,9 +81,9 @@ case $min_run in
   '' | *[!0-9.]* | *.*.* | .)
     echo "p2p-native: MIN_RUN=$min_run: expected seconds, a number (0 keeps ITERS)" >&2; exit 2 ;;
 esac
-case ${CHARACTERIZE:-0} in
+case $characterize_mode in
   0 | 1 | each) ;;
-  *) echo "p2p-native: CHARACTERIZE=${CHARACTERIZE}: expected 0, 1 or each" >&2; exit 2 ;;
+  *) echo "p2p-native: CHARACTERIZE=$characterize_mode: expected 0, 1 or each" >&2; exit 2 ;;
 esac
 w=$(mktemp -d "${TMPDIR:-/tmp}/rp-p2p-native-XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "# work folder $w (kept)"; else trap 'rm -rf "$w"' EXIT; fi
@@ -94,12 +97,12 @@ characterize() { # folder: this machine's model in folder/model.lua
   grep -q '^drift:' "$1/run.txt" && echo "# $(grep '^reference:' "$1/run.txt") (the machine drifted while characterized)"
   return 0
 }
-if [ "${CHARACTERIZE:-0}" = 1 ]; then
+if [ "$characterize_mode" = 1 ]; then
   echo "characterizing this machine on $np ranks ..." >&2
   characterize "$w/char"
   model=$w/char/model.lua
   echo "# model: this machine, characterized now on $np ranks (sizes 0:1M)"
-elif [ "${CHARACTERIZE:-0}" = each ]; then
+elif [ "$characterize_mode" = each ]; then
   characterize "$w/char"
   model=$w/char/model.lua
   echo "# model: this machine, characterized again on $np ranks (sizes 0:1M) right before each case's runs"
@@ -148,7 +151,7 @@ run() { # case k d: one table row, its |error| appended to $w/errors
   c=$1 k=$2 d=$3
   echo "$c at $np ranks, k $k, $d B ..." >&2
   : > "$w/nat"; : > "$w/rp"; : > "$w/rp2"; : > "$w/natfill"; : > "$w/rpfill"
-  if [ "${CHARACTERIZE:-0}" = each ] && [ -n "${ran:-}" ]; then
+  if [ "$characterize_mode" = each ] && [ -n "${ran:-}" ]; then
     rm -rf "$w/char" # (the first case runs under the model made above)
     characterize "$w/char"
     [ -z "${WITHOUT:-}" ] || without
