@@ -30,7 +30,7 @@
 # path, then gives the pair a fast box (btl_vader_fbox_threshold); on this
 # VM that costs a 2-rank halo about 0.2-0.3 ms once, within its first 10
 # iterations, which a model of the steady state does not describe. WARM=1
-# measures it (the smpi-p2p.sh cases make 1). About 6 minutes on the 2-core
+# measures it (the smpi-p2p.sh cases make 1). About 5 minutes on the 2-core
 # VM with the defaults. Asserts nothing.
 #
 # usage: bench/p2p-native.sh [BUILD_DIR]        (default: build)
